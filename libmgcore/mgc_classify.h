@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* mgc_classify.h: the growth classifier shared by mgreport and mgmon. Pure computation on
+ * in-memory series: no I/O, no globals, thread-safe, never aborts on any input. */
+#ifndef MGC_CLASSIFY_H
+#define MGC_CLASSIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum mgc_verdict {
+	MGC_VERDICT_STABLE = 0,    /* no meaningful growth */
+	MGC_VERDICT_PLATEAU = 1,   /* grew, then levelled (warmup) */
+	MGC_VERDICT_LEAK = 2,      /* grows without bound */
+	MGC_VERDICT_GROWING = 3,   /* still growing, cannot yet tell warmup from leak */
+	MGC_VERDICT_RETENTION = 4, /* process level: RSS grows while live allocations do not */
+};
+
+/* "stable", "plateau", "leak", "growing", "retention". */
+const char *mgc_verdict_name(enum mgc_verdict v);
+
+struct mgc_classify_opts {
+	double limit;      /* memory limit in the series' unit (bytes); 0 = unknown: no OOM projection */
+	double min_growth; /* smallest growth per x unit that matters (absolute floor); 0 = default */
+	int x_is_steps;    /* 1: x is training steps; 0: x is seconds */
+};
+
+struct mgc_fit {
+	enum mgc_verdict verdict;
+	double confidence;     /* 0..1 */
+	double slope;          /* growth per x unit over the recent segment (Theil-Sen) */
+	double slope_lo;       /* its confidence interval */
+	double slope_hi;
+	double plateau_at;     /* x where the series levelled; NAN when not a plateau */
+	double plateau_level;  /* level of the plateau; NAN when not a plateau */
+	double level;          /* current level (robust estimate at the last x) */
+	double noise;          /* sigma of the step-to-step noise */
+	double change_at;      /* x of the last change point; NAN if none */
+	double x_to_oom;       /* x units from the last point until `limit` is reached; INFINITY if never/unknown */
+	double decidable_at;   /* for growing: x by which the answer should be known; NAN if unknown */
+	char why[200];         /* one sentence of evidence, plain words */
+};
+
+/* Classifies the series (x[i], y[i]), i < n, x strictly increasing. Returns 0 and fills *out,
+ * or -EINVAL for n == 0, NULL pointers, non-finite values or x not increasing (out untouched). */
+int mgc_classify(const double *x, const double *y, size_t n, const struct mgc_classify_opts *opts,
+		 struct mgc_fit *out);
+
+/* What only an allocation tracer sees about one site, at the end of the observed window. */
+struct mgc_site_evidence {
+	const double *x;        /* steps (or seconds) of the samples */
+	const double *live;     /* live bytes at each x */
+	size_t n;
+	const uint64_t *cohorts; /* live bytes by birth-step bucket (mgc_format.h: mgc_cohort_bucket); may be NULL */
+	unsigned ncohorts;
+	double last_step;       /* the current step (to know which cohorts are recent) */
+	uint64_t allocs, frees; /* totals */
+	uint64_t live_count;
+};
+
+/* Classifies a site from its live-bytes series and its cohorts: a leak leaves survivors from
+ * every recent birth bucket, a warmup only from early ones. Same return contract as mgc_classify. */
+int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
+		      struct mgc_fit *out);
+
+/* Process level: rss, live (heap + mmap + device tracked bytes) and free_kept (allocator's free
+ * bytes) over the same x. Returns the RSS verdict, turned into MGC_VERDICT_RETENTION when RSS
+ * grows while live allocations do not. free_kept may be NULL. */
+int mgc_classify_process(const double *x, const double *rss, const double *live,
+			 const double *free_kept, size_t n, const struct mgc_classify_opts *opts,
+			 struct mgc_fit *out);
+
+#endif /* MGC_CLASSIFY_H */

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/* mgc_format.h: the on-disk trace format (*.mgt), shared by the writer (libmgprobe) and every
+ * reader. Header-only and dependency-free so the probe can include it; fixed-width little-endian
+ * fields, sizes frozen by _Static_assert. Documented for humans in docs/trace-format.md: keep both
+ * in step, and bump MGC_TRACE_VERSION on any incompatible change. */
+#ifndef MGC_FORMAT_H
+#define MGC_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MGC_TRACE_MAGIC "MGTRACE"     /* 7 chars + NUL = 8 bytes */
+#define MGC_TRACE_VERSION 1u
+#define MGC_MAX_FRAMES 256u           /* hard cap on a stack's depth */
+#define MGC_COHORTS 32u               /* birth-step buckets per site */
+#define MGC_MAX_RECORD (64u << 20)    /* a reader rejects records longer than this */
+
+/* File header: the first 16 bytes of every trace. */
+struct mgc_file_header {
+	char magic[8];        /* "MGTRACE\0" */
+	uint32_t version;     /* MGC_TRACE_VERSION of the writer */
+	uint32_t header_size; /* sizeof(struct mgc_file_header); records start here */
+};
+_Static_assert(sizeof(struct mgc_file_header) == 16, "file header is frozen");
+
+/* Every record: this header, then `len` payload bytes, then zero padding to a multiple of 8.
+ * `check` is FNV-1a (32 bit) of the payload: a reader stops at the first record whose length
+ * runs past the end of the file or whose check does not match (a truncated or torn tail). */
+struct mgc_rec {
+	uint32_t type;
+	uint32_t len;
+	uint32_t check;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec) == 16, "record header is frozen");
+
+enum mgc_rec_type {
+	MGC_REC_PROCESS = 1,       /* struct mgc_rec_process + strings: once, first */
+	MGC_REC_MODULE_LOAD = 2,   /* struct mgc_rec_module + build id + path */
+	MGC_REC_MODULE_UNLOAD = 3, /* struct mgc_rec_module_unload */
+	MGC_REC_STACK = 4,         /* struct mgc_rec_stack + nframes u64 IPs */
+	MGC_REC_SNAPSHOT = 5,      /* struct mgc_rec_snapshot + nsites site entries */
+	MGC_REC_STEP = 6,          /* struct mgc_rec_step */
+	MGC_REC_LABEL = 7,         /* struct mgc_rec_label + text */
+	MGC_REC_CHILD = 8,         /* struct mgc_rec_child */
+	MGC_REC_END = 9,           /* struct mgc_rec_end: the process stopped recording */
+	MGC_REC_NOTICE = 10,       /* struct mgc_rec_notice + text: the probe turned something off */
+};
+/* Readers skip record types they do not know (newer writers of the same version may add some). */
+
+enum mgc_kind {
+	MGC_KIND_HEAP = 0, /* malloc family */
+	MGC_KIND_MMAP = 1, /* anonymous private mmap */
+	MGC_KIND_DEVICE = 2, /* reserved for CUDA device memory */
+};
+
+struct mgc_rec_process {
+	int32_t pid;
+	int32_t ppid;
+	uint64_t start_realtime_ns; /* CLOCK_REALTIME at start */
+	uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at start; record times are relative to it */
+	uint64_t mem_total;         /* bytes, /proc/meminfo MemTotal */
+	uint64_t mem_available;     /* bytes, MemAvailable at start */
+	uint64_t cgroup_limit;      /* bytes, cgroup memory.max; 0 = no limit */
+	uint32_t page_size;
+	uint32_t interval_ms;
+	uint32_t depth;
+	int32_t rank;               /* RANK / SLURM_PROCID, -1 if unset */
+	int32_t local_rank;         /* LOCAL_RANK, -1 if unset */
+	uint32_t host_len;          /* then host, cmdline (args separated by NUL), exe path */
+	uint32_t cmdline_len;
+	uint32_t exe_len;
+};
+_Static_assert(sizeof(struct mgc_rec_process) == 80, "process record is frozen");
+
+struct mgc_rec_module {
+	uint32_t id;           /* unique within the trace */
+	uint32_t gen;          /* module-map generation in which it was seen loaded */
+	uint64_t bias;         /* load bias: runtime address = bias + ELF vaddr */
+	uint64_t start;        /* lowest runtime address of its PT_LOAD segments */
+	uint64_t end;          /* one past the highest */
+	uint32_t build_id_len; /* then build id bytes, then path (no NUL) */
+	uint32_t path_len;
+};
+_Static_assert(sizeof(struct mgc_rec_module) == 40, "module record is frozen");
+
+struct mgc_rec_module_unload {
+	uint32_t id;
+	uint32_t gen; /* first generation in which it is gone */
+};
+_Static_assert(sizeof(struct mgc_rec_module_unload) == 8, "unload record is frozen");
+
+/* A call stack = an allocation site. ips[0] is the innermost caller of the allocator (probe
+ * frames are already removed); every IP is a return address, so symbolize ip - 1. The stack is
+ * resolved against the modules loaded in generation `gen`. */
+struct mgc_rec_stack {
+	uint32_t id;      /* site id, > 0 */
+	uint32_t gen;
+	uint16_t kind;    /* enum mgc_kind */
+	uint16_t nframes;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_stack) == 16, "stack record is frozen");
+
+enum mgc_snapshot_flags {
+	MGC_SNAP_STEP = 1u,  /* taken at a step marker */
+	MGC_SNAP_FINAL = 2u, /* taken at exit */
+	MGC_SNAP_FULL = 4u,  /* lists every site, not only the changed ones */
+};
+
+struct mgc_rec_snapshot {
+	uint64_t t_ns;            /* since start_mono_ns */
+	uint64_t step;            /* current step (0 before the first marker) */
+	uint64_t rss_anon;        /* bytes, /proc/self/status */
+	uint64_t rss_file;
+	uint64_t rss_shmem;
+	uint64_t heap_live_bytes; /* sum over heap sites */
+	uint64_t heap_live_count;
+	uint64_t mmap_live_bytes; /* sum over anonymous mmap sites */
+	uint64_t mmap_live_count;
+	uint64_t malloc_free_bytes;  /* mallinfo2: fordblks + fsmblks, free but kept by glibc */
+	uint64_t malloc_arena_bytes; /* mallinfo2: arena + hblkhd, obtained from the OS */
+	uint64_t device_live_bytes;  /* reserved for CUDA; 0 until then */
+	uint64_t allocs_total;
+	uint64_t frees_total;
+	uint32_t nsites;          /* site entries that follow */
+	uint32_t flags;           /* enum mgc_snapshot_flags */
+	char label[32];           /* phase label in force, NUL-padded */
+};
+_Static_assert(sizeof(struct mgc_rec_snapshot) == 152, "snapshot record is frozen");
+
+/* A site's counters, followed by popcount(cohort_mask) u64 live-byte values for the set bits in
+ * ascending order. A site absent from a snapshot kept its previous values. */
+struct mgc_rec_site {
+	uint32_t site;
+	uint32_t cohort_mask;
+	uint64_t live_bytes;
+	uint64_t live_count;
+	uint64_t allocs;
+	uint64_t alloc_bytes;
+	uint64_t frees;
+	uint64_t peak_bytes;
+};
+_Static_assert(sizeof(struct mgc_rec_site) == 56, "site entry is frozen");
+
+struct mgc_rec_step {
+	uint64_t t_ns;
+	uint64_t step;
+};
+_Static_assert(sizeof(struct mgc_rec_step) == 16, "step record is frozen");
+
+struct mgc_rec_label {
+	uint64_t t_ns;
+	uint64_t step;
+	uint32_t len;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_label) == 24, "label record is frozen");
+
+enum mgc_child_how { MGC_CHILD_FORK = 1 };
+
+struct mgc_rec_child {
+	uint64_t t_ns;
+	int32_t pid;
+	uint32_t how; /* enum mgc_child_how */
+};
+_Static_assert(sizeof(struct mgc_rec_child) == 16, "child record is frozen");
+
+enum mgc_end_reason { MGC_END_EXIT = 1, MGC_END_EXEC = 2, MGC_END__EXIT = 3 };
+
+struct mgc_rec_end {
+	uint64_t t_ns;
+	uint32_t reason; /* enum mgc_end_reason */
+	int32_t status;  /* exit status where known */
+};
+_Static_assert(sizeof(struct mgc_rec_end) == 16, "end record is frozen");
+
+struct mgc_rec_notice {
+	uint64_t t_ns;
+	uint32_t len;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_notice) == 16, "notice record is frozen");
+
+/* Birth-step bucket of an allocation born in `step`: 0 for step 0, k for steps in [2^(k-1), 2^k),
+ * the last bucket holding everything later. Log-spaced so a day-long run stays small. */
+static inline unsigned mgc_cohort_bucket(uint64_t step)
+{
+	if (step == 0)
+		return 0;
+	unsigned k = 64u - (unsigned)__builtin_clzll(step); /* floor(log2(step)) + 1 */
+	return k < MGC_COHORTS ? k : MGC_COHORTS - 1;
+}
+
+/* First step of bucket k (inclusive). */
+static inline uint64_t mgc_cohort_first_step(unsigned k)
+{
+	return k == 0 ? 0 : (uint64_t)1 << (k - 1);
+}
+
+static inline uint32_t mgc_fnv1a(const void *p, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static inline size_t mgc_pad8(size_t n)
+{
+	return (n + 7u) & ~(size_t)7u;
+}
+
+#endif /* MGC_FORMAT_H */
