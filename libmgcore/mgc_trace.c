@@ -1,4 +1,559 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder until the module lands */
-int mgc_trace_placeholder_(void);
-int mgc_trace_placeholder_(void) { return 0; }
+/* mgc_trace.c: the trace reader. Every length and count read from the file is checked against
+ * the record that holds it before use; a record that fails a check ends the readable part of
+ * the file. Never aborts, never trusts the file. */
+#define _GNU_SOURCE
+#include "mgc_trace.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mgc_reader {
+	FILE *f;
+	unsigned char *buf;
+	size_t cap;
+	uint64_t off;
+	int done;
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		seterr(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	struct mgc_file_header h;
+	size_t n = fread(&h, 1, sizeof h, f);
+	if (n == 0) {
+		fclose(f);
+		seterr(err, errlen, "%s: empty file, not a trace", path);
+		return -ENODATA;
+	}
+	if (n < sizeof h || memcmp(h.magic, MGC_TRACE_MAGIC, 8) != 0) {
+		fclose(f);
+		if (n < sizeof h && memcmp(h.magic, MGC_TRACE_MAGIC, n < 8 ? n : 8) == 0)
+			seterr(err, errlen, "%s: trace header cut short (%zu of 16 bytes)", path, n);
+		else
+			seterr(err, errlen, "%s: not an mg trace (bad magic)", path);
+		return -EINVAL;
+	}
+	if (h.version > MGC_TRACE_VERSION || h.version == 0) {
+		fclose(f);
+		seterr(err, errlen,
+		       "%s: trace format version %u is newer than this reader (reads up to %u): update mg",
+		       path, h.version, MGC_TRACE_VERSION);
+		return -EPROTO;
+	}
+	if (h.header_size < sizeof h || h.header_size > 4096 ||
+	    fseek(f, (long)h.header_size, SEEK_SET) != 0) {
+		fclose(f);
+		seterr(err, errlen, "%s: corrupt trace header", path);
+		return -EINVAL;
+	}
+	struct mgc_reader *r = calloc(1, sizeof *r);
+	if (!r) {
+		fclose(f);
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->f = f;
+	r->off = h.header_size;
+	*out = r;
+	return 0;
+}
+
+int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, uint32_t *len)
+{
+	struct mgc_rec h;
+	if (r->done)
+		return 0;
+	size_t n = fread(&h, 1, sizeof h, r->f);
+	if (n == 0) {
+		r->done = 1;
+		return 0;
+	}
+	if (n < sizeof h || h.len > MGC_MAX_RECORD || h.type == 0) {
+		r->done = 1;
+		return -EBADMSG;
+	}
+	size_t padded = mgc_pad8(h.len);
+	if (padded > r->cap) {
+		size_t ncap = r->cap ? r->cap : 4096;
+		while (ncap < padded)
+			ncap *= 2;
+		unsigned char *nb = realloc(r->buf, ncap);
+		if (!nb) {
+			r->done = 1;
+			return -ENOMEM;
+		}
+		r->buf = nb;
+		r->cap = ncap;
+	}
+	if (fread(r->buf, 1, padded, r->f) != padded || mgc_fnv1a(r->buf, h.len) != h.check) {
+		r->done = 1;
+		return -EBADMSG;
+	}
+	r->off += sizeof h + padded;
+	*type = h.type;
+	*payload = r->buf;
+	*len = h.len;
+	return 1;
+}
+
+uint64_t mgc_reader_offset(const struct mgc_reader *r)
+{
+	return r->off;
+}
+
+void mgc_reader_close(struct mgc_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r->buf);
+	free(r);
+}
+
+/* ---- the loaded model ---- */
+
+static char *dupn(const void *p, size_t n)
+{
+	char *s = malloc(n + 1);
+	if (s) {
+		memcpy(s, p, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	memset((char *)n + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+struct loader {
+	struct mgc_trace *t;
+	size_t mod_cap, site_cap, label_cap, child_cap, notice_cap;
+	int cur_is_grid;
+};
+
+static struct mgc_site *site_get(struct loader *L, uint32_t id)
+{
+	struct mgc_trace *t = L->t;
+	if (id == 0 || id > (1u << 26))
+		return NULL;
+	if (grow((void **)&t->sites, &L->site_cap, (size_t)id + 1, sizeof *t->sites) < 0)
+		return NULL;
+	if (t->nsites < (size_t)id + 1)
+		t->nsites = (size_t)id + 1;
+	if (!t->sites[id]) {
+		t->sites[id] = calloc(1, sizeof(struct mgc_site));
+		if (!t->sites[id])
+			return NULL;
+		t->sites[id]->id = id;
+	}
+	return t->sites[id];
+}
+
+static void fill_site(struct mgc_site *s, uint32_t upto, float v)
+{
+	for (uint32_t i = s->filled; i < upto; i++)
+		s->series[i] = v;
+	if (upto > s->filled)
+		s->filled = upto;
+}
+
+/* Halves the grid: keeps every other point, for the process and for every site. */
+static void thin(struct mgc_trace *t)
+{
+	uint32_t n = (uint32_t)t->npoints;
+	for (size_t i = 0; i < t->nsites; i++) {
+		struct mgc_site *s = t->sites[i];
+		if (!s || !s->series)
+			continue;
+		fill_site(s, n, (float)s->live_bytes);
+		for (uint32_t k = 0; 2 * k < n; k++)
+			s->series[k] = s->series[2 * k];
+		s->filled = (n + 1) / 2;
+	}
+	for (uint32_t k = 0; 2 * k < n; k++)
+		t->points[k] = t->points[2 * k];
+	t->npoints = (n + 1) / 2;
+	t->stride *= 2;
+}
+
+static void append_point(struct mgc_trace *t, const struct mgc_point *p)
+{
+	if (t->npoints == MGC_GRID)
+		thin(t);
+	t->points[t->npoints++] = *p;
+}
+
+static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = L->t;
+	struct mgc_rec_snapshot sn;
+	if (len < sizeof sn)
+		return -EBADMSG;
+	memcpy(&sn, p, sizeof sn);
+	struct mgc_point pt = {0};
+	pt.t = (double)sn.t_ns / 1e9;
+	pt.step = sn.step;
+	pt.rss_anon = sn.rss_anon;
+	pt.rss_file = sn.rss_file;
+	pt.rss_shmem = sn.rss_shmem;
+	pt.heap = sn.heap_live_bytes;
+	pt.heap_count = sn.heap_live_count;
+	pt.mmap = sn.mmap_live_bytes;
+	pt.mmap_count = sn.mmap_live_count;
+	pt.free_kept = sn.malloc_free_bytes;
+	pt.arena = sn.malloc_arena_bytes;
+	pt.device = sn.device_live_bytes;
+	pt.flags = sn.flags;
+	memcpy(pt.label, sn.label, sizeof pt.label);
+	pt.label[sizeof pt.label - 1] = 0;
+	if (sn.step > t->max_step)
+		t->max_step = sn.step;
+
+	L->cur_is_grid = (t->snapshots % t->stride) == 0;
+	t->snapshots++;
+	t->last = pt;
+	t->have_last = 1;
+	if (L->cur_is_grid)
+		append_point(t, &pt);
+	uint32_t n = (uint32_t)t->npoints;
+	uint32_t upto = L->cur_is_grid ? n - 1 : n;
+
+	size_t off = sizeof sn;
+	for (uint32_t i = 0; i < sn.nsites; i++) {
+		struct mgc_rec_site e;
+		if (off + sizeof e > len)
+			return -EBADMSG;
+		memcpy(&e, p + off, sizeof e);
+		off += sizeof e;
+		unsigned nc = (unsigned)__builtin_popcount(e.cohort_mask);
+		if (off + (size_t)nc * 8 > len)
+			return -EBADMSG;
+		struct mgc_site *s = site_get(L, e.site);
+		if (!s)
+			return e.site == 0 ? -EBADMSG : -ENOMEM;
+		if (!s->series) {
+			s->series = calloc(MGC_GRID, sizeof(float));
+			if (!s->series)
+				return -ENOMEM;
+			s->first_step_seen = sn.step;
+		}
+		fill_site(s, upto, (float)s->live_bytes);
+		s->seen = 1;
+		s->live_bytes = e.live_bytes;
+		s->live_count = e.live_count;
+		s->allocs = e.allocs;
+		s->alloc_bytes = e.alloc_bytes;
+		s->frees = e.frees;
+		s->peak_bytes = e.peak_bytes;
+		memset(s->cohorts, 0, sizeof s->cohorts);
+		for (unsigned k = 0; k < MGC_COHORTS; k++) {
+			if (e.cohort_mask & (1u << k)) {
+				memcpy(&s->cohorts[k], p + off, 8);
+				off += 8;
+			}
+		}
+	}
+	return 0;
+}
+
+static int on_record(struct loader *L, uint32_t type, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = L->t;
+	switch (type) {
+	case MGC_REC_PROCESS: {
+		struct mgc_rec_process pr;
+		if (len < sizeof pr)
+			return -EBADMSG;
+		memcpy(&pr, p, sizeof pr);
+		if ((uint64_t)pr.host_len + pr.cmdline_len + pr.exe_len > len - sizeof pr)
+			return -EBADMSG;
+		t->proc = pr;
+		const unsigned char *s = p + sizeof pr;
+		free(t->host);
+		free(t->cmdline);
+		free(t->exe);
+		t->host = dupn(s, pr.host_len);
+		t->cmdline = dupn(s + pr.host_len, pr.cmdline_len);
+		t->exe = dupn(s + pr.host_len + pr.cmdline_len, pr.exe_len);
+		if (!t->host || !t->cmdline || !t->exe)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < pr.cmdline_len; i++)
+			if (t->cmdline[i] == 0)
+				t->cmdline[i] = ' ';
+		return 0;
+	}
+	case MGC_REC_MODULE_LOAD: {
+		struct mgc_rec_module m;
+		if (len < sizeof m)
+			return -EBADMSG;
+		memcpy(&m, p, sizeof m);
+		if (m.build_id_len > 40 || (uint64_t)m.build_id_len + m.path_len > len - sizeof m)
+			return -EBADMSG;
+		if (grow((void **)&t->modules, &L->mod_cap, t->nmodules + 1, sizeof *t->modules) < 0)
+			return -ENOMEM;
+		struct mgc_module *mod = &t->modules[t->nmodules];
+		memset(mod, 0, sizeof *mod);
+		mod->id = m.id;
+		mod->gen_loaded = m.gen;
+		mod->gen_unloaded = UINT32_MAX;
+		mod->bias = m.bias;
+		mod->start = m.start;
+		mod->end = m.end;
+		mod->build_id_len = m.build_id_len;
+		memcpy(mod->build_id, p + sizeof m, m.build_id_len);
+		mod->path = dupn(p + sizeof m + m.build_id_len, m.path_len);
+		if (!mod->path)
+			return -ENOMEM;
+		t->nmodules++;
+		return 0;
+	}
+	case MGC_REC_MODULE_UNLOAD: {
+		struct mgc_rec_module_unload u;
+		if (len < sizeof u)
+			return -EBADMSG;
+		memcpy(&u, p, sizeof u);
+		for (size_t i = 0; i < t->nmodules; i++)
+			if (t->modules[i].id == u.id && t->modules[i].gen_unloaded == UINT32_MAX)
+				t->modules[i].gen_unloaded = u.gen;
+		return 0;
+	}
+	case MGC_REC_STACK: {
+		struct mgc_rec_stack st;
+		if (len < sizeof st)
+			return -EBADMSG;
+		memcpy(&st, p, sizeof st);
+		if ((uint64_t)st.nframes * 8 > len - sizeof st || st.id == 0)
+			return -EBADMSG;
+		struct mgc_site *s = site_get(L, st.id);
+		if (!s)
+			return -ENOMEM;
+		free(s->ips);
+		s->ips = malloc((size_t)st.nframes * 8 + 8);
+		if (!s->ips)
+			return -ENOMEM;
+		memcpy(s->ips, p + sizeof st, (size_t)st.nframes * 8);
+		s->nframes = st.nframes;
+		s->kind = st.kind;
+		s->gen = st.gen;
+		return 0;
+	}
+	case MGC_REC_SNAPSHOT:
+		return on_snapshot(L, p, len);
+	case MGC_REC_STEP: {
+		struct mgc_rec_step s;
+		if (len < sizeof s)
+			return -EBADMSG;
+		memcpy(&s, p, sizeof s);
+		t->steps++;
+		if (s.step > t->max_step)
+			t->max_step = s.step;
+		return 0;
+	}
+	case MGC_REC_LABEL: {
+		struct mgc_rec_label l;
+		if (len < sizeof l)
+			return -EBADMSG;
+		memcpy(&l, p, sizeof l);
+		if (l.len > len - sizeof l)
+			return -EBADMSG;
+		if (t->nlabels < 100000) {
+			if (grow((void **)&t->labels, &L->label_cap, t->nlabels + 1, sizeof *t->labels) < 0)
+				return -ENOMEM;
+			struct mgc_label *x = &t->labels[t->nlabels++];
+			x->t = (double)l.t_ns / 1e9;
+			x->step = l.step;
+			size_t n = l.len < sizeof x->text - 1 ? l.len : sizeof x->text - 1;
+			memcpy(x->text, p + sizeof l, n);
+			x->text[n] = 0;
+		}
+		return 0;
+	}
+	case MGC_REC_CHILD: {
+		struct mgc_rec_child c;
+		if (len < sizeof c)
+			return -EBADMSG;
+		memcpy(&c, p, sizeof c);
+		if (grow((void **)&t->children, &L->child_cap, t->nchildren + 1, sizeof *t->children) < 0)
+			return -ENOMEM;
+		t->children[t->nchildren].pid = c.pid;
+		t->children[t->nchildren].t = (double)c.t_ns / 1e9;
+		t->nchildren++;
+		return 0;
+	}
+	case MGC_REC_END: {
+		struct mgc_rec_end e;
+		if (len < sizeof e)
+			return -EBADMSG;
+		memcpy(&e, p, sizeof e);
+		t->ended = 1;
+		t->end_reason = e.reason;
+		t->end_status = e.status;
+		return 0;
+	}
+	case MGC_REC_NOTICE: {
+		struct mgc_rec_notice nt;
+		if (len < sizeof nt)
+			return -EBADMSG;
+		memcpy(&nt, p, sizeof nt);
+		if (nt.len > len - sizeof nt)
+			return -EBADMSG;
+		if (t->nnotices < 1000) {
+			if (grow((void **)&t->notices, &L->notice_cap, t->nnotices + 1, sizeof *t->notices) < 0)
+				return -ENOMEM;
+			t->notices[t->nnotices] = dupn(p + sizeof nt, nt.len);
+			if (!t->notices[t->nnotices])
+				return -ENOMEM;
+			t->nnotices++;
+		}
+		return 0;
+	}
+	default:
+		return 0; /* a newer record type: skip */
+	}
+}
+
+int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct mgc_reader *r;
+	int rc = mgc_reader_open(path, &r, err, errlen);
+	if (rc < 0)
+		return rc;
+	struct mgc_trace *t = calloc(1, sizeof *t);
+	struct loader L = {.t = t};
+	if (!t || !(t->points = calloc(MGC_GRID, sizeof *t->points)) || !(t->path = strdup(path))) {
+		mgc_reader_close(r);
+		mgc_trace_free(t);
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	t->version = MGC_TRACE_VERSION;
+	t->stride = 1;
+	t->bytes_ok = mgc_reader_offset(r);
+	uint32_t type, len;
+	const void *p;
+	int have_process = 0;
+	for (;;) {
+		rc = mgc_reader_next(r, &type, &p, &len);
+		if (rc == 0)
+			break;
+		if (rc == -EBADMSG) {
+			t->truncated = 1;
+			break;
+		}
+		if (rc < 0)
+			goto fail;
+		rc = on_record(&L, type, p, len);
+		if (rc == -EBADMSG) {
+			t->truncated = 1;
+			break;
+		}
+		if (rc < 0)
+			goto fail;
+		if (type == MGC_REC_PROCESS)
+			have_process = 1;
+		t->bytes_ok = mgc_reader_offset(r);
+	}
+	mgc_reader_close(r);
+	r = NULL;
+	if (!have_process) {
+		seterr(err, errlen, "%s: %s", path,
+		       t->truncated ? "trace is cut short or corrupt before its first record"
+				    : "trace holds no records (the process wrote nothing)");
+		mgc_trace_free(t);
+		return -EBADMSG;
+	}
+	/* The last snapshot is always the last grid point. */
+	if (t->have_last && (t->npoints == 0 || (t->snapshots - 1) % t->stride != 0)) {
+		if (t->npoints == MGC_GRID)
+			thin(t);
+		t->points[t->npoints++] = t->last;
+	}
+	for (size_t i = 0; i < t->nsites; i++) {
+		struct mgc_site *s = t->sites[i];
+		if (s && s->series)
+			fill_site(s, (uint32_t)t->npoints, (float)s->live_bytes);
+	}
+	*out = t;
+	return 0;
+fail:
+	mgc_reader_close(r);
+	mgc_trace_free(t);
+	seterr(err, errlen, "%s: %s", path, strerror(-rc));
+	return rc;
+}
+
+void mgc_trace_free(struct mgc_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nmodules; i++)
+		free(t->modules[i].path);
+	free(t->modules);
+	for (size_t i = 0; i < t->nsites; i++) {
+		if (t->sites[i]) {
+			free(t->sites[i]->ips);
+			free(t->sites[i]->series);
+			free(t->sites[i]);
+		}
+	}
+	free(t->sites);
+	free(t->points);
+	free(t->labels);
+	free(t->children);
+	for (size_t i = 0; i < t->nnotices; i++)
+		free(t->notices[i]);
+	free(t->notices);
+	free(t->host);
+	free(t->cmdline);
+	free(t->exe);
+	free(t->path);
+	free(t);
+}
+
+const struct mgc_module *mgc_trace_module_for(const struct mgc_trace *t, uint64_t ip, uint32_t gen)
+{
+	for (size_t i = 0; i < t->nmodules; i++) {
+		const struct mgc_module *m = &t->modules[i];
+		if (ip >= m->start && ip < m->end && m->gen_loaded <= gen && gen < m->gen_unloaded)
+			return m;
+	}
+	return NULL;
+}
+
+int mgc_trace_has_steps(const struct mgc_trace *t)
+{
+	return t->steps > 0;
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_mmaps.c: sorted array of disjoint anonymous-mapping ranges with split-on-remove. The array
+ * lives in kernel memory and doubles when full. Never calls malloc or a hooked function. */
+#include "mgp_mmaps.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "mgp_os.h"
+
+struct range {
+	uint64_t start, end;
+	uint32_t site, birth;
+};
+
+static struct {
+	struct range *r;
+	uint64_t n, cap;
+	pthread_mutex_t lock;
+} M = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* First index whose end > addr. */
+static uint64_t lower(uint64_t addr)
+{
+	uint64_t lo = 0, hi = M.n;
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+		if (M.r[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int reserve(uint64_t need)
+{
+	if (need <= M.cap)
+		return 0;
+	uint64_t ncap = M.cap ? M.cap * 2 : 1024;
+	while (ncap < need)
+		ncap *= 2;
+	struct range *nr = mgp_os_alloc(ncap * sizeof *nr);
+	if (!nr)
+		return -ENOMEM;
+	if (M.n)
+		memcpy(nr, M.r, M.n * sizeof *nr);
+	mgp_os_free(M.r, M.cap * sizeof *M.r);
+	M.r = nr;
+	M.cap = ncap;
+	return 0;
+}
+
+int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth)
+{
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&M.lock);
+	if (reserve(M.n + 1) < 0) {
+		pthread_mutex_unlock(&M.lock);
+		return -ENOMEM;
+	}
+	uint64_t i = lower(addr);
+	memmove(&M.r[i + 1], &M.r[i], (M.n - i) * sizeof *M.r);
+	M.r[i] = (struct range){addr, addr + len, site, birth};
+	M.n++;
+	pthread_mutex_unlock(&M.lock);
+	return 0;
+}
+
+uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
+{
+	uint64_t end = addr + len, removed = 0;
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&M.lock);
+	uint64_t i = lower(addr);
+	while (i < M.n && M.r[i].start < end) {
+		struct range *r = &M.r[i];
+		uint64_t cs = r->start > addr ? r->start : addr;
+		uint64_t ce = r->end < end ? r->end : end;
+		uint64_t cut = ce - cs;
+		int split = cs > r->start && ce < r->end;
+		if (split && reserve(M.n + 1) < 0) {
+			/* Out of memory for a split: leave the range whole (overstated, never negative). */
+			i++;
+			continue;
+		}
+		r = &M.r[i];
+		removed += cut;
+		if (fn)
+			fn(r->site, cut, r->birth);
+		if (split) {
+			/* A hole in the middle: split in two. */
+			memmove(&M.r[i + 2], &M.r[i + 1], (M.n - i - 1) * sizeof *M.r);
+			M.r[i + 1] = (struct range){ce, r->end, r->site, r->birth};
+			r->end = cs;
+			M.n++;
+			i += 2;
+		} else if (cs > r->start) {
+			r->end = cs;
+			i++;
+		} else if (ce < r->end) {
+			r->start = ce;
+			i++;
+		} else {
+			memmove(&M.r[i], &M.r[i + 1], (M.n - i - 1) * sizeof *M.r);
+			M.n--;
+		}
+	}
+	pthread_mutex_unlock(&M.lock);
+	return removed;
+}
+
+void mgp_mmaps_lock(void)
+{
+	pthread_mutex_lock(&M.lock);
+}
+
+void mgp_mmaps_unlock(void)
+{
+	pthread_mutex_unlock(&M.lock);
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_os.c: OS access that is safe inside the allocator hooks: raw syscalls only, no malloc, no
+ * stdio, no locks. Messages are formatted into a stack buffer and written with one write(2). */
+#include "mgp_os.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void *mgp_os_alloc(size_t size)
+{
+	long r = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r < 0 && r > -4096)
+		return NULL;
+	if ((void *)r == MAP_FAILED)
+		return NULL;
+	return (void *)r;
+}
+
+void mgp_os_free(void *p, size_t size)
+{
+	if (p)
+		syscall(SYS_munmap, p, size);
+}
+
+static size_t put_u(char *buf, size_t cap, size_t n, unsigned long long v, unsigned base)
+{
+	char tmp[24];
+	size_t k = 0;
+	do {
+		unsigned d = (unsigned)(v % base);
+		tmp[k++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v && k < sizeof tmp);
+	while (k > 0) {
+		if (n + 1 < cap)
+			buf[n] = tmp[k - 1];
+		n++;
+		k--;
+	}
+	return n;
+}
+
+size_t mgp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+	size_t n = 0;
+	if (cap == 0)
+		return 0;
+	for (const char *f = fmt; *f; f++) {
+		if (*f != '%') {
+			if (n + 1 < cap)
+				buf[n] = *f;
+			n++;
+			continue;
+		}
+		f++;
+		int lng = 0, sz = 0;
+		while (*f == 'l') {
+			lng++;
+			f++;
+		}
+		if (*f == 'z') {
+			sz = 1;
+			f++;
+		}
+		switch (*f) {
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			if (!s)
+				s = "(null)";
+			for (; *s; s++) {
+				if (n + 1 < cap)
+					buf[n] = *s;
+				n++;
+			}
+			break;
+		}
+		case 'c':
+			if (n + 1 < cap)
+				buf[n] = (char)va_arg(ap, int);
+			n++;
+			break;
+		case 'd': {
+			long long v = lng >= 2 ? va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
+			unsigned long long u = (unsigned long long)v;
+			if (v < 0) {
+				if (n + 1 < cap)
+					buf[n] = '-';
+				n++;
+				u = 0ull - u;
+			}
+			n = put_u(buf, cap, n, u, 10);
+			break;
+		}
+		case 'u':
+		case 'x': {
+			unsigned long long v = sz ? va_arg(ap, size_t)
+					   : lng >= 2 ? va_arg(ap, unsigned long long)
+					   : lng ? va_arg(ap, unsigned long)
+						 : va_arg(ap, unsigned);
+			n = put_u(buf, cap, n, v, *f == 'x' ? 16 : 10);
+			break;
+		}
+		case 'p':
+			if (n + 1 < cap)
+				buf[n] = '0';
+			n++;
+			if (n + 1 < cap)
+				buf[n] = 'x';
+			n++;
+			n = put_u(buf, cap, n, (uintptr_t)va_arg(ap, void *), 16);
+			break;
+		case '%':
+			if (n + 1 < cap)
+				buf[n] = '%';
+			n++;
+			break;
+		default:
+			return n < cap ? (buf[n] = 0, n) : (buf[cap - 1] = 0, cap - 1);
+		}
+	}
+	if (n < cap)
+		buf[n] = 0;
+	else
+		buf[cap - 1] = 0;
+	return n < cap ? n : cap - 1;
+}
+
+size_t mgp_fmt(char *buf, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t n = mgp_vfmt(buf, cap, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void mgp_log(const char *fmt, ...)
+{
+	char buf[512];
+	int saved = errno;
+	memcpy(buf, "mgprobe: ", 9);
+	va_list ap;
+	va_start(ap, fmt);
+	size_t n = 9 + mgp_vfmt(buf + 9, sizeof buf - 10, fmt, ap);
+	va_end(ap);
+	buf[n++] = '\n';
+	ssize_t w = write(2, buf, n);
+	(void)w;
+	errno = saved;
+}
+
+long mgp_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t n = 0;
+	while (n + 1 < cap) {
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	return (long)n;
+}
+
+uint64_t mgp_kv_kb(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = text; p && *p;) {
+		if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
+			p += kl + 1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			uint64_t v = 0;
+			while (*p >= '0' && *p <= '9')
+				v = v * 10 + (uint64_t)(*p++ - '0');
+			return v * 1024;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return 0;
+}
+
+int mgp_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		uint64_t d = (uint64_t)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+uint64_t mgp_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mgp_real_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int mgp_getpid(void)
+{
+	return (int)syscall(SYS_getpid);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_os.h: what the probe needs from the OS, callable from inside malloc: raw-syscall memory,
+ * a tiny formatter into caller buffers, messages written with write(2), small /proc readers.
+ * Nothing here may call malloc, stdio or any hooked function. */
+#ifndef MGP_OS_H
+#define MGP_OS_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Anonymous memory straight from the kernel (bypassing the probe's own mmap hook). NULL on failure. */
+void *mgp_os_alloc(size_t size);
+void mgp_os_free(void *p, size_t size);
+
+/* snprintf subset: %s %c %d %u %ld %lu %lld %llu %zu %x %lx %llx %p %%. Always NUL-terminates;
+ * returns the length written. */
+size_t mgp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap);
+size_t mgp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* One line "mgprobe: ...\n" on stderr, written with a single write(2). */
+void mgp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reads a whole small file into buf (NUL-terminated); returns bytes read or -errno. */
+long mgp_read_file(const char *path, char *buf, size_t cap);
+
+/* Value in kB of "Key:" in a /proc-style "Key:   123 kB" text, times 1024; 0 if absent. */
+uint64_t mgp_kv_kb(const char *text, const char *key);
+
+/* Parses a decimal unsigned; returns 0 on success, -EINVAL otherwise. */
+int mgp_parse_u64(const char *s, uint64_t *out);
+
+uint64_t mgp_now_ns(void);     /* CLOCK_MONOTONIC */
+uint64_t mgp_real_ns(void);    /* CLOCK_REALTIME */
+int mgp_getpid(void);          /* the raw syscall: correct after fork and in vfork children */
+
+#endif /* MGP_OS_H */

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_sites.c: the stack-interning table. Open addressing over (hash, id) slots read lock-free;
+ * a new stack is inserted under a mutex and published with a release store of its hash, so a
+ * reader that sees the hash sees a complete site. Must never call malloc or free. */
+#include "mgp_sites.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "mgp_os.h"
+
+#define FRAME_ARENA_FRAMES (16u << 20) /* 128 MiB of address space, touched as used */
+
+struct slot {
+	uint64_t hash; /* 0 = empty; published last, with release */
+	uint32_t id;
+	uint32_t pad;
+};
+
+static struct {
+	struct slot *slots;
+	uint64_t mask;
+	struct mgp_site *sites;
+	uint32_t max_sites;
+	uint32_t count;        /* next id; ids < count are published */
+	uint64_t *frames;
+	uint32_t frames_used;
+	pthread_mutex_t lock;
+} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static inline uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
+}
+
+static uint64_t hash_stack(const uintptr_t *ips, unsigned n, unsigned kind)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)kind ^ ((uint64_t)n << 8);
+	for (unsigned i = 0; i < n; i++)
+		h = mix(h ^ (uint64_t)ips[i]) + i;
+	return h ? h : 1;
+}
+
+int mgp_sites_init(uint32_t max_sites)
+{
+	uint64_t nslots = 1;
+	while (nslots < (uint64_t)max_sites * 2)
+		nslots <<= 1;
+	S.slots = mgp_os_alloc(nslots * sizeof(struct slot));
+	S.sites = mgp_os_alloc((size_t)max_sites * sizeof(struct mgp_site));
+	S.frames = mgp_os_alloc((size_t)FRAME_ARENA_FRAMES * sizeof(uint64_t));
+	if (!S.slots || !S.sites || !S.frames) {
+		mgp_os_free(S.slots, nslots * sizeof(struct slot));
+		mgp_os_free(S.sites, (size_t)max_sites * sizeof(struct mgp_site));
+		mgp_os_free(S.frames, (size_t)FRAME_ARENA_FRAMES * sizeof(uint64_t));
+		S.slots = NULL;
+		S.sites = NULL;
+		S.frames = NULL;
+		return -ENOMEM;
+	}
+	S.mask = nslots - 1;
+	S.max_sites = max_sites;
+	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
+	S.sites[1].hash = 0;
+	S.sites[1].nframes = 0;
+	__atomic_store_n(&S.count, 2, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int same_stack(const struct mgp_site *s, uint64_t h, const uintptr_t *ips, unsigned n,
+		      unsigned kind)
+{
+	if (s->hash != h || s->nframes != n || s->kind != kind)
+		return 0;
+	const uint64_t *f = S.frames + s->frames_off;
+	for (unsigned i = 0; i < n; i++)
+		if (f[i] != (uint64_t)ips[i])
+			return 0;
+	return 1;
+}
+
+uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
+{
+	uint64_t h = hash_stack(ips, n, kind);
+	uint64_t i = h & S.mask;
+	for (;;) {
+		uint64_t sh = __atomic_load_n(&S.slots[i].hash, __ATOMIC_ACQUIRE);
+		if (sh == 0)
+			break;
+		if (sh == h) {
+			uint32_t id = S.slots[i].id;
+			if (same_stack(&S.sites[id], h, ips, n, kind))
+				return id;
+		}
+		i = (i + 1) & S.mask;
+	}
+
+	/* Not found: insert under the lock, re-probing since another thread may have won. */
+	pthread_mutex_lock(&S.lock);
+	i = h & S.mask;
+	for (;;) {
+		uint64_t sh = S.slots[i].hash;
+		if (sh == 0)
+			break;
+		if (sh == h) {
+			uint32_t id = S.slots[i].id;
+			if (same_stack(&S.sites[id], h, ips, n, kind)) {
+				pthread_mutex_unlock(&S.lock);
+				return id;
+			}
+		}
+		i = (i + 1) & S.mask;
+	}
+	uint32_t id = S.count;
+	if (id >= S.max_sites || S.frames_used + n > FRAME_ARENA_FRAMES) {
+		pthread_mutex_unlock(&S.lock);
+		return 1;
+	}
+	struct mgp_site *s = &S.sites[id];
+	s->frames_off = S.frames_used;
+	for (unsigned k = 0; k < n; k++)
+		S.frames[S.frames_used + k] = (uint64_t)ips[k];
+	S.frames_used += n;
+	s->nframes = (uint16_t)n;
+	s->kind = (uint16_t)kind;
+	s->hash = h;
+	S.slots[i].id = id;
+	__atomic_store_n(&S.slots[i].hash, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&S.count, id + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&S.lock);
+	return id;
+}
+
+struct mgp_site *mgp_site_get(uint32_t id)
+{
+	return &S.sites[id];
+}
+
+const uint64_t *mgp_site_frames(const struct mgp_site *s)
+{
+	return S.frames + s->frames_off;
+}
+
+uint32_t mgp_sites_count(void)
+{
+	return S.sites ? __atomic_load_n(&S.count, __ATOMIC_ACQUIRE) : 0;
+}
+
+void mgp_sites_lock(void)
+{
+	pthread_mutex_lock(&S.lock);
+}
+
+void mgp_sites_unlock(void)
+{
+	pthread_mutex_unlock(&S.lock);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_sites.h: allocation sites: call stacks interned to dense ids, each with atomic counters and
+ * cohorts (live bytes by birth-step bucket). Lookups are lock-free; only a new stack takes a
+ * mutex. Never calls malloc: all tables are reserved once from the kernel. */
+#ifndef MGP_SITES_H
+#define MGP_SITES_H
+
+#include <stdint.h>
+
+#include "mgc_format.h"
+
+struct mgp_site {
+	uint64_t live_bytes;  /* atomics, relaxed */
+	uint64_t allocs;
+	uint64_t alloc_bytes;
+	uint64_t frees;
+	uint64_t peak_bytes;
+	uint64_t cohorts[MGC_COHORTS];
+	uint64_t hash;        /* immutable once published */
+	uint32_t frames_off;  /* index of the first frame in the frame arena */
+	uint16_t nframes;
+	uint16_t kind;
+};
+
+/* Reserves the tables for up to max_sites sites. 0 or -ENOMEM. Call once, single-threaded. */
+int mgp_sites_init(uint32_t max_sites);
+
+/* Returns the id (>= 1) of the site for this stack and kind, creating it if new. When the table
+ * is full, returns the overflow site (id 1, a stack of zero frames) so totals stay exact. */
+uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind);
+
+/* The site with this id (1 <= id < mgp_sites_count()). */
+struct mgp_site *mgp_site_get(uint32_t id);
+const uint64_t *mgp_site_frames(const struct mgp_site *s);
+
+/* One past the highest published id: sites [1, count) are complete and readable. */
+uint32_t mgp_sites_count(void);
+
+static inline void mgp_site_on_alloc(struct mgp_site *s, uint64_t size, uint64_t birth_step)
+{
+	__atomic_fetch_add(&s->allocs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->alloc_bytes, size, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
+	uint64_t live = __atomic_add_fetch(&s->live_bytes, size, __ATOMIC_RELAXED);
+	uint64_t peak = __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED);
+	while (live > peak &&
+	       !__atomic_compare_exchange_n(&s->peak_bytes, &peak, live, 1, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static inline void mgp_site_on_free(struct mgp_site *s, uint64_t size, uint64_t birth_step)
+{
+	__atomic_fetch_add(&s->frees, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&s->live_bytes, size, __ATOMIC_RELAXED);
+}
+
+/* fork: the prepare handler takes the insert lock so no stack is half-published in the child. */
+void mgp_sites_lock(void);
+void mgp_sites_unlock(void);
+
+#endif /* MGP_SITES_H */

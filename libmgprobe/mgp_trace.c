@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_trace.c: serializes the probe's state into trace records. Runs on the sampler thread or a
+ * thread at a step marker, with the writer lock held; never on the allocation fast path, never
+ * calling malloc (buffers come from the kernel), and never failing the target: an I/O error
+ * closes the trace with one line on stderr. */
+#define _GNU_SOURCE
+#include "mgp_trace.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <malloc.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "mgp_os.h"
+#include "mgp_sites.h"
+
+#define OUT_CAP (1u << 20)
+#define MAX_MODS 8192u
+#define NAMES_CAP (4u << 20)
+
+struct mod {
+	uint64_t bias, start, end;
+	uint32_t id;
+	uint32_t path_off, path_len;
+	uint8_t bid[40];
+	uint8_t bid_len;
+	uint8_t live;
+	uint8_t seen;
+};
+
+static struct {
+	int fd;
+	int ok;
+	uint64_t start_mono;
+	char *out;
+	size_t len;
+	char *scratch;
+	size_t scratch_cap;
+	uint64_t *last_allocs, *last_frees;
+	uint32_t max_sites;
+	uint32_t stacks_written;
+	struct mod *mods;
+	uint32_t nmods, next_mod_id, gen;
+	unsigned long long adds, subs;
+	char *names;
+	uint32_t names_used;
+} W = {.fd = -1};
+
+int mgp_trace_init(uint32_t max_sites)
+{
+	W.out = mgp_os_alloc(OUT_CAP);
+	W.scratch_cap = 1u << 20;
+	W.scratch = mgp_os_alloc(W.scratch_cap);
+	W.last_allocs = mgp_os_alloc((size_t)max_sites * 8);
+	W.last_frees = mgp_os_alloc((size_t)max_sites * 8);
+	W.mods = mgp_os_alloc(MAX_MODS * sizeof(struct mod));
+	W.names = mgp_os_alloc(NAMES_CAP);
+	if (!W.out || !W.scratch || !W.last_allocs || !W.last_frees || !W.mods || !W.names)
+		return -ENOMEM;
+	W.max_sites = max_sites;
+	return 0;
+}
+
+int mgp_trace_ok(void)
+{
+	return W.ok;
+}
+
+static void fail(int err)
+{
+	if (!W.ok)
+		return;
+	W.ok = 0;
+	mgp_log("cannot write the trace (%s): recording stopped, the program runs on", strerror(err));
+	close(W.fd);
+	W.fd = -1;
+}
+
+int mgp_trace_flush(void)
+{
+	size_t off = 0;
+	if (!W.ok) {
+		W.len = 0;
+		return -EIO;
+	}
+	while (off < W.len) {
+		ssize_t r = write(W.fd, W.out + off, W.len - off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			W.len = 0;
+			fail(e);
+			return -e;
+		}
+		if (r == 0) {
+			W.len = 0;
+			fail(ENOSPC);
+			return -ENOSPC;
+		}
+		off += (size_t)r;
+	}
+	W.len = 0;
+	return 0;
+}
+
+/* Appends raw bytes to the output buffer, flushing when full. */
+static void put(const void *p, size_t n)
+{
+	const char *s = p;
+	while (n && W.ok) {
+		if (W.len == OUT_CAP && mgp_trace_flush() < 0)
+			return;
+		size_t k = OUT_CAP - W.len < n ? OUT_CAP - W.len : n;
+		memcpy(W.out + W.len, s, k);
+		W.len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+/* Writes one record whose payload is the concatenation of up to three parts. */
+static void record3(uint32_t type, const void *a, size_t na, const void *b, size_t nb,
+		    const void *c, size_t nc)
+{
+	static const char zeros[8];
+	size_t len = na + nb + nc;
+	uint32_t h = 2166136261u;
+	const void *parts[3] = {a, b, c};
+	size_t lens[3] = {na, nb, nc};
+	for (int p = 0; p < 3; p++) {
+		const unsigned char *q = parts[p];
+		for (size_t i = 0; i < lens[p]; i++) {
+			h ^= q[i];
+			h *= 16777619u;
+		}
+	}
+	struct mgc_rec hdr = {.type = type, .len = (uint32_t)len, .check = h};
+	put(&hdr, sizeof hdr);
+	put(a, na);
+	put(b, nb);
+	put(c, nc);
+	put(zeros, mgc_pad8(len) - len);
+}
+
+static uint64_t now_rel(void)
+{
+	return mgp_now_ns() - W.start_mono;
+}
+
+static uint64_t cgroup_limit(void)
+{
+	char cg[512], path[1024], val[64];
+	if (mgp_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
+		return 0;
+	/* cgroup v2: a line "0::/some/path". Walk from it up to the root, keeping the tightest. */
+	char *p = strstr(cg, "0::");
+	if (!p)
+		return 0;
+	p += 3;
+	char *nl = strchr(p, '\n');
+	if (nl)
+		*nl = 0;
+	uint64_t best = 0;
+	for (;;) {
+		mgp_fmt(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(p, "/") ? p : "");
+		if (mgp_read_file(path, val, sizeof val) > 0 && val[0] >= '0' && val[0] <= '9') {
+			uint64_t v = 0;
+			for (char *q = val; *q >= '0' && *q <= '9'; q++)
+				v = v * 10 + (uint64_t)(*q - '0');
+			if (v && (!best || v < best))
+				best = v;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			break;
+		*slash = 0;
+	}
+	return best;
+}
+
+int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *info)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
+	if (fd < 0)
+		return -errno;
+	W.fd = fd;
+	W.ok = 1;
+	W.len = 0;
+	W.start_mono = info->start_mono_ns;
+
+	struct mgc_file_header fh = {.version = MGC_TRACE_VERSION,
+				     .header_size = sizeof(struct mgc_file_header)};
+	memcpy(fh.magic, MGC_TRACE_MAGIC, 8);
+	put(&fh, sizeof fh);
+
+	static char meminfo[4096], cmdline[4096], exe[1024], host[256];
+	struct mgc_rec_process pr = {0};
+	pr.pid = info->pid;
+	pr.ppid = info->ppid;
+	pr.start_realtime_ns = info->start_realtime_ns;
+	pr.start_mono_ns = info->start_mono_ns;
+	if (mgp_read_file("/proc/meminfo", meminfo, sizeof meminfo) > 0) {
+		pr.mem_total = mgp_kv_kb(meminfo, "MemTotal");
+		pr.mem_available = mgp_kv_kb(meminfo, "MemAvailable");
+	}
+	pr.cgroup_limit = cgroup_limit();
+	pr.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	pr.interval_ms = info->interval_ms;
+	pr.depth = info->depth;
+	pr.rank = info->rank;
+	pr.local_rank = info->local_rank;
+	struct utsname u;
+	host[0] = 0;
+	if (uname(&u) == 0)
+		mgp_fmt(host, sizeof host, "%s", u.nodename);
+	long cl = mgp_read_file("/proc/self/cmdline", cmdline, sizeof cmdline);
+	if (cl < 0)
+		cl = 0;
+	while (cl > 0 && cmdline[cl - 1] == 0)
+		cl--;
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (el < 0)
+		el = 0;
+	pr.host_len = (uint32_t)strlen(host);
+	pr.cmdline_len = (uint32_t)cl;
+	pr.exe_len = (uint32_t)el;
+	/* The three strings go in one part: copy them behind each other in the scratch buffer. */
+	size_t off = 0;
+	memcpy(W.scratch + off, host, pr.host_len);
+	off += pr.host_len;
+	memcpy(W.scratch + off, cmdline, pr.cmdline_len);
+	off += pr.cmdline_len;
+	memcpy(W.scratch + off, exe, pr.exe_len);
+	off += pr.exe_len;
+	record3(MGC_REC_PROCESS, &pr, sizeof pr, W.scratch, off, NULL, 0);
+	return mgp_trace_flush();
+}
+
+/* ---- module map ---- */
+
+struct scan {
+	struct mod tmp[64];
+	unsigned n;
+};
+
+static void build_id_of(struct dl_phdr_info *info, struct mod *m)
+{
+	m->bid_len = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof *nh;
+			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+				unsigned n = nh->n_descsz < sizeof m->bid ? nh->n_descsz : sizeof m->bid;
+				memcpy(m->bid, desc, n);
+				m->bid_len = (uint8_t)n;
+				return;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+static struct mod *find_mod(uint64_t bias, const char *name, size_t nlen)
+{
+	for (uint32_t i = 0; i < W.nmods; i++) {
+		struct mod *m = &W.mods[i];
+		if (m->live && m->bias == bias && m->path_len == nlen &&
+		    memcmp(W.names + m->path_off, name, nlen) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+static void emit_load(const struct mod *m)
+{
+	struct mgc_rec_module r = {.id = m->id, .gen = W.gen, .bias = m->bias, .start = m->start,
+				   .end = m->end, .build_id_len = m->bid_len, .path_len = m->path_len};
+	record3(MGC_REC_MODULE_LOAD, &r, sizeof r, m->bid, m->bid_len, W.names + m->path_off,
+		m->path_len);
+}
+
+static int changed;
+
+static int on_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	char exe[1024];
+	const char *name = info->dlpi_name;
+	if (!name || !*name) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = 0;
+		name = exe;
+	}
+	size_t nlen = strlen(name);
+	struct mod *m = find_mod(info->dlpi_addr, name, nlen);
+	if (m) {
+		m->seen = 1;
+		return 0;
+	}
+	if (W.nmods >= MAX_MODS || W.names_used + nlen > NAMES_CAP)
+		return 0;
+	m = &W.mods[W.nmods++];
+	memset(m, 0, sizeof *m);
+	m->bias = info->dlpi_addr;
+	m->start = UINT64_MAX;
+	m->end = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uint64_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+		if (s < m->start)
+			m->start = s;
+		if (e > m->end)
+			m->end = e;
+	}
+	if (m->start == UINT64_MAX)
+		m->start = m->end = 0;
+	build_id_of(info, m);
+	m->path_off = W.names_used;
+	m->path_len = (uint32_t)nlen;
+	memcpy(W.names + W.names_used, name, nlen);
+	W.names_used += (uint32_t)nlen;
+	m->id = ++W.next_mod_id;
+	m->live = 1;
+	m->seen = 1;
+	changed = 1;
+	return 0;
+}
+
+static int count_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct scan *sc = arg;
+	(void)size;
+	(void)sc;
+	W.adds = info->dlpi_adds;
+	W.subs = info->dlpi_subs;
+	return 1; /* the counters are the same in every entry: one is enough */
+}
+
+void mgp_trace_sync_modules(int force)
+{
+	if (!W.ok)
+		return;
+	unsigned long long a = W.adds, s = W.subs;
+	dl_iterate_phdr(count_phdr, NULL);
+	if (!force && a == W.adds && s == W.subs)
+		return;
+	for (uint32_t i = 0; i < W.nmods; i++)
+		W.mods[i].seen = 0;
+	uint32_t first_new = W.nmods;
+	changed = 0;
+	dl_iterate_phdr(on_phdr, NULL);
+	for (uint32_t i = 0; i < W.nmods; i++)
+		if (W.mods[i].live && !W.mods[i].seen)
+			changed = 1;
+	if (!changed)
+		return;
+	W.gen++;
+	for (uint32_t i = 0; i < W.nmods; i++) {
+		struct mod *m = &W.mods[i];
+		if (m->live && !m->seen) {
+			m->live = 0;
+			struct mgc_rec_module_unload r = {.id = m->id, .gen = W.gen};
+			record3(MGC_REC_MODULE_UNLOAD, &r, sizeof r, NULL, 0, NULL, 0);
+		}
+	}
+	for (uint32_t i = first_new; i < W.nmods; i++)
+		emit_load(&W.mods[i]);
+}
+
+struct self_q {
+	uintptr_t addr, lo, hi;
+};
+
+static int self_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_q *q = arg;
+	(void)size;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
+		if (s < lo)
+			lo = s;
+		if (e > hi)
+			hi = e;
+	}
+	if (q->addr >= lo && q->addr < hi) {
+		q->lo = lo;
+		q->hi = hi;
+		return 1;
+	}
+	return 0;
+}
+
+void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *hi)
+{
+	struct self_q q = {(uintptr_t)addr_in_probe, 0, 0};
+	dl_iterate_phdr(self_phdr, &q);
+	*lo = q.lo;
+	*hi = q.hi;
+}
+
+/* ---- stacks, snapshots, markers ---- */
+
+void mgp_trace_write_stacks(void)
+{
+	uint32_t n = mgp_sites_count();
+	if (!W.ok)
+		return;
+	if (W.stacks_written == 0)
+		W.stacks_written = 1; /* id 0 is "none" */
+	for (uint32_t id = W.stacks_written; id < n; id++) {
+		const struct mgp_site *s = mgp_site_get(id);
+		struct mgc_rec_stack r = {.id = id, .gen = W.gen, .kind = s->kind, .nframes = s->nframes};
+		record3(MGC_REC_STACK, &r, sizeof r, mgp_site_frames(s), (size_t)s->nframes * 8, NULL, 0);
+	}
+	W.stacks_written = n;
+}
+
+static int scratch_reserve(size_t need)
+{
+	if (need <= W.scratch_cap)
+		return 0;
+	size_t ncap = W.scratch_cap * 2;
+	while (ncap < need)
+		ncap *= 2;
+	char *n = mgp_os_alloc(ncap);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n, W.scratch, W.scratch_cap);
+	mgp_os_free(W.scratch, W.scratch_cap);
+	W.scratch = n;
+	W.scratch_cap = ncap;
+	return 0;
+}
+
+void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
+{
+	static char status[8192];
+	if (!W.ok)
+		return;
+	struct mgc_rec_snapshot sn = {0};
+	sn.t_ns = now_rel();
+	sn.step = step;
+	sn.flags = flags;
+	if (label)
+		strncpy(sn.label, label, sizeof sn.label - 1);
+	if (mgp_read_file("/proc/self/status", status, sizeof status) > 0) {
+		sn.rss_anon = mgp_kv_kb(status, "RssAnon");
+		sn.rss_file = mgp_kv_kb(status, "RssFile");
+		sn.rss_shmem = mgp_kv_kb(status, "RssShmem");
+	}
+	struct mallinfo2 mi = mallinfo2();
+	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;
+	sn.malloc_arena_bytes = mi.arena + mi.hblkhd;
+
+	size_t off = 0;
+	uint32_t n = mgp_sites_count(), nsites = 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct mgp_site *s = mgp_site_get(id);
+		uint64_t a = __atomic_load_n(&s->allocs, __ATOMIC_RELAXED);
+		uint64_t f = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
+		uint64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+		if (s->kind == MGC_KIND_MMAP) {
+			sn.mmap_live_bytes += live;
+			sn.mmap_live_count += a - f;
+		} else {
+			sn.heap_live_bytes += live;
+			sn.heap_live_count += a - f;
+		}
+		sn.allocs_total += a;
+		sn.frees_total += f;
+		if (!(flags & MGC_SNAP_FULL) && a == W.last_allocs[id] && f == W.last_frees[id])
+			continue;
+		if (a == 0 && f == 0)
+			continue;
+		if (scratch_reserve(off + sizeof(struct mgc_rec_site) + 8 * MGC_COHORTS) < 0)
+			break;
+		struct mgc_rec_site e = {.site = id, .live_bytes = live, .live_count = a - f, .allocs = a,
+					 .alloc_bytes = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED),
+					 .frees = f,
+					 .peak_bytes = __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED)};
+		size_t eoff = off;
+		off += sizeof e;
+		for (unsigned k = 0; k < MGC_COHORTS; k++) {
+			uint64_t v = __atomic_load_n(&s->cohorts[k], __ATOMIC_RELAXED);
+			if (v && v < (1ull << 62)) { /* a transiently negative bucket reads as huge: skip it */
+				e.cohort_mask |= 1u << k;
+				memcpy(W.scratch + off, &v, 8);
+				off += 8;
+			}
+		}
+		memcpy(W.scratch + eoff, &e, sizeof e);
+		W.last_allocs[id] = a;
+		W.last_frees[id] = f;
+		nsites++;
+	}
+	sn.nsites = nsites;
+	record3(MGC_REC_SNAPSHOT, &sn, sizeof sn, W.scratch, off, NULL, 0);
+}
+
+void mgp_trace_step(uint64_t step)
+{
+	struct mgc_rec_step r = {.t_ns = now_rel(), .step = step};
+	record3(MGC_REC_STEP, &r, sizeof r, NULL, 0, NULL, 0);
+}
+
+void mgp_trace_label(uint64_t step, const char *label)
+{
+	size_t n = strlen(label);
+	struct mgc_rec_label r = {.t_ns = now_rel(), .step = step, .len = (uint32_t)n};
+	record3(MGC_REC_LABEL, &r, sizeof r, label, n, NULL, 0);
+}
+
+void mgp_trace_child(int pid)
+{
+	struct mgc_rec_child r = {.t_ns = now_rel(), .pid = pid, .how = MGC_CHILD_FORK};
+	record3(MGC_REC_CHILD, &r, sizeof r, NULL, 0, NULL, 0);
+}
+
+void mgp_trace_end(uint32_t reason, int status)
+{
+	struct mgc_rec_end r = {.t_ns = now_rel(), .reason = reason, .status = status};
+	record3(MGC_REC_END, &r, sizeof r, NULL, 0, NULL, 0);
+}
+
+void mgp_trace_notice(const char *text)
+{
+	size_t n = strlen(text);
+	struct mgc_rec_notice r = {.t_ns = now_rel(), .len = (uint32_t)n};
+	record3(MGC_REC_NOTICE, &r, sizeof r, text, n, NULL, 0);
+}
+
+void mgp_trace_forget(void)
+{
+	if (W.fd >= 0)
+		close(W.fd);
+	W.fd = -1;
+	W.ok = 0;
+	W.len = 0;
+	W.stacks_written = 0;
+	W.nmods = 0;
+	W.names_used = 0;
+	W.gen = 0;
+	W.adds = W.subs = 0;
+	size_t used = (size_t)mgp_sites_count() * 8; /* only pages the parent touched */
+	memset(W.last_allocs, 0, used);
+	memset(W.last_frees, 0, used);
+}
+
+void mgp_trace_close(void)
+{
+	mgp_trace_flush();
+	if (W.fd >= 0)
+		close(W.fd);
+	W.fd = -1;
+	W.ok = 0;
+}

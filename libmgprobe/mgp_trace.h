@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_trace.h: the probe's trace writer: records of libmgcore/mgc_format.h into one file,
+ * flushed with write(2) after every snapshot so a killed process leaves a readable file. Every
+ * function here must be called with the probe's writer lock held; none may be called from the
+ * malloc fast path. Never calls malloc. */
+#ifndef MGP_TRACE_H
+#define MGP_TRACE_H
+
+#include <stdint.h>
+
+#include "mgc_format.h"
+
+struct mgp_process_info {
+	int pid, ppid;
+	uint64_t start_realtime_ns, start_mono_ns;
+	uint32_t interval_ms, depth;
+	int rank, local_rank;
+};
+
+/* Reserves buffers for up to max_sites sites. 0 or -ENOMEM. */
+int mgp_trace_init(uint32_t max_sites);
+
+/* Opens path for writing (O_EXCL when excl, else truncating) and writes the file header and the
+ * process record. 0 or -errno (the file is then not created or left empty). */
+int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *info);
+
+/* Re-reads the module map when it changed (or when force) and writes load/unload records. */
+void mgp_trace_sync_modules(int force);
+
+/* Writes stack records for sites published since the last call. */
+void mgp_trace_write_stacks(void);
+
+/* Writes a snapshot (sites that changed since the last one, or all with MGC_SNAP_FULL). */
+void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label);
+
+void mgp_trace_step(uint64_t step);
+void mgp_trace_label(uint64_t step, const char *label);
+void mgp_trace_child(int pid);
+void mgp_trace_end(uint32_t reason, int status);
+void mgp_trace_notice(const char *text);
+
+/* Writes buffered records to the file. A write error (full disk, I/O error) closes the trace with
+ * one message; the return is then -errno and every later call is a no-op. */
+int mgp_trace_flush(void);
+
+/* In a forked child: forget the parent's file, buffer and what was written, so the next
+ * mgp_trace_open starts a self-contained file. */
+void mgp_trace_forget(void);
+
+/* 1 while a trace file is open and healthy. */
+int mgp_trace_ok(void);
+
+/* Closes the file (after a final flush). */
+void mgp_trace_close(void);
+
+/* The probe's own text range, so stacks can drop probe frames. */
+void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *hi);
+
+#endif /* MGP_TRACE_H */

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: MIT */
+/* mgprobe_main.c: the `mgprobe` launcher: `mgprobe run [options] -- CMD...` runs CMD with
+ * libmgprobe.so preloaded and the settings passed as MGPROBE_* variables, returns CMD's exit
+ * status unchanged, and says where the traces went. It never touches CMD's stdio. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mg_config.h"
+
+#ifndef MGP_LIBDIR_REL
+#define MGP_LIBDIR_REL "../lib"
+#endif
+#ifndef MGP_LIBDIR_ABS
+#define MGP_LIBDIR_ABS "/usr/local/lib"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mgprobe run [options] -- CMD [ARGS...]\n"
+		"       mgprobe --help | --version\n"
+		"\n"
+		"Runs CMD under the mg allocation probe and writes a trace (*.mgt) of its memory:\n"
+		"every heap and anonymous-mmap allocation with its call stack, per site and per step.\n"
+		"Read it with `mgreport FILE.mgt`.\n"
+		"\n"
+		"options:\n"
+		"  -o, --output FILE   trace file (default: ./mgprobe.<comm>.<pid>.mgt); child\n"
+		"                      processes write FILE-without-.mgt.<comm>.<pid>.mgt\n"
+		"  --interval MS       snapshot interval in milliseconds (default 1000)\n"
+		"  --depth N           call-stack depth, 1..256 (default 64)\n"
+		"  --no-children       do not trace forked or exec'd child processes\n"
+		"  --no-cuda           do not trace CUDA memory (accepted; CUDA tracing is not built yet)\n"
+		"  -h, --help          this help\n"
+		"  --version           print the version\n"
+		"\n"
+		"The same settings work with plain LD_PRELOAD=libmgprobe.so through MGPROBE_OUTPUT,\n"
+		"MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN and MGPROBE_DIR.\n"
+		"Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own errors.\n");
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Finds libmgprobe.so: $MGPROBE_LIB, beside this executable (build tree), then the install libdir. */
+static int find_lib(char *out, size_t cap)
+{
+	const char *env = getenv("MGPROBE_LIB");
+	if (env && *env) {
+		if (!file_exists(env)) {
+			fprintf(stderr, "mgprobe: MGPROBE_LIB=%s: no such file\n", env);
+			return -1;
+		}
+		if (!realpath(env, out))
+			return -1;
+		return 0;
+	}
+	char exe[PATH_MAX], cand[2 * PATH_MAX], dir[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(dir, sizeof dir, "%s", exe);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		const char *tries[] = {"libmgprobe.so", MGP_LIBDIR_REL "/libmgprobe.so"};
+		for (unsigned i = 0; i < 2; i++) {
+			snprintf(cand, sizeof cand, "%s/%s", dir, tries[i]);
+			if (file_exists(cand) && realpath(cand, out) && strlen(out) < cap)
+				return 0;
+		}
+	}
+	snprintf(cand, sizeof cand, "%s/libmgprobe.so", MGP_LIBDIR_ABS);
+	if (file_exists(cand) && strlen(cand) < cap) {
+		memcpy(out, cand, strlen(cand) + 1);
+		return 0;
+	}
+	fprintf(stderr, "mgprobe: cannot find libmgprobe.so (looked beside %s and in %s); set MGPROBE_LIB\n",
+		n > 0 ? exe : "mgprobe", MGP_LIBDIR_ABS);
+	return -1;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		      unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi || s[0] == '-') {
+		fprintf(stderr, "mgprobe: %s: expected a whole number from %lu to %lu, got '%s'\n", opt, lo,
+			hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Lists the traces written by this run: files in dir starting with `prefix` modified since t0. */
+static void report_traces(const char *dir, const char *prefix, const char *root, time_t t0)
+{
+	DIR *d = opendir(dir);
+	int children = 0;
+	if (root && file_exists(root))
+		fprintf(stderr, "mgprobe: trace written to %s\n", root);
+	if (!d)
+		return;
+	struct dirent *e;
+	size_t pl = strlen(prefix);
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, pl) != 0 || n < 4 || strcmp(e->d_name + n - 4, ".mgt") != 0)
+			continue;
+		char p[PATH_MAX + 256];
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		if (root && strcmp(p, root) == 0)
+			continue;
+		struct stat st;
+		if (stat(p, &st) != 0 || st.st_mtime < t0)
+			continue;
+		fprintf(stderr, "mgprobe: %s written to %s\n", root ? "child trace" : "trace", p);
+		children++;
+	}
+	closedir(d);
+	(void)children;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("mgprobe %s\n", MG_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") != 0) {
+		fprintf(stderr, "mgprobe: unknown command '%s' (try 'mgprobe --help')\n", argv[1]);
+		return 2;
+	}
+	const char *output = NULL;
+	unsigned long interval = 0, depth = 0;
+	int no_children = 0, i;
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a file name\n", a);
+				return 2;
+			}
+			output = argv[i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			output = a + 9;
+		} else if (!strcmp(a, "--interval") || !strcmp(a, "--depth")) {
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a number\n", a);
+				return 2;
+			}
+			if (!strcmp(a, "--interval") ? parse_uint(a, argv[i], 1, 3600000, &interval)
+						     : parse_uint(a, argv[i], 1, 256, &depth))
+				return 2;
+		} else if (!strcmp(a, "--no-children")) {
+			no_children = 1;
+		} else if (!strcmp(a, "--no-cuda")) {
+			/* nothing to turn off yet */
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "mgprobe: unknown option '%s' (try 'mgprobe --help')\n", a);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "mgprobe: no command to run (usage: mgprobe run [options] -- CMD [ARGS...])\n");
+		return 2;
+	}
+
+	char lib[PATH_MAX];
+	if (find_lib(lib, sizeof lib) < 0)
+		return 125;
+
+	char cwd[PATH_MAX], outabs[PATH_MAX + 8], outdir[PATH_MAX], prefix[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd)) {
+		fprintf(stderr, "mgprobe: cannot read the working directory: %s\n", strerror(errno));
+		return 125;
+	}
+	if (output) {
+		if (!*output) {
+			fprintf(stderr, "mgprobe: empty output file name\n");
+			return 2;
+		}
+		if (output[0] == '/')
+			snprintf(outabs, sizeof outabs, "%s", output);
+		else
+			snprintf(outabs, sizeof outabs, "%s/%s", cwd, output);
+		size_t n = strlen(outabs);
+		if (n < 4 || strcmp(outabs + n - 4, ".mgt") != 0) {
+			if (n + 4 >= sizeof outabs) {
+				fprintf(stderr, "mgprobe: output path too long\n");
+				return 2;
+			}
+			strcat(outabs, ".mgt");
+		}
+		snprintf(outdir, sizeof outdir, "%s", outabs);
+		char *slash = strrchr(outdir, '/');
+		*slash = 0;
+		snprintf(prefix, sizeof prefix, "%s", slash + 1);
+		prefix[strlen(prefix) - 4] = '.'; /* "name.mgt" -> children "name.<comm>..." */
+		prefix[strlen(prefix) - 3] = 0;
+		if (access(outdir[0] ? outdir : "/", W_OK) != 0)
+			fprintf(stderr, "mgprobe: warning: cannot write to %s (%s): %s will run unprofiled\n",
+				outdir, strerror(errno), argv[i]);
+		unlink(outabs); /* the launched process claims the name with O_EXCL */
+		setenv("MGPROBE_OUTPUT", outabs, 1);
+	} else {
+		snprintf(outdir, sizeof outdir, "%s", cwd);
+		snprintf(prefix, sizeof prefix, "mgprobe.");
+		setenv("MGPROBE_DIR", cwd, 1);
+		unsetenv("MGPROBE_OUTPUT");
+	}
+	char num[32];
+	if (interval) {
+		snprintf(num, sizeof num, "%lu", interval);
+		setenv("MGPROBE_INTERVAL", num, 1);
+	}
+	if (depth) {
+		snprintf(num, sizeof num, "%lu", depth);
+		setenv("MGPROBE_DEPTH", num, 1);
+	}
+	if (no_children)
+		setenv("MGPROBE_NO_CHILDREN", "1", 1);
+	const char *old = getenv("LD_PRELOAD");
+	size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	char *preload = malloc(need);
+	if (!preload)
+		return 125;
+	snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
+
+	time_t t0 = time(NULL) - 1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "mgprobe: fork: %s\n", strerror(errno));
+		return 125;
+	}
+	if (pid == 0) {
+		snprintf(num, sizeof num, "%d", (int)getpid());
+		setenv("MGPROBE_OUTPUT_PID", num, 1);
+		execvp(argv[i], argv + i);
+		int e = errno;
+		fprintf(stderr, "mgprobe: cannot run %s: %s\n", argv[i], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	/* Ctrl-C and friends reach the child through the terminal; we only wait for it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	int st;
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "mgprobe: waitpid: %s\n", strerror(errno));
+			return 125;
+		}
+	}
+	report_traces(outdir, prefix, output ? outabs : NULL, t0);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/* mgr_analyze.c: from a trace's grid of points to classified series and ranked, symbolized
+ * sites. The x axis is the step when the run has step markers (one point per step), seconds
+ * otherwise. Only the sites that will be shown are classified and symbolized, so the cost is
+ * bounded by --top, not by the number of sites. */
+#define _GNU_SOURCE
+#include "mgr_analyze.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *mgr_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case MGC_KIND_HEAP:
+		return "heap";
+	case MGC_KIND_MMAP:
+		return "mmap";
+	case MGC_KIND_DEVICE:
+		return "device";
+	default:
+		return "other";
+	}
+}
+
+/* Indexes of the grid points that make the x axis: with steps, the last point of each step. */
+static size_t axis_points(const struct mgc_trace *t, int steps, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->npoints; i++) {
+		if (steps) {
+			if (n && t->points[idx[n - 1]].step == t->points[i].step) {
+				idx[n - 1] = i;
+				continue;
+			}
+			if (n && t->points[i].step < t->points[idx[n - 1]].step)
+				continue; /* steps must increase */
+		} else if (n && !(t->points[i].t > t->points[idx[n - 1]].t)) {
+			continue;
+		}
+		idx[n++] = i;
+	}
+	return n;
+}
+
+static int add_series(struct mgr_process *p, const char *name, size_t n)
+{
+	struct mgr_series *ns = realloc(p->series, (p->nseries + 1) * sizeof *ns);
+	if (!ns)
+		return -ENOMEM;
+	p->series = ns;
+	struct mgr_series *s = &ns[p->nseries];
+	memset(s, 0, sizeof *s);
+	s->name = name;
+	s->n = n;
+	s->x = calloc(n ? n : 1, sizeof(double));
+	s->y = calloc(n ? n : 1, sizeof(double));
+	if (!s->x || !s->y)
+		return -ENOMEM;
+	p->nseries++;
+	return 0;
+}
+
+static void classify_series(struct mgr_series *s, const struct mgc_classify_opts *co)
+{
+	s->ok = s->n > 0 && mgc_classify(s->x, s->y, s->n, co, &s->fit) == 0;
+}
+
+static int cmp_sites(const void *a, const void *b)
+{
+	const struct mgr_site *x = a, *y = b;
+	if (x->growth != y->growth)
+		return x->growth < y->growth ? 1 : -1;
+	if (x->s->live_bytes != y->s->live_bytes)
+		return x->s->live_bytes < y->s->live_bytes ? 1 : -1;
+	return x->s->id < y->s->id ? -1 : 1;
+}
+
+static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym, struct mgr_site *ms)
+{
+	const struct mgc_site *s = ms->s;
+	size_t cap = (size_t)s->nframes * 2 + 1, n = 0;
+	ms->frames = calloc(cap, sizeof *ms->frames);
+	if (!ms->frames)
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->nframes && s->ips; i++) {
+		uint64_t ip = s->ips[i];
+		const struct mgc_module *m = mgc_trace_module_for(t, ip - 1, s->gen);
+		struct mgc_frame fr[8];
+		int k = 0;
+		if (m && sym)
+			k = mgc_symbolize(sym, m->path, m->build_id, m->build_id_len, m->bias, ip, fr, 8);
+		if (k <= 0) {
+			if (n + 1 > cap)
+				break;
+			ms->frames[n++] = (struct mgr_frame){"??", NULL, m ? m->path : "??", 0, 0};
+			continue;
+		}
+		for (int j = 0; j < k; j++) {
+			if (n + 1 > cap) {
+				struct mgr_frame *nf = realloc(ms->frames, cap * 2 * sizeof *nf);
+				if (!nf)
+					return -ENOMEM;
+				ms->frames = nf;
+				cap *= 2;
+			}
+			ms->frames[n++] = (struct mgr_frame){fr[j].function, fr[j].file, fr[j].module,
+							     fr[j].line, fr[j].inlined};
+		}
+	}
+	ms->nframes = n;
+	return 0;
+}
+
+int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
+		      struct mgc_symbolizer *sym, struct mgr_process *p)
+{
+	memset(p, 0, sizeof *p);
+	p->t = t;
+	p->origin = t->path;
+	p->x_is_steps = mgc_trace_has_steps(t);
+	size_t *idx = calloc(t->npoints ? t->npoints : 1, sizeof *idx);
+	if (!idx)
+		return -ENOMEM;
+	size_t n = axis_points(t, p->x_is_steps, idx);
+
+	double rss0 = n ? (double)(t->points[idx[0]].rss_anon + t->points[idx[0]].rss_file +
+				   t->points[idx[0]].rss_shmem)
+			: 0;
+	if (o->limit > 0)
+		p->limit = o->limit;
+	else if (t->proc.cgroup_limit)
+		p->limit = (double)t->proc.cgroup_limit;
+	else if (t->proc.mem_available)
+		p->limit = (double)t->proc.mem_available + rss0;
+
+	static const char *names[] = {"rss", "heap", "mmap", "free_kept"};
+	for (int k = 0; k < 4; k++) {
+		if (add_series(p, names[k], n) < 0)
+			goto nomem;
+		struct mgr_series *s = &p->series[p->nseries - 1];
+		for (size_t i = 0; i < n; i++) {
+			const struct mgc_point *pt = &t->points[idx[i]];
+			s->x[i] = p->x_is_steps ? (double)pt->step : pt->t;
+			s->y[i] = k == 0   ? (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem)
+				  : k == 1 ? (double)pt->heap
+				  : k == 2 ? (double)pt->mmap
+					   : (double)pt->free_kept;
+		}
+	}
+	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = p->x_is_steps};
+	for (size_t k = 0; k < p->nseries; k++)
+		classify_series(&p->series[k], &co);
+	p->main = &p->series[0];
+	if (n > 0) {
+		double *live = calloc(n, sizeof *live);
+		if (!live)
+			goto nomem;
+		for (size_t i = 0; i < n; i++)
+			live[i] = p->series[1].y[i] + p->series[2].y[i];
+		p->have_verdict = mgc_classify_process(p->main->x, p->main->y, live, p->series[3].y, n, &co,
+						       &p->verdict) == 0;
+		free(live);
+	}
+
+	/* Sites: rank all by growth over the window, then classify and symbolize the shown ones. */
+	size_t ns = 0;
+	for (size_t i = 0; i < t->nsites; i++)
+		if (t->sites[i] && t->sites[i]->seen)
+			ns++;
+	p->sites_total = ns;
+	p->sites = calloc(ns ? ns : 1, sizeof *p->sites);
+	if (!p->sites)
+		goto nomem;
+	for (size_t i = 0; i < t->nsites; i++) {
+		const struct mgc_site *s = t->sites[i];
+		if (!s || !s->seen)
+			continue;
+		struct mgr_site *ms = &p->sites[p->nsites++];
+		ms->s = s;
+		ms->growth = n ? (double)s->series[idx[n - 1]] - (double)s->series[idx[0]] : 0;
+	}
+	qsort(p->sites, p->nsites, sizeof *p->sites, cmp_sites);
+	size_t shown = o->top && o->top < p->nsites ? o->top : p->nsites;
+	double *y = calloc(n ? n : 1, sizeof *y);
+	if (!y)
+		goto nomem;
+	for (size_t i = 0; i < shown; i++) {
+		struct mgr_site *ms = &p->sites[i];
+		const struct mgc_site *s = ms->s;
+		for (size_t k = 0; k < n; k++)
+			y[k] = s->series[idx[k]];
+		struct mgc_site_evidence ev = {
+			.x = p->main->x, .live = y, .n = n, .cohorts = s->cohorts, .ncohorts = MGC_COHORTS,
+			.last_step = (double)t->max_step, .allocs = s->allocs, .frees = s->frees,
+			.live_count = s->live_count};
+		ms->classified = n > 0 && mgc_classify_site(&ev, &co, &ms->fit) == 0;
+		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK)
+			p->leaking_sites++;
+		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
+			free(y);
+			goto nomem;
+		}
+	}
+	free(y);
+	p->nsites = shown;
+	free(idx);
+	return 0;
+nomem:
+	free(idx);
+	return -ENOMEM;
+}
+
+int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_steps,
+		       const char *const *names, const double *const *ys, size_t ncols,
+		       const struct mgr_options *o, struct mgr_process *p)
+{
+	memset(p, 0, sizeof *p);
+	p->origin = origin;
+	p->x_is_steps = x_is_steps;
+	p->limit = o->limit;
+	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = x_is_steps};
+	for (size_t c = 0; c < ncols; c++) {
+		if (add_series(p, names[c], n) < 0)
+			return -ENOMEM;
+		struct mgr_series *s = &p->series[p->nseries - 1];
+		memcpy(s->x, x, n * sizeof *x);
+		memcpy(s->y, ys[c], n * sizeof *x);
+		classify_series(s, &co);
+	}
+	if (p->nseries) {
+		p->main = &p->series[0];
+		p->verdict = p->main->fit;
+		p->have_verdict = p->main->ok;
+	}
+	return 0;
+}
+
+void mgr_process_free(struct mgr_process *p)
+{
+	for (size_t i = 0; i < p->nseries; i++) {
+		free(p->series[i].x);
+		free(p->series[i].y);
+	}
+	free(p->series);
+	if (p->sites)
+		for (size_t i = 0; i < p->nsites; i++)
+			free(p->sites[i].frames);
+	free(p->sites);
+	memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* mgr_analyze.h: turns a loaded trace (or a CSV of series) into what mgreport prints: series with
+ * verdicts, sites ranked by growth with verdicts and symbolized frames. No output here. */
+#ifndef MGR_ANALYZE_H
+#define MGR_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mgc_classify.h"
+#include "mgc_symbols.h"
+#include "mgc_trace.h"
+
+struct mgr_series {
+	const char *name;      /* "rss", "heap", "mmap", "free_kept", or a CSV column */
+	double *x, *y;         /* n points */
+	size_t n;
+	int ok;                /* classified */
+	struct mgc_fit fit;
+};
+
+struct mgr_frame {
+	const char *function, *file, *module;
+	int line, inlined;
+};
+
+struct mgr_site {
+	const struct mgc_site *s;
+	struct mgc_fit fit;
+	int classified;
+	double growth;         /* bytes gained over the x window (last - first) */
+	struct mgr_frame *frames;
+	size_t nframes;
+};
+
+struct mgr_process {
+	const struct mgc_trace *t;   /* NULL for a CSV */
+	const char *origin;          /* file name */
+	int x_is_steps;
+	double limit;                /* bytes; 0 = unknown */
+	struct mgr_series *series;
+	size_t nseries;
+	struct mgr_series *main;     /* the process verdict's series (rss), or the first CSV column */
+	struct mgc_fit verdict;      /* process verdict */
+	int have_verdict;
+	struct mgr_site *sites;      /* ranked, nsites of them */
+	size_t nsites;
+	size_t sites_total;          /* sites in the trace */
+	size_t leaking_sites;
+};
+
+struct mgr_options {
+	size_t top;          /* sites to report; 0 = all */
+	double limit;        /* --limit in bytes; 0 = from the trace */
+	int symbolize;       /* 1: resolve frames */
+};
+
+/* Builds the report model for one trace. 0 or -ENOMEM. The symbolizer may be shared. */
+int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
+		      struct mgc_symbolizer *sym, struct mgr_process *out);
+
+/* Builds the report model for CSV series (x, columns). Takes no ownership of the arrays. */
+int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_steps,
+		       const char *const *names, const double *const *ys, size_t ncols,
+		       const struct mgr_options *o, struct mgr_process *out);
+
+void mgr_process_free(struct mgr_process *p);
+
+/* "kind" name of a site: "heap", "mmap", "device". */
+const char *mgr_kind_name(unsigned kind);
+
+#endif /* MGR_ANALYZE_H */

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* mgr_text.c: the terminal report: the answer in one paragraph first, then the memory breakdown,
+ * a per-step table at useful points, and the top sites with their verdicts and stacks. Colour
+ * only when asked (mgreport asks on a tty). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mgr_output.h"
+
+const char *mgr_bytes(double b, char *buf, size_t cap)
+{
+	const char *u[] = {"B", "KB", "MB", "GB", "TB"};
+	double a = fabs(b);
+	int k = 0;
+	while (a >= 1000 && k < 4) {
+		a /= 1000;
+		k++;
+	}
+	if (!isfinite(b))
+		snprintf(buf, cap, "?");
+	else if (k == 0)
+		snprintf(buf, cap, "%s%.0f B", b < 0 ? "-" : "", a);
+	else
+		snprintf(buf, cap, "%s%.*f %s", b < 0 ? "-" : "", a < 10 ? 2 : a < 100 ? 1 : 0, a, u[k]);
+	return buf;
+}
+
+static const char *xunit(const struct mgr_process *p)
+{
+	return p->x_is_steps ? "step" : "s";
+}
+
+static void fmt_x(const struct mgr_process *p, double x, char *buf, size_t cap)
+{
+	if (!isfinite(x))
+		snprintf(buf, cap, "?");
+	else if (p->x_is_steps)
+		snprintf(buf, cap, "step %.0f", x);
+	else
+		snprintf(buf, cap, "%.0f s", x);
+}
+
+static const char *color_of(enum mgc_verdict v)
+{
+	switch (v) {
+	case MGC_VERDICT_LEAK:
+		return "\033[1;31m";
+	case MGC_VERDICT_GROWING:
+		return "\033[1;33m";
+	case MGC_VERDICT_RETENTION:
+		return "\033[1;35m";
+	case MGC_VERDICT_PLATEAU:
+		return "\033[1;36m";
+	default:
+		return "\033[1;32m";
+	}
+}
+
+/* The answer in plain words, with the numbers behind it. */
+static void summary(const struct mgr_process *p, char *out, size_t cap)
+{
+	char a[32], b[32], c[32], d[32], xa[32], xb[32];
+	const struct mgc_fit *f = &p->verdict;
+	const struct mgr_series *m = p->main;
+	if (!p->have_verdict || !m || m->n == 0) {
+		snprintf(out, cap, "no data: the trace holds no snapshots to judge.");
+		return;
+	}
+	const char *series = p->t ? "RSS" : m->name;
+	double first = m->y[0], last = m->y[m->n - 1];
+	fmt_x(p, m->x[0], xa, sizeof xa);
+	fmt_x(p, m->x[m->n - 1], xb, sizeof xb);
+	size_t n = 0;
+	switch (f->verdict) {
+	case MGC_VERDICT_STABLE:
+		n = (size_t)snprintf(out, cap, "stable: %s stayed at %s (±%s) from %s to %s", series,
+				     mgr_bytes(f->level, a, sizeof a), mgr_bytes(f->noise, b, sizeof b), xa, xb);
+		break;
+	case MGC_VERDICT_PLATEAU:
+		fmt_x(p, f->plateau_at, xb, sizeof xb);
+		n = (size_t)snprintf(out, cap, "warmup: %s grew %s over %s to %s, flat at %s since (±%s)",
+				     series, mgr_bytes(f->plateau_level - first, a, sizeof a), xa, xb,
+				     mgr_bytes(f->plateau_level, b, sizeof b), mgr_bytes(f->noise, c, sizeof c));
+		break;
+	case MGC_VERDICT_LEAK:
+		n = (size_t)snprintf(out, cap, "leak: %s grows %s per %s without levelling off (%s at %s)",
+				     series, mgr_bytes(f->slope, a, sizeof a), xunit(p),
+				     mgr_bytes(last, b, sizeof b), xb);
+		break;
+	case MGC_VERDICT_GROWING:
+		n = (size_t)snprintf(out, cap,
+				     "still growing: %s rose %s per %s up to %s (%s); the evidence cannot yet "
+				     "tell a warmup from a leak",
+				     series, mgr_bytes(f->slope, a, sizeof a), xunit(p), xb,
+				     mgr_bytes(last, b, sizeof b));
+		if (isfinite(f->decidable_at) && n < cap) {
+			fmt_x(p, f->decidable_at, d, sizeof d);
+			n += (size_t)snprintf(out + n, cap - n, " (decidable by about %s)", d);
+		}
+		break;
+	case MGC_VERDICT_RETENTION: {
+		double heap = p->nseries > 1 ? p->series[1].y[p->series[1].n - 1] : 0;
+		n = (size_t)snprintf(out, cap,
+				     "retention: %s grew %s while live allocations stayed near %s: freed "
+				     "memory kept by the allocator, not a leak in the program",
+				     series, mgr_bytes(last - first, a, sizeof a), mgr_bytes(heap, b, sizeof b));
+		break;
+	}
+	}
+	if (n < cap && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) &&
+	    isfinite(f->x_to_oom) && p->limit > 0) {
+		n += (size_t)snprintf(out + n, cap - n, "; at this rate the %s limit is reached in %.0f %s%s",
+				      mgr_bytes(p->limit, c, sizeof c), f->x_to_oom,
+				      p->x_is_steps ? "steps" : "seconds", "");
+	}
+	if (n < cap && p->t) {
+		const struct mgr_site *top = NULL;
+		for (size_t i = 0; i < p->nsites && !top; i++)
+			if (p->sites[i].classified && p->sites[i].fit.verdict == MGC_VERDICT_LEAK)
+				top = &p->sites[i];
+		if (!top) {
+			n += (size_t)snprintf(out + n, cap - n, "; no site is leaking.");
+		} else {
+			const char *fn = "??";
+			for (size_t j = 0; j < top->nframes; j++)
+				if (top->frames[j].function && strcmp(top->frames[j].function, "??")) {
+					fn = top->frames[j].function;
+					break;
+				}
+			n += (size_t)snprintf(out + n, cap - n, "; %zu site%s leaking, the top one %s (+%s per %s).",
+					      p->leaking_sites, p->leaking_sites == 1 ? " is" : "s are", fn,
+					      mgr_bytes(top->fit.slope, a, sizeof a), xunit(p));
+		}
+	} else if (n < cap) {
+		snprintf(out + n, cap - n, ".");
+	}
+}
+
+static void print_fit_line(FILE *f, const struct mgr_process *p, const char *label,
+			   const struct mgr_series *s, int color)
+{
+	char a[32], b[32];
+	const char *v = s->ok ? mgc_verdict_name(s->fit.verdict) : "-";
+	fprintf(f, "  %-22s %10s  %s%-9s%s", label, mgr_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
+		color && s->ok ? color_of(s->fit.verdict) : "", v, color && s->ok ? "\033[0m" : "");
+	if (s->ok && (s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING))
+		fprintf(f, " %s/%s", mgr_bytes(s->fit.slope, b, sizeof b), xunit(p));
+	else if (s->ok && s->fit.verdict == MGC_VERDICT_PLATEAU && isfinite(s->fit.plateau_at))
+		fprintf(f, " since %s %.0f", p->x_is_steps ? "step" : "t=", s->fit.plateau_at);
+	if (s->ok)
+		fprintf(f, " (confidence %.2f)", s->fit.confidence);
+	fputc('\n', f);
+}
+
+static void print_process(FILE *f, const struct mgr_process *p, int color)
+{
+	char a[32], b[32], c[32], d[32], e[32], buf[1024];
+	const struct mgc_trace *t = p->t;
+	const char *bold = color ? "\033[1m" : "", *off = color ? "\033[0m" : "";
+	if (t)
+		fprintf(f, "%smg report%s: %s\n  pid %d (parent %d) on %s: %s\n  %llu snapshots, %llu step markers%s%s\n\n",
+			bold, off, p->origin, t->proc.pid, t->proc.ppid, t->host ? t->host : "?",
+			t->cmdline ? t->cmdline : "?", (unsigned long long)t->snapshots,
+			(unsigned long long)t->steps,
+			t->truncated ? "; the trace was cut short (the process died?): read up to its last whole record" : "",
+			t->ended ? "" : (t->truncated ? "" : "; no end record (killed?)"));
+	else
+		fprintf(f, "%smg report%s: %s (%zu series)\n\n", bold, off, p->origin, p->nseries);
+	summary(p, buf, sizeof buf);
+	fprintf(f, "%s%s%s%s\n\n", color && p->have_verdict ? color_of(p->verdict.verdict) : "",
+		p->have_verdict ? "" : "", buf, off);
+	if (p->have_verdict && p->verdict.why[0])
+		fprintf(f, "  evidence: %s\n\n", p->verdict.why);
+
+	if (t && p->main && p->main->n) {
+		const struct mgc_point *pt = &t->last;
+		double rss = (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem);
+		double other = (double)pt->rss_anon - (double)pt->heap - (double)pt->mmap - (double)pt->free_kept;
+		fprintf(f, "%sMemory at the end%s (%s %.0f):\n", bold, off, p->x_is_steps ? "step" : "t =",
+			p->x_is_steps ? (double)pt->step : pt->t);
+		fprintf(f, "  %-22s %10s\n", "rss", mgr_bytes(rss, a, sizeof a));
+		fprintf(f, "  %-22s %10s  (%llu blocks)\n", "  live heap", mgr_bytes((double)pt->heap, b, sizeof b),
+			(unsigned long long)pt->heap_count);
+		fprintf(f, "  %-22s %10s  (%llu mappings)\n", "  live anonymous mmap",
+			mgr_bytes((double)pt->mmap, c, sizeof c), (unsigned long long)pt->mmap_count);
+		fprintf(f, "  %-22s %10s\n", "  free, kept by malloc", mgr_bytes((double)pt->free_kept, d, sizeof d));
+		fprintf(f, "  %-22s %10s\n", "  other anonymous", mgr_bytes(other > 0 ? other : 0, e, sizeof e));
+		fprintf(f, "  %-22s %10s\n", "  file-backed + shared",
+			mgr_bytes((double)(pt->rss_file + pt->rss_shmem), a, sizeof a));
+		if (p->limit > 0)
+			fprintf(f, "  %-22s %10s\n", "limit", mgr_bytes(p->limit, b, sizeof b));
+		fputc('\n', f);
+	}
+	fprintf(f, "%sSeries%s:\n", bold, off);
+	for (size_t i = 0; i < p->nseries; i++)
+		print_fit_line(f, p, p->series[i].name, &p->series[i], color);
+	fputc('\n', f);
+
+	if (p->main && p->main->n) {
+		const struct mgr_series *m = p->main;
+		size_t rows = m->n < 12 ? m->n : 12;
+		fprintf(f, "%sOver the run%s:\n  %10s %10s", bold, off, p->x_is_steps ? "step" : "seconds",
+			t ? "rss" : "");
+		if (t)
+			fprintf(f, " %10s %10s %10s\n", "heap", "mmap", "free kept");
+		else
+			for (size_t i = 0; i < p->nseries && i < 4; i++)
+				fprintf(f, " %10.10s", p->series[i].name);
+		if (!t)
+			fputc('\n', f);
+		for (size_t r = 0; r < rows; r++) {
+			size_t i = rows == 1 ? 0 : r * (m->n - 1) / (rows - 1);
+			fprintf(f, "  %10.0f", m->x[i]);
+			if (t)
+				fprintf(f, " %10s %10s %10s %10s\n", mgr_bytes(p->series[0].y[i], a, sizeof a),
+					mgr_bytes(p->series[1].y[i], b, sizeof b),
+					mgr_bytes(p->series[2].y[i], c, sizeof c),
+					mgr_bytes(p->series[3].y[i], d, sizeof d));
+			else {
+				for (size_t k = 0; k < p->nseries && k < 4; k++)
+					fprintf(f, " %10s", mgr_bytes(p->series[k].y[i], a, sizeof a));
+				fputc('\n', f);
+			}
+		}
+		fputc('\n', f);
+	}
+
+	if (!t)
+		return;
+	fprintf(f, "%sTop sites by growth%s (%zu of %zu):\n", bold, off, p->nsites, p->sites_total);
+	for (size_t i = 0; i < p->nsites; i++) {
+		const struct mgr_site *ms = &p->sites[i];
+		const struct mgc_site *s = ms->s;
+		const char *v = ms->classified ? mgc_verdict_name(ms->fit.verdict) : "-";
+		fprintf(f, "  #%-3zu %s%-9s%s %s live in %llu %s, %+.3g B/%s; allocs %llu, frees %llu, peak %s\n",
+			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
+			mgr_bytes((double)s->live_bytes, a, sizeof a), (unsigned long long)s->live_count,
+			s->kind == 1 ? "mappings" : "blocks", ms->classified ? ms->fit.slope : 0.0, xunit(p),
+			(unsigned long long)s->allocs, (unsigned long long)s->frees,
+			mgr_bytes((double)s->peak_bytes, b, sizeof b));
+		size_t shown = 0;
+		for (size_t j = 0; j < ms->nframes && shown < 8; j++) {
+			const struct mgr_frame *fr = &ms->frames[j];
+			const char *mod = fr->module ? strrchr(fr->module, '/') : NULL;
+			mod = mod ? mod + 1 : fr->module;
+			const char *file = fr->file ? strrchr(fr->file, '/') : NULL;
+			file = file ? file + 1 : fr->file;
+			if (file)
+				fprintf(f, "        %s%s  %s:%d\n", fr->function, fr->inlined ? " (inlined)" : "",
+					file, fr->line);
+			else
+				fprintf(f, "        %s  [%s]\n", fr->function, mod ? mod : "??");
+			shown++;
+		}
+		if (ms->nframes > shown)
+			fprintf(f, "        ... %zu more frames (--json has them all)\n", ms->nframes - shown);
+	}
+	fputc('\n', f);
+}
+
+void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
+{
+	for (size_t i = 0; i < n; i++)
+		print_process(f, &procs[i], color);
+}
