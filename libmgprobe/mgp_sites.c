@@ -39,11 +39,14 @@ static inline uint64_t mix(uint64_t h)
 	return h;
 }
 
+/* One multiply per frame on the dependency chain (the fast path hashes every allocation's
+ * stack), then a full mix once. */
 static uint64_t hash_stack(const uintptr_t *ips, unsigned n, unsigned kind)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)kind ^ ((uint64_t)n << 8);
 	for (unsigned i = 0; i < n; i++)
-		h = mix(h ^ (uint64_t)ips[i]) + i;
+		h = (h ^ (uint64_t)ips[i]) * 0x9e3779b97f4a7c15ull;
+	h = mix(h);
 	return h ? h : 1;
 }
 
