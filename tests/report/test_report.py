@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""mgreport end to end: golden JSON on committed traces, every kind of bad input and usage with
+its exit code and one-line message, --fail-on gates, --series. Run with --update to rewrite the
+golden files after a deliberate change (then review the diff)."""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+failures = 0
+
+
+def check(cond, what, expected=None, actual=None):
+    global failures
+    if cond:
+        print("ok   %s" % what)
+    else:
+        failures += 1
+        print("FAIL %s\n     expected: %r\n     actual:   %r" % (what, expected, actual))
+
+
+def mgreport(args, cwd=None):
+    p = subprocess.run([MGREPORT] + args, capture_output=True, text=True, cwd=cwd, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def golden(update):
+    for name in sorted(os.listdir(DATA)):
+        if not name.endswith(".mgt"):
+            continue
+        rc, out, err = mgreport(["--json", "--top", "0", name], cwd=DATA)
+        check(rc == 0, "golden %s: exit 0" % name, 0, (rc, err))
+        exp_path = os.path.join(DATA, name[:-4] + ".json")
+        if update:
+            with open(exp_path, "w") as f:
+                f.write(out)
+            print("updated %s" % exp_path)
+            continue
+        with open(exp_path) as f:
+            expected = json.load(f)
+        actual = json.loads(out)
+        check(actual == expected, "golden %s: JSON equals %s" % (name, os.path.basename(exp_path)),
+              "see file", first_difference(expected, actual))
+
+
+def first_difference(a, b, path="$"):
+    if type(a) != type(b):
+        return "%s: %r != %r" % (path, a, b)
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return "%s.%s missing on one side" % (path, k)
+            d = first_difference(a[k], b[k], path + "." + k)
+            if d:
+                return d
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return "%s: length %d != %d" % (path, len(a), len(b))
+        for i, (x, y) in enumerate(zip(a, b)):
+            d = first_difference(x, y, "%s[%d]" % (path, i))
+            if d:
+                return d
+        return None
+    return None if a == b else "%s: %r != %r" % (path, a, b)
+
+
+def bad_inputs(tmp):
+    good = os.path.join(DATA, "warmup.mgt")
+    with open(good, "rb") as f:
+        blob = f.read()
+
+    def write(name, data):
+        p = os.path.join(tmp, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
+
+    cases = [
+        ("missing file", [os.path.join(tmp, "nope.mgt")], 1, "No such file"),
+        ("empty file", [write("empty.mgt", b"")], 1, "empty"),
+        ("not a trace", [write("text.mgt", b"step,rss\n1,2\n" * 4)], 1, "not an mg trace"),
+        ("header cut short", [write("short.mgt", blob[:5])], 1, "cut short"),
+        ("newer version", [write("v9.mgt", blob[:8] + struct.pack("<I", 9) + blob[12:])], 1, "newer"),
+        ("no records", [write("hdr.mgt", blob[:16])], 1, "no records"),
+        ("first record damaged", [write("dmg0.mgt", blob[:16] + b"\xff" * 64)], 1, "corrupt"),
+        ("directory", [tmp], 1, ""),
+    ]
+    for what, args, want, msg in cases:
+        rc, out, err = mgreport(args)
+        check(rc == want and msg in err and err.count("\n") == 1,
+              "bad input: %s -> exit %d, one line naming it" % (what, want), (want, msg), (rc, err))
+    # A file cut in the middle of a record, and one damaged in the middle: read up to there.
+    for what, data in (("cut mid-record", blob[: len(blob) * 2 // 3]),
+                       ("damaged mid-file", blob[: len(blob) // 2] + b"\x00\x13" * 8 + blob[len(blob) // 2 + 16:])):
+        p = write(what.replace(" ", "_") + ".mgt", data)
+        rc, out, err = mgreport(["--json", p])
+        ok = rc == 0
+        doc = json.loads(out) if ok else {}
+        check(ok and doc["process"]["truncated"] is True and "cut or damaged" in err,
+              "bad input: %s -> exit 0, truncated, warned" % what, 0, (rc, err[:200]))
+    # Every byte offset of a small trace: never a crash.
+    small = os.path.join(DATA, "warmup.mgt")
+    crashes = []
+    for cut in range(0, 4096, 7):
+        p = write("cut.mgt", blob[:cut])
+        rc, _, _ = mgreport([p])
+        if rc not in (0, 1):
+            crashes.append((cut, rc))
+    check(not crashes, "cut at 586 offsets: exit 0 or 1, never a signal", [], crashes[:5])
+
+
+def usage_and_gates(tmp):
+    for what, args in (("no file", []), ("unknown option", ["--bogus", "x.mgt"]),
+                       ("--top not a number", ["--top", "x", "a.mgt"]),
+                       ("--fail-on bad", ["--fail-on", "maybe", "a.mgt"]),
+                       ("--limit bad", ["--limit", "12Q", "a.mgt"]),
+                       ("trace and --series", ["--series", "a.csv", "a.mgt"]),
+                       ("--series without value", ["--series"])):
+        rc, out, err = mgreport(args)
+        check(rc == 2 and err.startswith("mgreport: "), "usage: %s -> exit 2" % what, 2, (rc, err))
+    rc, out, err = mgreport(["--help"])
+    check(rc == 0 and "usage: mgreport" in out, "--help -> exit 0", 0, rc)
+    rc, out, err = mgreport(["--version"])
+    check(rc == 0 and out.startswith("mgreport "), "--version -> exit 0", 0, rc)
+    leak = os.path.join(DATA, "leak.mgt")
+    warm = os.path.join(DATA, "warmup.mgt")
+    rc, _, _ = mgreport(["--fail-on", "leak", leak])
+    check(rc == 3, "--fail-on leak on a leaking run -> exit 3", 3, rc)
+    rc, _, _ = mgreport(["--fail-on", "leak", warm])
+    check(rc == 0, "--fail-on leak on a warmup -> exit 0", 0, rc)
+    rc, out, _ = mgreport(["--json", leak])
+    doc = json.loads(out)
+    by_id = {s["id"]: s["verdict"] for s in doc["sites"]}
+    check(doc["verdict"] == "leak" and by_id.get(3) == "leak" and by_id.get(1) == "plateau"
+          and by_id.get(2) != "leak",
+          "leak run: process leak, cache site 3 leak, pool site 1 plateau, scratch site 2 not leak",
+          ("leak", "leak", "plateau"), (doc["verdict"], by_id.get(3), by_id.get(1), by_id.get(2)))
+    rc, out, _ = mgreport(["--json", warm])
+    doc = json.loads(out)
+    check(doc["verdict"] == "plateau" and not [s for s in doc["sites"] if s["verdict"] == "leak"],
+          "warmup run: plateau and no leaking site", "plateau", doc["verdict"])
+    csv = os.path.join(tmp, "s.csv")
+    with open(csv, "w") as f:
+        f.write("step,rss_mb\n" + "".join("%d,%d\n" % (s, 1000 + 40 * s) for s in range(0, 200)))
+    rc, out, err = mgreport(["--json", "--series", csv])
+    doc = json.loads(out) if rc == 0 else {}
+    check(rc == 0 and doc["series"][0]["name"] == "rss_mb", "--series CSV -> exit 0, one series",
+          0, (rc, err))
+    rc, out, err = mgreport(["--series", os.path.join(tmp, "missing.csv")])
+    check(rc == 1 and err.count("\n") == 1, "--series missing file -> exit 1", 1, (rc, err))
+
+
+def main():
+    global MGREPORT
+    MGREPORT = os.path.abspath(sys.argv[1])
+    update = "--update" in sys.argv
+    with tempfile.TemporaryDirectory() as tmp:
+        golden(update)
+        if not update:
+            bad_inputs(tmp)
+            usage_and_gates(tmp)
+    print("%d failed" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
