@@ -22,6 +22,10 @@ struct mgc_classify_opts {
 	double limit;      /* memory limit in the series' unit (bytes); 0 = unknown: no OOM projection */
 	double min_growth; /* smallest growth per x unit that matters (absolute floor); 0 = default */
 	int x_is_steps;    /* 1: x is training steps; 0: x is seconds */
+	/* Added: the longest warmup considered plausible, in x units; 0 = default (200 steps, or 3600
+	 * seconds). A series that rises in a straight line is `growing`, never `leak`, until it has risen
+	 * for this long: no statistic can tell such a line from a warmup that has not ended yet. */
+	double warmup_horizon;
 };
 
 struct mgc_fit {
@@ -38,6 +42,10 @@ struct mgc_fit {
 	double x_to_oom;       /* x units from the last point until `limit` is reached; INFINITY if never/unknown */
 	double decidable_at;   /* for growing: x by which the answer should be known; NAN if unknown */
 	char why[200];         /* one sentence of evidence, plain words */
+	/* Added fields (after the original contract; callers may ignore them): */
+	double projected_level; /* growing: level a saturating fit predicts, when one is identified; NAN otherwise */
+	double period;          /* x length of the periodic spikes/sawtooth the verdict looked through; 0 if none */
+	size_t npoints;         /* points the verdict used after decimation (inputs above 1024 points are binned) */
 };
 
 /* Classifies the series (x[i], y[i]), i < n, x strictly increasing. Returns 0 and fills *out,
@@ -68,5 +76,29 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 int mgc_classify_process(const double *x, const double *rss, const double *live,
 			 const double *free_kept, size_t n, const struct mgc_classify_opts *opts,
 			 struct mgc_fit *out);
+
+/* The statistics the classifier is built from, exported for tests and for tools that want the
+ * raw numbers. All are pure and thread-safe; each allocates its own scratch with malloc. */
+
+struct mgc_trend {
+	double slope;      /* Theil-Sen: median of the pairwise slopes (y_j - y_i)/(x_j - x_i) */
+	double slope_lo;   /* rank confidence interval: slopes number (N - C)/2 and (N + C)/2 + 1 */
+	double slope_hi;   /*   (1-based, rounded) of the N sorted ones, C = z * sqrt(var_s) */
+	double intercept;  /* median of y_i - slope * x_i */
+	double s;          /* Mann-Kendall S = sum over i < j of sgn(y_j - y_i) */
+	double var_s;      /* Var S with the tie correction (no autocorrelation correction) */
+	double z;          /* (S - sgn S)/sqrt(var_s); 0 when S == 0 */
+};
+
+/* Theil-Sen slope with its rank-based interval at normal quantile `z` (1.96 for 95%) and the
+ * Mann-Kendall statistic of (x[i], y[i]), i < n, x strictly increasing. O(n^2) time; allocates
+ * n(n-1)/2 doubles. Returns 0, -EINVAL (n < 2, NULL) or -ENOMEM. */
+int mgc_trend(const double *x, const double *y, size_t n, double z, struct mgc_trend *out);
+
+/* Median absolute deviation from the median (unscaled) of v[0..n); NAN for n == 0 or no memory. */
+double mgc_mad(const double *v, size_t n);
+
+/* Step-to-step noise: 1.4826 * MAD(first differences) / sqrt(2); 0 for n < 3, NAN for no memory. */
+double mgc_noise_sigma(const double *y, size_t n);
 
 #endif /* MGC_CLASSIFY_H */
