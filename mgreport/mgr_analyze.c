@@ -31,6 +31,11 @@ static size_t axis_points(const struct mgc_trace *t, int steps, size_t *idx)
 	size_t n = 0;
 	for (size_t i = 0; i < t->npoints; i++) {
 		if (steps) {
+			/* The exit snapshot comes after the interpreter or runtime freed its state:
+			 * the run's last step is the step marker's snapshot, not the teardown. */
+			if ((t->points[i].flags & MGC_SNAP_FINAL) && n &&
+			    t->points[idx[n - 1]].step == t->points[i].step)
+				continue;
 			if (n && t->points[idx[n - 1]].step == t->points[i].step) {
 				idx[n - 1] = i;
 				continue;
@@ -125,6 +130,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	if (!idx)
 		return -ENOMEM;
 	size_t n = axis_points(t, p->x_is_steps, idx);
+	p->end = n ? &t->points[idx[n - 1]] : NULL;
 
 	double rss0 = n ? (double)(t->points[idx[0]].rss_anon + t->points[idx[0]].rss_file +
 				   t->points[idx[0]].rss_shmem)
@@ -181,6 +187,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		struct mgr_site *ms = &p->sites[p->nsites++];
 		ms->s = s;
 		ms->growth = n ? (double)s->series[idx[n - 1]] - (double)s->series[idx[0]] : 0;
+		ms->live_end = n ? (double)s->series[idx[n - 1]] : (double)s->live_bytes;
 	}
 	qsort(p->sites, p->nsites, sizeof *p->sites, cmp_sites);
 	size_t shown = o->top && o->top < p->nsites ? o->top : p->nsites;

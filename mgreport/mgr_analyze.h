@@ -29,6 +29,7 @@ struct mgr_site {
 	struct mgc_fit fit;
 	int classified;
 	double growth;         /* bytes gained over the x window (last - first) */
+	double live_end;       /* live bytes at the last point of the x axis */
 	struct mgr_frame *frames;
 	size_t nframes;
 };
@@ -41,6 +42,7 @@ struct mgr_process {
 	struct mgr_series *series;
 	size_t nseries;
 	struct mgr_series *main;     /* the process verdict's series (rss), or the first CSV column */
+	const struct mgc_point *end; /* the last point of the x axis (the last step, not the teardown) */
 	struct mgc_fit verdict;      /* process verdict */
 	int have_verdict;
 	struct mgr_site *sites;      /* ranked, nsites of them */

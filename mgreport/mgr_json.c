@@ -112,6 +112,7 @@ static cJSON *process_json(const struct mgr_process *p)
 		cJSON_AddNumberToObject(so, "alloc_bytes", (double)s->alloc_bytes);
 		cJSON_AddNumberToObject(so, "frees", (double)s->frees);
 		cJSON_AddNumberToObject(so, "peak_bytes", (double)s->peak_bytes);
+		cJSON_AddItemToObject(so, "live_bytes_last_x", num(ms->live_end));
 		cJSON_AddItemToObject(so, "growth", num(ms->growth));
 		cJSON_AddItemToObject(so, "growth_per_x", num(ms->classified ? ms->fit.slope : NAN));
 		add_fit(so, &ms->fit, ms->classified, p->x_is_steps);

@@ -173,8 +173,8 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 	if (p->have_verdict && p->verdict.why[0])
 		fprintf(f, "  evidence: %s\n\n", p->verdict.why);
 
-	if (t && p->main && p->main->n) {
-		const struct mgc_point *pt = &t->last;
+	if (t && p->end) {
+		const struct mgc_point *pt = p->end;
 		double rss = (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem);
 		double other = (double)pt->rss_anon - (double)pt->heap - (double)pt->mmap - (double)pt->free_kept;
 		fprintf(f, "%sMemory at the end%s (%s %.0f):\n", bold, off, p->x_is_steps ? "step" : "t =",
@@ -233,10 +233,11 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		const struct mgr_site *ms = &p->sites[i];
 		const struct mgc_site *s = ms->s;
 		const char *v = ms->classified ? mgc_verdict_name(ms->fit.verdict) : "-";
-		fprintf(f, "  #%-3zu %s%-9s%s %s live in %llu %s, %+.3g B/%s; allocs %llu, frees %llu, peak %s\n",
+		fprintf(f, "  #%-3zu %s%-9s%s %s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
-			mgr_bytes((double)s->live_bytes, a, sizeof a), (unsigned long long)s->live_count,
-			s->kind == 1 ? "mappings" : "blocks", ms->classified ? ms->fit.slope : 0.0, xunit(p),
+			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->live_bytes, c, sizeof c),
+			(unsigned long long)s->live_count, s->kind == 1 ? "mappings" : "blocks",
+			mgr_bytes(ms->classified ? ms->fit.slope : 0.0, d, sizeof d), xunit(p),
 			(unsigned long long)s->allocs, (unsigned long long)s->frees,
 			mgr_bytes((double)s->peak_bytes, b, sizeof b));
 		size_t shown = 0;
