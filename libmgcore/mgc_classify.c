@@ -1054,6 +1054,10 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	/* live does not grow: flat verdict, or its growth explains under a quarter of RSS's */
 	int live_flat = !(fl.verdict == MGC_VERDICT_GROWING || fl.verdict == MGC_VERDICT_LEAK) ||
 			fl.slope < 0.25 * fr.slope;
+	/* ...but live memory that climbs at half RSS's rate or more explains the growth, whatever
+	 * its own verdict (a slope under the absolute floor is still the program's memory). */
+	if (isfinite(fl.slope) && isfinite(fr.slope) && fl.slope >= 0.5 * fr.slope)
+		live_flat = 0;
 	if (rss_grows && live_flat && n >= 8) {
 		char b1[32], b2[32];
 		double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN;
