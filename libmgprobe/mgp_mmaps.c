@@ -9,14 +9,19 @@
 
 #include "mgp_os.h"
 
+/* One piece of a mapping. A partial munmap splits a mapping into pieces that share its `map`
+ * serial and are marked `split`; the mapping is gone (one free) when its last piece goes. */
 struct range {
 	uint64_t start, end;
 	uint32_t site, birth;
+	uint32_t map;
+	uint32_t split;
 };
 
 static struct {
 	struct range *r;
 	uint64_t n, cap;
+	uint32_t serial;
 	pthread_mutex_t lock;
 } M = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -63,9 +68,21 @@ int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth)
 	}
 	uint64_t i = lower(addr);
 	memmove(&M.r[i + 1], &M.r[i], (M.n - i) * sizeof *M.r);
-	M.r[i] = (struct range){addr, addr + len, site, birth};
+	if (++M.serial == 0)
+		M.serial = 1;
+	M.r[i] = (struct range){addr, addr + len, site, birth, M.serial, 0};
 	M.n++;
 	pthread_mutex_unlock(&M.lock);
+	return 0;
+}
+
+/* Whether a piece of mapping `map` is still tracked. Only split mappings get here, so the scan
+ * costs nothing for the common whole-mapping munmap. */
+static int other_piece(uint32_t map)
+{
+	for (uint64_t k = 0; k < M.n; k++)
+		if (M.r[k].map == map)
+			return 1;
 	return 0;
 }
 
@@ -89,13 +106,14 @@ uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
 		}
 		r = &M.r[i];
 		removed += cut;
-		if (fn)
-			fn(r->site, cut, r->birth);
+		struct range was = *r;
+		int last = 0;
 		if (split) {
 			/* A hole in the middle: split in two. */
 			memmove(&M.r[i + 2], &M.r[i + 1], (M.n - i - 1) * sizeof *M.r);
-			M.r[i + 1] = (struct range){ce, r->end, r->site, r->birth};
+			M.r[i + 1] = (struct range){ce, r->end, r->site, r->birth, r->map, 1};
 			r->end = cs;
+			r->split = 1;
 			M.n++;
 			i += 2;
 		} else if (cs > r->start) {
@@ -107,7 +125,10 @@ uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
 		} else {
 			memmove(&M.r[i], &M.r[i + 1], (M.n - i - 1) * sizeof *M.r);
 			M.n--;
+			last = !was.split || !other_piece(was.map);
 		}
+		if (fn)
+			fn(was.site, cut, was.birth, last);
 	}
 	pthread_mutex_unlock(&M.lock);
 	return removed;

@@ -7,8 +7,9 @@
 
 #include <stdint.h>
 
-/* Called for every piece removed: `bytes` of a range owned by `site`, born in `birth`. */
-typedef void (*mgp_mmaps_removed_fn)(uint32_t site, uint64_t bytes, uint32_t birth);
+/* Called for every piece removed: `bytes` of a range owned by `site`, born in `birth`; `last` is 1
+ * when that was the mapping's last tracked byte (the mapping is freed), 0 when part of it stays. */
+typedef void (*mgp_mmaps_removed_fn)(uint32_t site, uint64_t bytes, uint32_t birth, int last);
 
 /* Adds [addr, addr+len) owned by site. 0 or -ENOMEM. The caller removes overlaps first. */
 int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth);

@@ -60,6 +60,11 @@ size_t mgp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 		}
 		f++;
 		int lng = 0, sz = 0;
+		long prec = -1; /* "%.*s": at most prec characters of the string */
+		if (f[0] == '.' && f[1] == '*') {
+			prec = va_arg(ap, int);
+			f += 2;
+		}
 		while (*f == 'l') {
 			lng++;
 			f++;
@@ -73,7 +78,7 @@ size_t mgp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 			const char *s = va_arg(ap, const char *);
 			if (!s)
 				s = "(null)";
-			for (; *s; s++) {
+			for (; *s && prec != 0; s++, prec--) {
 				if (n + 1 < cap)
 					buf[n] = *s;
 				n++;

@@ -216,9 +216,12 @@ static inline void record_free(void *p)
 		account_free(&en);
 }
 
-static void mmap_removed(uint32_t site, uint64_t bytes, uint32_t birth)
+static void mmap_removed(uint32_t site, uint64_t bytes, uint32_t birth, int last)
 {
-	mgp_site_on_free(mgp_site_get(site), bytes, birth);
+	if (last)
+		mgp_site_on_free(mgp_site_get(site), bytes, birth);
+	else
+		mgp_site_on_shrink(mgp_site_get(site), bytes, birth);
 }
 
 static inline uint64_t page_round(size_t n)

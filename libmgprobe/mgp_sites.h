@@ -49,11 +49,17 @@ static inline void mgp_site_on_alloc(struct mgp_site *s, uint64_t size, uint64_t
 		;
 }
 
+/* Part of a live allocation went away (a partial munmap): its bytes, not the allocation. */
+static inline void mgp_site_on_shrink(struct mgp_site *s, uint64_t size, uint64_t birth_step)
+{
+	__atomic_fetch_sub(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&s->live_bytes, size, __ATOMIC_RELAXED);
+}
+
 static inline void mgp_site_on_free(struct mgp_site *s, uint64_t size, uint64_t birth_step)
 {
 	__atomic_fetch_add(&s->frees, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&s->live_bytes, size, __ATOMIC_RELAXED);
+	mgp_site_on_shrink(s, size, birth_step);
 }
 
 /* fork: the prepare handler takes the insert lock so no stack is half-published in the child. */

@@ -12,6 +12,7 @@
 #include <link.h>
 #include <malloc.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -35,6 +36,8 @@ struct mod {
 static struct {
 	int fd;
 	int ok;
+	dev_t dev;    /* the trace file's identity: the program may close our fd and reuse it */
+	ino_t ino;
 	uint64_t start_mono;
 	char *out;
 	size_t len;
@@ -70,14 +73,28 @@ int mgp_trace_ok(void)
 	return W.ok;
 }
 
+/* Whether W.fd is still the trace file we opened. A program that closes every descriptor and
+ * opens its own files may be given our number: writing or closing it would hurt the program. */
+static int fd_is_ours(void)
+{
+	struct stat st;
+	return W.fd >= 0 && fstat(W.fd, &st) == 0 && st.st_dev == W.dev && st.st_ino == W.ino;
+}
+
+static void close_if_ours(void)
+{
+	if (fd_is_ours())
+		close(W.fd);
+	W.fd = -1;
+}
+
 static void fail(int err)
 {
 	if (!W.ok)
 		return;
 	W.ok = 0;
 	mgp_log("cannot write the trace (%s): recording stopped, the program runs on", strerror(err));
-	close(W.fd);
-	W.fd = -1;
+	close_if_ours();
 }
 
 int mgp_trace_flush(void)
@@ -86,6 +103,12 @@ int mgp_trace_flush(void)
 	if (!W.ok) {
 		W.len = 0;
 		return -EIO;
+	}
+	if (W.len && !fd_is_ours()) {
+		W.len = 0;
+		W.fd = -1;
+		fail(EBADF); /* "Bad file descriptor": the program closed it */
+		return -EBADF;
 	}
 	while (off < W.len) {
 		ssize_t r = write(W.fd, W.out + off, W.len - off);
@@ -188,6 +211,20 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *in
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
 	if (fd < 0)
 		return -errno;
+	/* Out of the way of the low numbers programs use and reuse. */
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	W.dev = st.st_dev;
+	W.ino = st.st_ino;
 	W.fd = fd;
 	W.ok = 1;
 	W.len = 0;
@@ -552,9 +589,7 @@ void mgp_trace_notice(const char *text)
 
 void mgp_trace_forget(void)
 {
-	if (W.fd >= 0)
-		close(W.fd);
-	W.fd = -1;
+	close_if_ours();
 	W.ok = 0;
 	W.len = 0;
 	W.stacks_written = 0;
@@ -570,8 +605,6 @@ void mgp_trace_forget(void)
 void mgp_trace_close(void)
 {
 	mgp_trace_flush();
-	if (W.fd >= 0)
-		close(W.fd);
-	W.fd = -1;
+	close_if_ours();
 	W.ok = 0;
 }

@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+# fork without exec and fork+exec: each process writes its own trace (the parent to the -o name,
+# children to <base>.<comm>.<pid>[.n].mgt) with its own exact numbers; the parent's file records
+# its children and is untouched by them. With --no-children only the parent's file exists.
+import glob
+import os
+import re
+
+from probetest import Test
+
+t = Test("fork", 1)
+prog = t.progs[0]
+comm = os.path.basename(prog)[:15]
+
+
+def run_case(mode):
+    sub = t.path(mode)
+    os.mkdir(sub)
+    base = os.path.join(sub, "forks")
+    args = [prog] + ([mode] if mode != "exit" else [])
+    r = t.probe(args, base + ".mgt")
+    t.eq(f"{mode}: exit status", 0, r.returncode)
+    out = r.stdout.decode()
+    m = re.search(r"parent (\d+) children (\d+) (\d+) status 1 1", out)
+    if not t.true(f"{mode}: parent reports both children ok", m, out):
+        return
+    ppid, a, b = map(int, m.groups())
+    t.true(f"{mode}: fork child printed", f"fork child {a} done" in out, out)
+    t.true(f"{mode}: exec child printed", f"exec child {b} done" in out, out)
+
+    files = sorted(os.path.basename(f) for f in glob.glob(base + "*.mgt"))
+    # Child b forks (its own file), then execs: the new image gets the next free name.
+    want = sorted(["forks.mgt", f"forks.{comm}.{a}.mgt", f"forks.{comm}.{b}.mgt",
+                   f"forks.{comm}.{b}.1.mgt"])
+    t.eq(f"{mode}: trace files", want, files)
+
+    parent = t.report(base + ".mgt")
+    if parent:
+        p = parent["process"]
+        t.eq(f"{mode}: parent pid", ppid, p["pid"])
+        t.eq(f"{mode}: parent children", [a, b], p["children"])
+        t.eq(f"{mode}: parent ended", True, p["ended"])
+        t.check_site_numbers(parent, "parent_work", dict(allocs=3, frees=0, live_bytes=3000,
+                                                         live_count=3), what=f"{mode}: parent: ")
+        t.check_site_numbers(parent, "parent_after", dict(allocs=2, frees=0, live_bytes=1000,
+                                                          live_count=2), what=f"{mode}: parent: ")
+        for fn in ("child_work", "exec_child_work"):
+            t.eq(f"{mode}: parent: sites of {fn}", [], t.sites_in(parent, fn))
+
+    child = t.report(f"{base}.{comm}.{a}.mgt")
+    if child:
+        p = child["process"]
+        t.eq(f"{mode}: fork child pid", a, p["pid"])
+        t.eq(f"{mode}: fork child ppid", ppid, p["ppid"])
+        t.eq(f"{mode}: fork child ended", True, p["ended"])
+        t.eq(f"{mode}: fork child children", [], p["children"])
+        t.check_site_numbers(child, "child_work", dict(allocs=5, frees=1, live_bytes=8000,
+                                                       live_count=4, alloc_bytes=10000),
+                             what=f"{mode}: fork child: ")
+        # Inherited blocks are live in the child too; it freed one of its copies.
+        t.check_site_numbers(child, "parent_work", dict(allocs=3, frees=1, live_bytes=2000,
+                                                        live_count=2), what=f"{mode}: fork child: ")
+        for fn in ("parent_after", "exec_child_work"):
+            t.eq(f"{mode}: fork child: sites of {fn}", [], t.sites_in(child, fn))
+
+    pre = t.report(f"{base}.{comm}.{b}.mgt")
+    if pre:
+        t.eq(f"{mode}: exec child (before exec) pid", b, pre["process"]["pid"])
+        t.eq(f"{mode}: exec child (before exec) ended at exec", True, pre["process"]["ended"])
+    ex = t.report(f"{base}.{comm}.{b}.1.mgt")
+    if ex:
+        p = ex["process"]
+        t.eq(f"{mode}: exec'd image pid", b, p["pid"])
+        t.eq(f"{mode}: exec'd image command", f"{prog} exec-child", p["command"])
+        t.eq(f"{mode}: exec'd image ended", True, p["ended"])
+        t.check_site_numbers(ex, "exec_child_work", dict(allocs=4, frees=0, live_bytes=12000,
+                                                         live_count=4),
+                             what=f"{mode}: exec'd image: ")
+        for fn in ("parent_work", "child_work", "parent_after"):
+            t.eq(f"{mode}: exec'd image: sites of {fn}", [], t.sites_in(ex, fn))
+
+
+run_case("exit")   # the fork child leaves with exit(0)
+run_case("_exit")  # ... and with _exit(0)
+
+# --no-children: only the parent is traced, and its numbers are unchanged.
+sub = t.path("nochildren")
+os.mkdir(sub)
+r = t.probe([prog], os.path.join(sub, "forks.mgt"), ["--no-children"])
+t.eq("--no-children: exit status", 0, r.returncode)
+t.eq("--no-children: trace files", ["forks.mgt"], sorted(os.listdir(sub)))
+rep = t.report(os.path.join(sub, "forks.mgt"))
+t.check_site_numbers(rep, "parent_work", dict(allocs=3, live_bytes=3000), what="--no-children: ")
+t.eq("--no-children: sites of child_work", [], t.sites_in(rep, "child_work"))
+t.done()
