@@ -29,6 +29,7 @@
 #include "mgp_live.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_shm.h"
 #include "mgp_sites.h"
 #include "mgp_trace.h"
 
@@ -509,6 +510,7 @@ static void write_state(uint32_t flags)
 	mgp_trace_sync_modules(0);
 	mgp_trace_write_stacks();
 	mgp_trace_snapshot(__atomic_load_n(&P.step, __ATOMIC_RELAXED), flags, P.label);
+	mgp_shm_publish(__atomic_load_n(&P.step, __ATOMIC_RELAXED), flags, P.label);
 }
 
 static void finish(uint32_t reason, int status)
@@ -516,6 +518,7 @@ static void finish(uint32_t reason, int status)
 	if (!writer_enter())
 		return;
 	write_state(MGC_SNAP_FINAL | MGC_SNAP_FULL);
+	mgp_shm_exit(status);
 	mgp_trace_end(reason, status);
 	mgp_trace_close();
 	P.closed = 1;
@@ -652,6 +655,7 @@ static void atfork_child(void)
 	pthread_mutex_unlock(&P.wlock);
 	P.pid = mgp_getpid();
 	mgp_trace_forget();
+	mgp_shm_forget();
 	if (!P.tracking || P.closed || P.no_children) {
 		P.tracking = 0;
 		tls_guard--;
@@ -669,6 +673,8 @@ static void atfork_child(void)
 	mgp_trace_write_stacks();
 	mgp_trace_snapshot(__atomic_load_n(&P.step, __ATOMIC_RELAXED), MGC_SNAP_FULL, P.label);
 	mgp_trace_flush();
+	mgp_shm_open(&(struct mgp_shm_info){P.start_real, P.start_mono, P.interval_ms, P.depth, P.max_sites});
+	mgp_shm_publish(__atomic_load_n(&P.step, __ATOMIC_RELAXED), MGC_SNAP_FULL, P.label);
 	start_sampler();
 	tls_guard--;
 }
@@ -681,6 +687,7 @@ EXPORT pid_t fork(void)
 	if (r > 0 && writer_enter()) {
 		mgp_trace_child(r);
 		mgp_trace_flush();
+		mgp_shm_child(r);
 		writer_leave();
 	}
 	return r;
@@ -691,6 +698,7 @@ static void before_exec(void)
 	if (!writer_enter())
 		return;
 	write_state(MGC_SNAP_FINAL | MGC_SNAP_FULL);
+	mgp_shm_exec();
 	mgp_trace_end(MGC_END_EXEC, 0);
 	mgp_trace_flush();
 	writer_leave();
@@ -930,6 +938,7 @@ __attribute__((constructor)) static void mgp_init(void)
 	if (open_trace(root, truncate_root) < 0)
 		goto out;
 	mgp_trace_sync_modules(1);
+	mgp_shm_open(&(struct mgp_shm_info){P.start_real, P.start_mono, P.interval_ms, P.depth, P.max_sites});
 	P.tracking = 1;
 	write_state(MGC_SNAP_FULL);
 	mgp_trace_flush();

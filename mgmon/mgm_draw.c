@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+/* mgm_draw.c: draws an mgm_view with curses: header, verdict, breakdown, chart, series verdicts,
+ * sites table, and the stack and help screens. Everything it prints comes from mgm_format.c, so
+ * the screen and `--once` agree. It must never write outside the window (every line is cut to
+ * its width) and must cope with any size, down to a "terminal too small" notice. */
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "mgm_draw.h"
+
+#include <curses.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mg_config.h"
+#include "mgm_format.h"
+
+#define MIN_W 60
+#define MIN_H 16
+
+enum { C_LEAK = 1, C_GROWING, C_RETENTION, C_PLATEAU, C_STABLE, C_HEADER, C_DIM };
+
+struct mgm_ui {
+	int colors;
+	char *cells;
+	size_t cells_cap;
+};
+
+struct mgm_ui *mgm_ui_start(void)
+{
+	struct mgm_ui *ui = calloc(1, sizeof *ui);
+	if (!ui)
+		return NULL;
+	if (!newterm(NULL, stdout, stdin)) {
+		free(ui);
+		return NULL;
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+		init_pair(C_LEAK, COLOR_RED, -1);
+		init_pair(C_GROWING, COLOR_YELLOW, -1);
+		init_pair(C_RETENTION, COLOR_MAGENTA, -1);
+		init_pair(C_PLATEAU, COLOR_CYAN, -1);
+		init_pair(C_STABLE, COLOR_GREEN, -1);
+		init_pair(C_HEADER, COLOR_BLACK, COLOR_CYAN);
+		init_pair(C_DIM, COLOR_BLUE, -1);
+		ui->colors = 1;
+	}
+	return ui;
+}
+
+void mgm_ui_end(struct mgm_ui *ui)
+{
+	if (!ui)
+		return;
+	endwin();
+	free(ui->cells);
+	free(ui);
+}
+
+static attr_t verdict_attr(struct mgm_ui *ui, int ok, const struct mgc_fit *f)
+{
+	if (!ui->colors || !ok)
+		return A_NORMAL;
+	switch (f->verdict) {
+	case MGC_VERDICT_LEAK:
+		return COLOR_PAIR(C_LEAK) | A_BOLD;
+	case MGC_VERDICT_GROWING:
+		return COLOR_PAIR(C_GROWING) | A_BOLD;
+	case MGC_VERDICT_RETENTION:
+		return COLOR_PAIR(C_RETENTION) | A_BOLD;
+	case MGC_VERDICT_PLATEAU:
+		return COLOR_PAIR(C_PLATEAU);
+	default:
+		return COLOR_PAIR(C_STABLE);
+	}
+}
+
+/* Prints s at (row, col), cut to the window, with attributes; returns the column after it. */
+static int put(int row, int col, const char *s, attr_t a)
+{
+	int w = COLS - col;
+	if (w <= 0 || row < 0 || row >= LINES)
+		return col;
+	attron(a);
+	mvaddnstr(row, col, s, w);
+	attroff(a);
+	int n = (int)strlen(s);
+	return col + (n < w ? n : w);
+}
+
+static void bar(struct mgm_ui *ui, int row, const char *s)
+{
+	attr_t a = ui->colors ? COLOR_PAIR(C_HEADER) : A_REVERSE;
+	attron(a);
+	mvhline(row, 0, ' ', COLS);
+	mvaddnstr(row, 0, s, COLS);
+	attroff(a);
+}
+
+static void footer(struct mgm_ui *ui, const struct mgm_ui_state *st, const char *keys)
+{
+	char buf[512];
+	if (st->message[0])
+		snprintf(buf, sizeof buf, " %s", st->message);
+	else
+		snprintf(buf, sizeof buf, " %s", keys);
+	bar(ui, LINES - 1, buf);
+}
+
+static void draw_too_small(void)
+{
+	char buf[128];
+	erase();
+	snprintf(buf, sizeof buf, "terminal too small: %dx%d, mgmon needs %dx%d", COLS, LINES, MIN_W, MIN_H);
+	mvaddnstr(LINES / 2, 0, buf, COLS);
+	if (LINES / 2 + 1 < LINES)
+		mvaddnstr(LINES / 2 + 1, 0, "enlarge the window, or press q to quit", COLS);
+	refresh();
+}
+
+static void draw_help(struct mgm_ui *ui, const struct mgm_ui_state *st)
+{
+	static const char *lines[] = {
+		"up/down, j/k      select a site",
+		"PgUp/PgDn, g/G    page through the sites",
+		"Enter             the selected site's whole symbolized stack",
+		"s                 sort sites: growth, live bytes, allocations",
+		"v, Tab            chart: rss, heap, mmap, free_kept, gpu, selected site",
+		"c                 switch between the process and its children",
+		"p, space          pause / resume refreshing",
+		"r                 refresh now",
+		"?                 this help",
+		"q, Esc            back / quit",
+		"",
+		"verdicts: stable, plateau (warmup that levelled), leak (grows without bound),",
+		"growing (cannot tell yet: see 'known by'), retention (RSS grows, live memory does not)",
+		"chart: # data   - plateau level   | warmup end   . fitted leak slope",
+	};
+	char buf[256];
+	erase();
+	snprintf(buf, sizeof buf, " mgmon %s: keys", MG_VERSION);
+	bar(ui, 0, buf);
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0] && (int)i + 2 < LINES - 1; i++)
+		put((int)i + 2, 2, lines[i], A_NORMAL);
+	footer(ui, st, "q/Esc/? back");
+	refresh();
+}
+
+static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_ui_state *st)
+{
+	char buf[1024], live[32], sl[32];
+	erase();
+	if (st->selected >= v->nsites) {
+		bar(ui, 0, " no site selected");
+		footer(ui, st, "Enter/Esc/q back");
+		refresh();
+		return;
+	}
+	const struct mgm_site *s = &v->sites[st->selected];
+	snprintf(buf, sizeof buf, " site %u: %s  %s live, %s%s/%s", s->id, mgm_site_function(s),
+		 mgm_bytes((double)s->live_bytes, live, sizeof live), s->ok && s->fit.slope >= 0 ? "+" : "",
+		 s->ok ? mgm_bytes(s->fit.slope, sl, sizeof sl) : "?", v->x_is_steps ? "step" : "s");
+	bar(ui, 0, buf);
+	int row = 1;
+	snprintf(buf, sizeof buf, "verdict: %s", mgm_verdict_word(s->ok, &s->fit));
+	put(row, 1, buf, verdict_attr(ui, s->ok, &s->fit));
+	if (s->ok && s->fit.why[0]) {
+		snprintf(buf, sizeof buf, "  %s", s->fit.why);
+		put(row, 1 + 9 + (int)strlen(mgm_verdict_word(s->ok, &s->fit)), buf, A_NORMAL);
+	}
+	row = 3;
+	if (!s->stack) {
+		put(row, 1, "(the stack could not be symbolized)", A_NORMAL);
+	} else {
+		size_t rows = LINES - 1 > row ? (size_t)(LINES - 1 - row) : 0;
+		if (st->stack_first + rows > s->stack->n)
+			st->stack_first = s->stack->n > rows ? s->stack->n - rows : 0;
+		for (size_t k = st->stack_first; k < s->stack->n && row < LINES - 1; k++, row++) {
+			const struct mgm_frame *f = &s->stack->frames[k];
+			const char *mb = f->module ? strrchr(f->module, '/') : NULL;
+			char where[512];
+			if (f->file)
+				snprintf(where, sizeof where, "%s:%d", f->file, f->line);
+			else
+				snprintf(where, sizeof where, "[%s]", mb ? mb + 1 : f->module ? f->module : "??");
+			snprintf(buf, sizeof buf, "#%-2zu %s%s  ", k, f->function, f->inlined ? " (inlined)" : "");
+			int col = put(row, 1, buf, k == s->stack->shown ? A_BOLD : A_NORMAL);
+			put(row, col, where, ui->colors ? COLOR_PAIR(C_DIM) : A_DIM);
+		}
+		if (s->stack->truncated && row < LINES - 1)
+			put(row, 1, "... (deeper frames were not kept by the probe)", A_DIM);
+	}
+	footer(ui, st, "Enter/Esc/q back   up/down scroll");
+	refresh();
+}
+
+int mgm_ui_draw(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_ui_state *st)
+{
+	char buf[1024];
+	if (COLS < MIN_W || LINES < MIN_H) {
+		draw_too_small();
+		return 0;
+	}
+	if (st->screen == MGM_SCREEN_HELP) {
+		draw_help(ui, st);
+		return 0;
+	}
+	if (st->screen == MGM_SCREEN_STACK) {
+		draw_stack(ui, v, st);
+		return 0;
+	}
+	erase();
+	int W = COLS, H = LINES;
+	char hdr[512];
+	mgm_fmt_header(v, hdr, sizeof hdr);
+	snprintf(buf, sizeof buf, " mgmon  %s%s", hdr, st->paused ? "  [paused]" : "");
+	bar(ui, 0, buf);
+	mgm_fmt_verdict(v, buf, sizeof buf);
+	put(1, 0, buf, v->have_verdict ? verdict_attr(ui, 1, &v->verdict) : A_NORMAL);
+	mgm_fmt_breakdown(v, buf, sizeof buf);
+	int col = put(2, 0, buf, A_NORMAL);
+	if (v->note[0])
+		put(2, col + 2 < W ? col + 2 : W, v->note, A_BOLD);
+	if (!v->probe && !v->exited) {
+		/* the label must always be visible: it changes what every number means */
+		put(2, W > 20 ? W - 20 : 0, " no probe: RSS only ", A_REVERSE);
+	}
+
+	/* Chart of the chosen series. */
+	int ch = H >= 34 ? 10 : H >= 28 ? 7 : H >= 22 ? 5 : 3;
+	const double *x = NULL, *y = NULL;
+	size_t n = 0;
+	int ok = 0;
+	const struct mgc_fit *fit = NULL;
+	char title[96];
+	int sel = st->series;
+	if (sel == MGM_S_N && st->selected < v->nsites && v->sites[st->selected].y) {
+		const struct mgm_site *s = &v->sites[st->selected];
+		x = v->series[0].x;
+		y = s->y;
+		n = s->n;
+		ok = s->ok;
+		fit = &s->fit;
+		snprintf(title, sizeof title, "site %u %s", s->id, mgm_site_function(s));
+	} else {
+		if (sel < 0 || sel >= MGM_S_N || !v->series[sel].valid)
+			sel = MGM_S_RSS;
+		const struct mgm_series *s = &v->series[sel];
+		x = s->x;
+		y = s->y;
+		n = s->n;
+		ok = s->ok;
+		fit = &s->fit;
+		snprintf(title, sizeof title, "%s", s->name);
+	}
+	int cw = W - 11;
+	if ((size_t)cw * ch > ui->cells_cap) {
+		char *nc = realloc(ui->cells, (size_t)cw * ch);
+		if (nc) {
+			ui->cells = nc;
+			ui->cells_cap = (size_t)cw * ch;
+		}
+	}
+	struct mgm_chart lab;
+	int row = 3;
+	if (ui->cells && (size_t)cw * ch <= ui->cells_cap &&
+	    mgm_chart_render(v, x, y, n, ok, fit, cw, ch, ui->cells, &lab) == 0) {
+		snprintf(buf, sizeof buf, "%s over %s   %s", title, v->x_is_steps ? "steps" : "seconds", lab.legend);
+		put(row++, 0, buf, A_BOLD);
+		attr_t va = verdict_attr(ui, ok, fit);
+		for (int r = 0; r < ch; r++, row++) {
+			snprintf(buf, sizeof buf, "%9s |", r == 0 ? lab.ytop : r == ch - 1 ? lab.ybot : "");
+			put(row, 0, buf, A_NORMAL);
+			for (int c = 0; c < cw; c++) {
+				char cell = ui->cells[(size_t)r * cw + c];
+				if (cell == ' ')
+					continue;
+				attr_t a = cell == '#' ? (ui->colors ? COLOR_PAIR(C_STABLE) : A_NORMAL)
+					   : cell == '-' ? (ui->colors ? COLOR_PAIR(C_PLATEAU) | A_BOLD : A_BOLD)
+					   : cell == '|' ? (ui->colors ? COLOR_PAIR(C_GROWING) | A_BOLD : A_BOLD)
+							 : va | A_BOLD;
+				attron(a);
+				mvaddch(row, 11 + c, (chtype)cell);
+				attroff(a);
+			}
+		}
+		snprintf(buf, sizeof buf, "%9s +%-*s%s", "", cw - (int)strlen(lab.xright) > 0 ? cw - (int)strlen(lab.xright) : 0,
+			 lab.xleft, lab.xright);
+		put(row++, 0, buf, A_NORMAL);
+	} else {
+		snprintf(buf, sizeof buf, "%s: no samples yet", title);
+		put(row++, 0, buf, A_NORMAL);
+		row += ch + 1;
+	}
+
+	/* Series verdicts. */
+	for (int k = 0; k < MGM_S_N && row < H - 3; k++) {
+		const struct mgm_series *s = &v->series[k];
+		if (!s->valid)
+			continue;
+		mgm_fmt_series(v, s, buf, sizeof buf);
+		put(row, 0, k == sel && st->series != MGM_S_N ? ">" : " ", A_BOLD);
+		put(row++, 1, buf, verdict_attr(ui, s->ok, &s->fit));
+	}
+
+	/* Sites. */
+	int rows = 0;
+	if (v->probe && row < H - 2) {
+		mgm_fmt_site_header(v, W - 1, buf, sizeof buf);
+		char h2[256];
+		snprintf(h2, sizeof h2, "  [%s, %zu/%zu sites]", mgm_sort_name(st->sort), v->nsites, v->sites_total);
+		attron(A_UNDERLINE);
+		mvhline(row, 0, ' ', W);
+		attroff(A_UNDERLINE);
+		int c2 = put(row, 1, buf, A_UNDERLINE | A_BOLD);
+		(void)c2;
+		if ((int)strlen(buf) + 1 + (int)strlen(h2) < W)
+			put(row, W - (int)strlen(h2), h2, A_UNDERLINE);
+		row++;
+		rows = H - 1 - row;
+		if (st->selected >= v->nsites)
+			st->selected = v->nsites ? v->nsites - 1 : 0;
+		if (st->selected < st->first)
+			st->first = st->selected;
+		if (rows > 0 && st->selected >= st->first + (size_t)rows)
+			st->first = st->selected - (size_t)rows + 1;
+		if (v->nsites == 0)
+			put(row, 1, "no allocation sites yet", A_NORMAL);
+		for (size_t i = st->first; i < v->nsites && row < H - 1; i++, row++) {
+			const struct mgm_site *s = &v->sites[i];
+			mgm_fmt_site_row(v, s, W - 1, buf, sizeof buf);
+			int is_sel = i == st->selected;
+			if (is_sel) {
+				attron(A_REVERSE);
+				mvhline(row, 0, ' ', W);
+				attroff(A_REVERSE);
+			}
+			put(row, 0, is_sel ? ">" : " ", is_sel ? A_REVERSE : A_NORMAL);
+			/* the verdict word in its colour, the rest plain */
+			const char *w = mgm_verdict_word(s->ok, &s->fit);
+			size_t wl = strlen(w);
+			put(row, 1, w, verdict_attr(ui, s->ok, &s->fit) | (is_sel ? A_REVERSE : A_NORMAL));
+			put(row, 1 + (int)wl, buf + wl, is_sel ? A_REVERSE : A_NORMAL);
+		}
+	} else if (!v->probe && row < H - 2) {
+		put(row + 1, 1, "no probe: RSS only. Sites, stacks and the heap breakdown need the program run", A_NORMAL);
+		put(row + 2, 1, "under the probe: mgprobe run -- PROGRAM ARGS", A_NORMAL);
+	}
+	footer(ui, st, v->exited ? "process exited: final state.  q quit  Enter stack  ? help"
+				 : "q quit  ? help  Enter stack  s sort  v chart  c child  p pause");
+	refresh();
+	return rows;
+}
+
+enum mgm_key mgm_ui_key(struct mgm_ui *ui, int timeout_ms)
+{
+	(void)ui;
+	timeout(timeout_ms);
+	int k = getch();
+	switch (k) {
+	case ERR:
+		return MGM_KEY_NONE;
+	case 'q':
+	case 'Q':
+		return MGM_KEY_QUIT;
+	case 27:
+		return MGM_KEY_BACK;
+	case KEY_UP:
+	case 'k':
+		return MGM_KEY_UP;
+	case KEY_DOWN:
+	case 'j':
+		return MGM_KEY_DOWN;
+	case KEY_PPAGE:
+		return MGM_KEY_PGUP;
+	case KEY_NPAGE:
+		return MGM_KEY_PGDN;
+	case KEY_HOME:
+	case 'g':
+		return MGM_KEY_HOME;
+	case KEY_END:
+	case 'G':
+		return MGM_KEY_END;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+		return MGM_KEY_ENTER;
+	case 's':
+		return MGM_KEY_SORT;
+	case 'v':
+	case '\t':
+		return MGM_KEY_SERIES;
+	case 'c':
+		return MGM_KEY_CHILD;
+	case 'p':
+	case ' ':
+		return MGM_KEY_PAUSE;
+	case '?':
+	case 'h':
+		return MGM_KEY_HELP;
+	case 'r':
+		return MGM_KEY_REFRESH;
+	case KEY_RESIZE:
+		return MGM_KEY_RESIZE;
+	default:
+		return MGM_KEY_NONE;
+	}
+}

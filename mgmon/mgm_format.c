@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/* mgm_format.c: turns an mgm_view into the lines and the chart both frontends print. Pure
+ * functions writing into caller buffers; they must never read past a view's counts, and never
+ * print a number the view does not hold (unknown is "?"/"-", not 0). */
+#include "mgm_format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mgc_format.h"
+
+const char *mgm_bytes(double b, char *buf, size_t cap)
+{
+	static const char *u[] = {"B", "KB", "MB", "GB", "TB"};
+	double a = fabs(b);
+	int k = 0;
+	while (a >= 1000 && k < 4) {
+		a /= 1000;
+		k++;
+	}
+	if (!isfinite(b))
+		snprintf(buf, cap, "?");
+	else if (k == 0)
+		snprintf(buf, cap, "%s%.0f B", b < 0 ? "-" : "", a);
+	else
+		snprintf(buf, cap, "%s%.*f %s", b < 0 ? "-" : "", a < 10 ? 2 : a < 100 ? 1 : 0, a, u[k]);
+	return buf;
+}
+
+const char *mgm_duration(double s, char *buf, size_t cap)
+{
+	if (!isfinite(s) || s < 0) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
+	unsigned long t = (unsigned long)(s + 0.5);
+	if (t >= 86400 * 2)
+		snprintf(buf, cap, "%lud%02luh", t / 86400, t % 86400 / 3600);
+	else if (t >= 3600)
+		snprintf(buf, cap, "%lu:%02lu:%02lu", t / 3600, t % 3600 / 60, t % 60);
+	else if (t >= 60)
+		snprintf(buf, cap, "%lum%02lus", t / 60, t % 60);
+	else
+		snprintf(buf, cap, "%lus", t);
+	return buf;
+}
+
+const char *mgm_verdict_word(int ok, const struct mgc_fit *f)
+{
+	return ok ? mgc_verdict_name(f->verdict) : "-";
+}
+
+static const char *xunit(const struct mgm_view *v)
+{
+	return v->x_is_steps ? "step" : "s";
+}
+
+void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap)
+{
+	char up[32], rss[32], lim[32], rate[48] = "";
+	if (v->x_is_steps) {
+		if (v->steps_per_s >= 0)
+			snprintf(rate, sizeof rate, "step %llu (%.3g/s)", (unsigned long long)v->step, v->steps_per_s);
+		else
+			snprintf(rate, sizeof rate, "step %llu", (unsigned long long)v->step);
+	} else {
+		snprintf(rate, sizeof rate, "no steps");
+	}
+	mgm_bytes((double)v->rss, rss, sizeof rss);
+	if (v->limit > 0)
+		mgm_bytes(v->limit, lim, sizeof lim);
+	else
+		snprintf(lim, sizeof lim, "?");
+	snprintf(buf, cap, "pid %d %s  up %s  %s  RSS %s / %s%s", v->pid, v->comm[0] ? v->comm : "?",
+		 mgm_duration(v->uptime, up, sizeof up), rate, rss, lim,
+		 v->exited ? "  [exited]" : "");
+}
+
+void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, size_t cap)
+{
+	char d[32];
+	buf[0] = 0;
+	if (!isfinite(f->x_to_oom) || f->x_to_oom <= 0)
+		return;
+	if (v->x_is_steps) {
+		if (v->steps_per_s > 0)
+			snprintf(buf, cap, "OOM %.0f steps ~%s", f->x_to_oom,
+				 mgm_duration(f->x_to_oom / v->steps_per_s, d, sizeof d));
+		else
+			snprintf(buf, cap, "OOM %.0f steps", f->x_to_oom);
+	} else {
+		snprintf(buf, cap, "OOM ~%s", mgm_duration(f->x_to_oom, d, sizeof d));
+	}
+}
+
+void mgm_fmt_verdict(const struct mgm_view *v, char *buf, size_t cap)
+{
+	char a[32], b[32], oom[64];
+	const struct mgc_fit *f = &v->verdict;
+	const char *what = v->probe ? "process" : "RSS";
+	if (!v->have_verdict) {
+		snprintf(buf, cap, "%s: collecting (%llu sample%s so far; a verdict needs 3)", what,
+			 (unsigned long long)v->series[MGM_S_RSS].n, v->series[MGM_S_RSS].n == 1 ? "" : "s");
+		return;
+	}
+	mgm_fmt_oom(v, f, oom, sizeof oom);
+	switch (f->verdict) {
+	case MGC_VERDICT_PLATEAU:
+		snprintf(buf, cap, "%s: PLATEAU at %s since %s %.0f (conf %.2f)", what,
+			 mgm_bytes(f->plateau_level, a, sizeof a), xunit(v), f->plateau_at, f->confidence);
+		break;
+	case MGC_VERDICT_LEAK:
+		snprintf(buf, cap, "%s: LEAK +%s/%s (conf %.2f)%s%s", what, mgm_bytes(f->slope, a, sizeof a),
+			 xunit(v), f->confidence, oom[0] ? ", " : "", oom);
+		break;
+	case MGC_VERDICT_GROWING:
+		if (isfinite(f->decidable_at))
+			snprintf(b, sizeof b, ", known by %s %.0f", xunit(v), f->decidable_at);
+		else
+			b[0] = 0;
+		snprintf(buf, cap, "%s: GROWING +%s/%s (conf %.2f)%s%s%s", what, mgm_bytes(f->slope, a, sizeof a),
+			 xunit(v), f->confidence, b, oom[0] ? ", " : "", oom);
+		break;
+	case MGC_VERDICT_RETENTION:
+		snprintf(buf, cap, "%s: RETENTION: RSS grows +%s/%s while live allocations do not (conf %.2f)",
+			 what, mgm_bytes(f->slope, a, sizeof a), xunit(v), f->confidence);
+		break;
+	default:
+		snprintf(buf, cap, "%s: STABLE at %s (conf %.2f)", what, mgm_bytes(f->level, a, sizeof a),
+			 f->confidence);
+		break;
+	}
+}
+
+void mgm_fmt_breakdown(const struct mgm_view *v, char *buf, size_t cap)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32] = "";
+	size_t n;
+	if (v->probe) {
+		n = (size_t)snprintf(buf, cap, "heap %s  mmap %s  free-kept %s  other %s  file+shm %s",
+				     mgm_bytes((double)v->heap, a, sizeof a), mgm_bytes((double)v->mmap, b, sizeof b),
+				     mgm_bytes((double)v->free_kept, c, sizeof c), mgm_bytes((double)v->other, d, sizeof d),
+				     mgm_bytes((double)(v->rss_file + v->rss_shmem), e, sizeof e));
+	} else {
+		n = (size_t)snprintf(buf, cap, "anon %s  file %s  shmem %s  swap %s",
+				     mgm_bytes((double)v->rss_anon, a, sizeof a), mgm_bytes((double)v->rss_file, b, sizeof b),
+				     mgm_bytes((double)v->rss_shmem, c, sizeof c), mgm_bytes((double)v->swap, d, sizeof d));
+	}
+	if (v->have_gpu && n < cap)
+		snprintf(buf + n, cap - n, "  GPU %s (%s)", mgm_bytes((double)v->gpu, g, sizeof g), v->gpu_source);
+}
+
+void mgm_fmt_series(const struct mgm_view *v, const struct mgm_series *s, char *buf, size_t cap)
+{
+	char a[32], b[32], oom[64] = "";
+	double last = s->n ? s->y[s->n - 1] : NAN;
+	if (!s->ok) {
+		snprintf(buf, cap, "%-9s %9s  %-9s", s->name, mgm_bytes(last, a, sizeof a), "-");
+		return;
+	}
+	mgm_fmt_oom(v, &s->fit, oom, sizeof oom);
+	snprintf(b, sizeof b, "%s%s/%s", s->fit.slope >= 0 ? "+" : "", mgm_bytes(s->fit.slope, a, sizeof a), xunit(v));
+	snprintf(buf, cap, "%-9s %9s  %-9s %4.2f  %-14s %s", s->name, mgm_bytes(last, a, sizeof a),
+		 mgc_verdict_name(s->fit.verdict), s->fit.confidence, b,
+		 s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING ? oom : "");
+}
+
+const char *mgm_site_function(const struct mgm_site *s)
+{
+	if (!s->stack || s->stack->shown >= s->stack->n)
+		return "??";
+	return s->stack->frames[s->stack->shown].function;
+}
+
+void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	if (!s->stack || s->stack->shown >= s->stack->n)
+		return;
+	const struct mgm_frame *f = &s->stack->frames[s->stack->shown];
+	if (f->file) {
+		const char *b = strrchr(f->file, '/');
+		snprintf(buf, cap, "%s:%d", b ? b + 1 : f->file, f->line);
+	} else if (f->module) {
+		const char *b = strrchr(f->module, '/');
+		snprintf(buf, cap, "[%s]", b ? b + 1 : f->module);
+	}
+}
+
+/* Columns: verdict 9, live 9, growth/x 11, allocs 8, then function and file:line share the rest. */
+void mgm_fmt_site_header(const struct mgm_view *v, int width, char *buf, size_t cap)
+{
+	char g[16];
+	snprintf(g, sizeof g, "growth/%s", v->x_is_steps ? "step" : "s");
+	snprintf(buf, cap, "%-9s %9s %11s %8s  %-*s", "verdict", "live", g, "allocs",
+		 width > 42 ? width - 42 : 1, "function  file:line");
+}
+
+static void fmt_count(uint64_t n, char *buf, size_t cap)
+{
+	if (n < 100000)
+		snprintf(buf, cap, "%llu", (unsigned long long)n);
+	else if (n < 100000000)
+		snprintf(buf, cap, "%.1fk", (double)n / 1e3);
+	else
+		snprintf(buf, cap, "%.1fM", (double)n / 1e6);
+}
+
+void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int width, char *buf, size_t cap)
+{
+	char live[32], g[32], gs[32], al[16], where[128];
+	mgm_bytes((double)s->live_bytes, live, sizeof live);
+	if (s->ok)
+		snprintf(gs, sizeof gs, "%s%s", s->fit.slope >= 0 ? "+" : "", mgm_bytes(s->fit.slope, g, sizeof g));
+	else
+		snprintf(gs, sizeof gs, "-");
+	fmt_count(s->allocs, al, sizeof al);
+	mgm_site_where(s, where, sizeof where);
+	int rest = width - 42;
+	if (rest < 8)
+		rest = 8;
+	const char *fn = mgm_site_function(s);
+	int fl = (int)strlen(fn), wl = (int)strlen(where);
+	char tail[512];
+	if (fl + 2 + wl <= rest)
+		snprintf(tail, sizeof tail, "%s  %s", fn, where);
+	else if (fl + 1 <= rest)
+		snprintf(tail, sizeof tail, "%.*s", rest, fn); /* the function matters more than the line */
+	else
+		snprintf(tail, sizeof tail, "%.*s~", rest - 1, fn);
+	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(s->ok, &s->fit), live, gs, al, tail);
+	(void)v;
+}
+
+/* ---- chart ---- */
+
+static void put(char *cells, int w, int h, int c, int r, char ch, int over)
+{
+	if (c < 0 || c >= w || r < 0 || r >= h)
+		return;
+	if (over || cells[r * w + c] == ' ')
+		cells[r * w + c] = ch;
+}
+
+int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y, size_t n, int ok,
+		     const struct mgc_fit *f, int w, int h, char *cells, struct mgm_chart *lab)
+{
+	memset(cells, ' ', (size_t)w * (size_t)h);
+	memset(lab, 0, sizeof *lab);
+	if (n == 0 || w < 2 || h < 2)
+		return -1;
+	double x0 = x[0], x1 = x[n - 1];
+	double lo = y[0], hi = y[0];
+	for (size_t i = 0; i < n; i++) {
+		if (y[i] < lo)
+			lo = y[i];
+		if (y[i] > hi)
+			hi = y[i];
+	}
+	if (ok && f->verdict == MGC_VERDICT_PLATEAU && isfinite(f->plateau_level)) {
+		if (f->plateau_level > hi)
+			hi = f->plateau_level;
+		if (f->plateau_level < lo)
+			lo = f->plateau_level;
+	}
+	lo = lo > 0 ? lo * 0.9 : lo; /* the bottom row is never empty for a positive series */
+	if (hi - lo < 1)
+		hi = lo + 1;
+	double span = x1 > x0 ? x1 - x0 : 1;
+	/* Per column: the last point at or before its x. */
+	size_t i = 0;
+	for (int c = 0; c < w; c++) {
+		double xc = n == 1 ? x0 : x0 + span * c / (w - 1);
+		while (i + 1 < n && x[i + 1] <= xc + 1e-9)
+			i++;
+		if (n > 1 && x[0] > xc)
+			continue;
+		double lev = (y[i] - lo) / (hi - lo) * h;
+		int rows = (int)ceil(lev - 1e-9);
+		if (rows < 1)
+			rows = 1;
+		if (rows > h)
+			rows = h;
+		for (int r = 0; r < rows; r++)
+			put(cells, w, h, c, h - 1 - r, '#', 1);
+	}
+	char a[32], b[32];
+	if (ok && f->verdict == MGC_VERDICT_PLATEAU && isfinite(f->plateau_level)) {
+		int r = h - (int)ceil((f->plateau_level - lo) / (hi - lo) * h - 1e-9);
+		for (int c = 0; c < w; c++)
+			put(cells, w, h, c, r < 0 ? 0 : r, '-', 0);
+		if (isfinite(f->plateau_at) && f->plateau_at >= x0 && f->plateau_at <= x1) {
+			int c = (int)lround((f->plateau_at - x0) / span * (w - 1));
+			for (int r2 = 0; r2 < h; r2++)
+				put(cells, w, h, c, r2, '|', 0);
+		}
+		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s %.0f",
+			 mgm_bytes(f->plateau_level, a, sizeof a), xunit(v), f->plateau_at);
+	} else if (ok && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) && isfinite(f->slope)) {
+		double from = isfinite(f->change_at) && f->change_at > x0 ? f->change_at : x0;
+		for (int c = 0; c < w; c++) {
+			double xc = x0 + span * c / (w - 1);
+			if (xc < from)
+				continue;
+			double yf = f->level + f->slope * (xc - x1);
+			int r = h - (int)ceil((yf - lo) / (hi - lo) * h - 1e-9);
+			if (r >= 0 && r < h)
+				put(cells, w, h, c, r, '.', 0);
+		}
+		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s/%s", mgc_verdict_name(f->verdict),
+			 mgm_bytes(f->slope, a, sizeof a), xunit(v));
+	} else if (ok) {
+		snprintf(lab->legend, sizeof lab->legend, "%s", mgc_verdict_name(f->verdict));
+	}
+	mgm_bytes(hi, lab->ytop, sizeof lab->ytop);
+	mgm_bytes(lo, lab->ybot, sizeof lab->ybot);
+	if (v->x_is_steps) {
+		snprintf(lab->xleft, sizeof lab->xleft, "step %.0f", x0);
+		snprintf(lab->xright, sizeof lab->xright, "step %.0f", x1);
+	} else {
+		snprintf(lab->xleft, sizeof lab->xleft, "%s", mgm_duration(x0, a, sizeof a));
+		snprintf(lab->xright, sizeof lab->xright, "%s", mgm_duration(x1, b, sizeof b));
+	}
+	return 0;
+}

@@ -1,0 +1,291 @@
+# SPDX-License-Identifier: MIT
+"""mgmon_test.py: drives mgmon in a real terminal (a tmux pane of 100x30: send-keys, capture-pane)
+against programs running under the probe, plus its plain-text and JSON frames and its errors.
+
+usage: mgmon_test.py CASE MGMON MGPROBE LIBMGPROBE TARGET [MGTRAIN]
+CASE: errors | noprobe | leak | healthy | exit | mgtrain. Exit 0 pass, 1 fail, 77 skipped.
+Every process it starts is ended by its own pid; the tmux server is a private one (-L)."""
+import json
+import re
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+CASE, MGMON, MGPROBE, LIBPROBE, TARGET = sys.argv[1:6]
+MGTRAIN = sys.argv[6] if len(sys.argv) > 6 else ""
+SOCK = "mgmon-test-%d" % os.getpid()
+started = []
+
+
+def fail(msg, screen=None):
+    print("FAIL: " + msg)
+    if screen is not None:
+        print("---- screen ----\n" + screen + "\n----------------")
+    cleanup()
+    sys.exit(1)
+
+
+def cleanup():
+    for p in started:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    subprocess.run(["tmux", "-L", SOCK, "kill-server"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def probed(args, tmp):
+    env = dict(os.environ, LD_PRELOAD=LIBPROBE, MGPROBE_DIR=tmp, MGPROBE_INTERVAL="200")
+    p = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    started.append(p)
+    return p
+
+
+def wait_segment(pid, timeout=10):
+    path = "/dev/shm/mgprobe.%d" % pid
+    end = time.time() + timeout
+    while time.time() < end:
+        if os.path.exists(path):
+            return path
+        time.sleep(0.05)
+    fail("the probe did not create " + path)
+
+
+def tmux(*args, check=True):
+    r = subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null"] + list(args), capture_output=True, text=True)
+    if check and r.returncode != 0:
+        fail("tmux %s: %s" % (" ".join(args), r.stderr.strip()))
+    return r.stdout
+
+
+STATUS = None
+
+
+def start_mgmon(pid, *extra):
+    global STATUS
+    STATUS = os.path.join(tempfile.gettempdir(), "mgmon-test-status-%d" % os.getpid())
+    if os.path.exists(STATUS):
+        os.unlink(STATUS)
+    # the shell records mgmon's exit status; the pane stays so a crash leaves its screen
+    tmux("new-session", "-d", "-x", "100", "-y", "30", "-s", "m",
+         "%s %s %d; echo $? > %s.tmp; mv %s.tmp %s; sleep 60" % (MGMON, " ".join(extra), pid, STATUS, STATUS, STATUS))
+
+
+def screen():
+    return tmux("capture-pane", "-p", "-t", "m")
+
+
+def wait_screen(pred, timeout, what):
+    end = time.time() + timeout
+    s = ""
+    while time.time() < end:
+        s = screen()
+        if pred(s):
+            return s
+        time.sleep(0.25)
+    fail("timed out waiting for " + what, s)
+
+
+def pane_dead():
+    """None while mgmon runs, else its exit status as a string."""
+    if STATUS and os.path.exists(STATUS):
+        return open(STATUS).read().strip()
+    return None
+
+
+def site_rows(s, verdict):
+    return [l for l in s.splitlines() if l[1:].startswith(verdict + " ")]
+
+
+def quit_cleanly():
+    tmux("send-keys", "-t", "m", "q")
+    end = time.time() + 5
+    while time.time() < end:
+        d = pane_dead()
+        if d is not None:
+            if d != "0":
+                fail("mgmon exited with status " + d, screen())
+            return
+        time.sleep(0.1)
+    fail("mgmon did not exit on q", screen())
+
+
+def run_once(pid, *extra):
+    r = subprocess.run([MGMON, "--once"] + list(extra) + [str(pid)], capture_output=True, text=True, timeout=20)
+    return r
+
+
+def case_errors(tmp):
+    r = subprocess.run([MGMON, "4194000"], capture_output=True, text=True)
+    if r.returncode != 1 or "no such process" not in r.stderr:
+        fail("bad pid: exit %d, stderr %r" % (r.returncode, r.stderr))
+    for args in (["--bogus", "1"], [], ["-d", "0", "1"], ["-d"], ["abc"], ["1", "2"]):
+        r = subprocess.run([MGMON] + args, capture_output=True, text=True)
+        if r.returncode != 2 or not r.stderr.startswith("mgmon: "):
+            fail("%s: exit %d (want 2), stderr %r" % (args, r.returncode, r.stderr))
+    r = subprocess.run([MGMON, "--version"], capture_output=True, text=True)
+    if r.returncode != 0 or not r.stdout.startswith("mgmon "):
+        fail("--version: %r" % r.stdout)
+    r = subprocess.run([MGMON, "--help"], capture_output=True, text=True)
+    if r.returncode != 0 or "--once" not in r.stdout:
+        fail("--help: %r" % r.stdout)
+    # a segment left by a killed process: a clear message, never a frame from a dead pid
+    p = probed([TARGET, "leak", "10"], tmp)
+    seg = wait_segment(p.pid)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    # a probe starting in a parallel test sweeps dead segments: put it back if it went already
+    try:
+        data = open(seg, "rb").read()
+    except OSError:
+        data = None
+    if data and not os.path.exists(seg):
+        with open(seg, "wb") as f:
+            f.write(data)
+    r = subprocess.run([MGMON, "--once", str(p.pid)], capture_output=True, text=True)
+    if os.path.exists(seg):
+        os.unlink(seg)
+    if r.returncode != 1 or "stale" not in r.stderr:
+        fail("stale segment: exit %d, stderr %r" % (r.returncode, r.stderr))
+    # not a terminal: the live screen refuses politely
+    s = subprocess.Popen(["sleep", "30"])
+    started.append(s)
+    r = subprocess.run([MGMON, str(s.pid)], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if r.returncode == 0 or "--once" not in r.stderr:
+        fail("no terminal: exit %d, stderr %r" % (r.returncode, r.stderr))
+    print("errors: ok")
+
+
+def case_noprobe(tmp):
+    s = subprocess.Popen(["sleep", "30"])
+    started.append(s)
+    time.sleep(0.2)
+    r = run_once(s.pid)
+    if r.returncode != 0 or "no probe: RSS only" not in r.stdout or "RSS " not in r.stdout:
+        fail("--once on sleep: exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    rss_kb = int([l for l in open("/proc/%d/status" % s.pid) if l.startswith("VmRSS")][0].split()[1])
+    r = run_once(s.pid, "--json")
+    j = json.loads(r.stdout)
+    if j["source"] != "proc" or j["probe"] or not (0.5 * rss_kb * 1024 <= j["rss"] <= 2 * rss_kb * 1024):
+        fail("json: source %s, rss %s (VmRSS %d kB)" % (j["source"], j["rss"], rss_kb))
+    # the live screen says so too
+    start_mgmon(s.pid, "-d", "0.5")
+    wait_screen(lambda x: "no probe: RSS only" in x and "RSS" in x, 10, "the no-probe label")
+    quit_cleanly()
+    print("noprobe: ok")
+
+
+def case_leak(tmp):
+    p = probed([TARGET, "leak", "5"], tmp)
+    wait_segment(p.pid)
+    start_mgmon(p.pid, "-d", "0.5")
+    s = wait_screen(lambda x: any("mgm_test_collate_leak" in l for l in site_rows(x, "leak")), 40,
+                    "a leaking site named mgm_test_collate_leak")
+    # Enter on the first row (the leak sorts first): its whole stack
+    tmux("send-keys", "-t", "m", "Home")
+    tmux("send-keys", "-t", "m", "Enter")
+    s = wait_screen(lambda x: "#0" in x, 5, "the stack screen")
+    if "mgm_test_collate_leak" not in s or "main" not in s or "mgm_test_target.c" not in s:
+        fail("the stack does not show the leaking function, main and the file", s)
+    tmux("send-keys", "-t", "m", "q")  # back
+    wait_screen(lambda x: "growth/step" in x, 5, "the main screen again")
+    # help, sort, pause, chart switch and a resize must not break the screen
+    for k in ("?", "q", "s", "v", "p", "p"):
+        tmux("send-keys", "-t", "m", k)
+        time.sleep(0.2)
+    tmux("resize-window", "-t", "m", "-x", "80", "-y", "24", check=False)
+    s = wait_screen(lambda x: "mgm_test_collate_leak" in x and "pid %d" % p.pid in x, 5, "an 80x24 frame")
+    tmux("resize-window", "-t", "m", "-x", "40", "-y", "10", check=False)
+    wait_screen(lambda x: "too small" in x, 5, "the too-small notice")
+    tmux("resize-window", "-t", "m", "-x", "100", "-y", "30", check=False)
+    wait_screen(lambda x: "mgm_test_collate_leak" in x, 5, "the frame after growing back")
+    quit_cleanly()
+    j = json.loads(run_once(p.pid, "--json").stdout)
+    leaks = [x for x in j["sites"] if x["verdict"] == "leak"]
+    if not leaks or leaks[0]["function"] != "mgm_test_collate_leak":
+        fail("--json: leaking sites %s" % [(x["function"], x["verdict"]) for x in j["sites"][:5]])
+    print("leak: ok")
+
+
+def case_healthy(tmp):
+    p = probed([TARGET, "healthy", "5"], tmp)
+    wait_segment(p.pid)
+    start_mgmon(p.pid, "-d", "0.5")
+    # past the warmup (40 steps) and well into the plateau
+    s = wait_screen(lambda x: int((re.search(r"step (\d+) \(", x) or re.search("()", "0")).group(1) or 0) >= 300,
+                    40, "step 300")
+    end = time.time() + 3
+    while time.time() < end:
+        s = screen()
+        if site_rows(s, "leak"):
+            fail("a healthy program shows a leaking site", s)
+        time.sleep(0.5)
+    if "LEAK" in s:
+        fail("a healthy program gets a leak verdict", s)
+    if not any("mgm_test_warmup_cache" in l for l in site_rows(s, "plateau") + site_rows(s, "stable")):
+        fail("the warmup cache is not shown as plateau/stable", s)
+    quit_cleanly()
+    j = json.loads(run_once(p.pid, "--json").stdout)
+    if any(x["verdict"] == "leak" for x in j["sites"]) or j["process"]["verdict"] == "leak":
+        fail("--json of a healthy program: %s" % [(x["function"], x["verdict"]) for x in j["sites"][:5]])
+    print("healthy: ok")
+
+
+def case_exit(tmp):
+    p = probed([TARGET, "leak", "5", "400"], tmp)
+    wait_segment(p.pid)
+    start_mgmon(p.pid, "-d", "0.5")
+    p.wait(timeout=30)
+    s = wait_screen(lambda x: "exited" in x, 10, "the exited notice")
+    if "mgm_test_collate_leak" not in s:
+        fail("the final state lost the sites", s)
+    time.sleep(1.5)
+    if pane_dead() is not None:
+        fail("mgmon quit by itself after the target exited", screen())
+    s = screen()
+    if "exited" not in s:
+        fail("the final state did not stay on screen", s)
+    quit_cleanly()
+    print("exit: ok")
+
+
+def case_mgtrain(tmp):
+    if not MGTRAIN or not os.path.exists(MGTRAIN):
+        print("mgtrain is not built: skipped")
+        sys.exit(77)
+    p = probed([MGTRAIN, "--scenario", "leak", "--steps", "100000"], tmp)
+    wait_segment(p.pid)
+    start_mgmon(p.pid)
+    wait_screen(lambda x: any("mge_collate_batch" in l for l in site_rows(x, "leak")), 120,
+                "the collator's leaking site")
+    tmux("send-keys", "-t", "m", "Home")
+    tmux("send-keys", "-t", "m", "Enter")
+    s = wait_screen(lambda x: "#0" in x, 5, "the stack screen")
+    if "mge_collate_batch" not in s:
+        fail("the stack does not show mge_collate_batch", s)
+    tmux("send-keys", "-t", "m", "q")
+    quit_cleanly()
+    print("mgtrain: ok")
+
+
+def main():
+    if not shutil.which("tmux"):
+        print("tmux is not installed: skipped")
+        sys.exit(77)
+    cases = {"errors": case_errors, "noprobe": case_noprobe, "leak": case_leak, "healthy": case_healthy,
+             "exit": case_exit, "mgtrain": case_mgtrain}
+    if CASE not in cases:
+        print("unknown case " + CASE)
+        sys.exit(2)
+    with tempfile.TemporaryDirectory(prefix="mgmon-test-") as tmp:
+        try:
+            cases[CASE](tmp)
+        finally:
+            cleanup()
+
+
+if __name__ == "__main__":
+    main()
