@@ -532,6 +532,33 @@ static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct 
 			sig_cp = rsig;
 		}
 	}
+	/* Trailing change points between two flat stretches at nearly the same level (a prefetch
+	 * queue draining at the end of a run, a cache trimmed once) do not start a new regime: merge
+	 * them, so a long plateau is not judged on its last few points. */
+	if (ncp >= 1) {
+		double ymin = y[0], ymax = y[0];
+		for (size_t i = 1; i < n; i++) {
+			ymin = fmin(ymin, y[i]);
+			ymax = fmax(ymax, y[i]);
+		}
+		double range = ymax - ymin;
+		while (ncp >= 1 && range > 0) {
+			size_t pa = ncp >= 2 ? cp[ncp - 2] : 0, pb = cp[ncp - 1];
+			if (pb - pa < 4 || n - pb < 2)
+				break;
+			struct mgc_trend t1, t2;
+			double r1, r2;
+			mgc_seg_trend(x, y, pa, pb, w, &t1, &r1);
+			mgc_seg_trend(x, y, pb, n, w, &t2, &r2);
+			double l1 = mgc_median_copy(y + pa, pb - pa, w->s1);
+			double l2 = mgc_median_copy(y + pb, n - pb, w->s1);
+			double d1 = fabs(t1.slope) * (x[pb - 1] - x[pa]);
+			double d2 = fabs(t2.slope) * (x[n - 1] - x[pb]);
+			if (d1 > 0.04 * range || d2 > 0.04 * range || fabs(l1 - l2) > 0.05 * range)
+				break;
+			ncp--;
+		}
+	}
 	size_t c = ncp ? cp[ncp - 1] : 0;
 	size_t m = n - c;
 	out->change_at = ncp ? x[c] : NAN;
@@ -1058,6 +1085,24 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	 * its own verdict (a slope under the absolute floor is still the program's memory). */
 	if (isfinite(fl.slope) && isfinite(fr.slope) && fl.slope >= 0.5 * fr.slope)
 		live_flat = 0;
+	/* RSS that rose and levelled after live memory had already levelled: the rise is the
+	 * allocator keeping freed memory (a one-off retention), not a warmup of the program. */
+	if (fr.verdict == MGC_VERDICT_PLATEAU && n >= 8 && live_flat) {
+		double x0 = x[0];
+		if (isfinite(fl.plateau_at))
+			x0 = fl.plateau_at;
+		else if (isfinite(fl.change_at))
+			x0 = fl.change_at;
+		size_t i0 = 0;
+		while (i0 + 1 < n && x[i0] < x0)
+			i0++;
+		size_t k = n - i0 < 5 ? n - i0 : 5;
+		double rss_gain = fr.plateau_level - rss[i0];
+		double live_gain = fl.level - live[i0];
+		if (n - i0 >= 8 && k > 0 && rss_gain > 4 * fr.noise && rss_gain > 0.2 * fr.plateau_level &&
+		    live_gain < 0.25 * rss_gain)
+			rss_grows = 1;
+	}
 	if (rss_grows && live_flat && n >= 8) {
 		char b1[32], b2[32];
 		double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN;

@@ -284,6 +284,9 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 				off += 8;
 			}
 		}
+		/* The exit snapshot follows the program's teardown: keep the running cohorts too. */
+		if (!(sn.flags & MGC_SNAP_FINAL))
+			memcpy(s->cohorts_running, s->cohorts, sizeof s->cohorts);
 	}
 	return 0;
 }

@@ -64,6 +64,7 @@ struct mgc_site {
 	int seen;         /* 1 once a snapshot mentioned it */
 	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
 	uint64_t cohorts[MGC_COHORTS];
+	uint64_t cohorts_running[MGC_COHORTS]; /* as of the last snapshot before the exit one */
 	float *series;    /* live bytes at each grid point (t.npoints of them), NULL if never seen */
 	uint32_t filled;  /* internal: grid points filled so far */
 	uint64_t first_step_seen;

@@ -8,8 +8,16 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The smallest growth a report calls meaningful, per step and per second. The classifier's own
+ * defaults (1 MiB/step) suit multi-GB training processes; a report also serves processes of a few
+ * hundred MB, where 0.7 MB/step is a leak that matters. Relative growth (1e-4 of the level per x)
+ * still applies on top inside the classifier. */
+#define MGR_MIN_GROWTH_STEP (64.0 * 1024)
+#define MGR_MIN_GROWTH_SEC (1024.0)
 
 const char *mgr_kind_name(unsigned kind)
 {
@@ -119,6 +127,34 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 	return 0;
 }
 
+/* What only the tracer sees decides earlier than RSS: when the RSS verdict cannot tell yet
+ * (growing) but leaking sites, confirmed by their cohorts, account for most of RSS's growth,
+ * the process is leaking. */
+static void upgrade_with_sites(struct mgr_process *p)
+{
+	if (!p->have_verdict || p->verdict.verdict != MGC_VERDICT_GROWING || !(p->verdict.slope > 0))
+		return;
+	double leak_slope = 0;
+	const struct mgr_site *top = NULL;
+	for (size_t i = 0; i < p->nsites; i++) {
+		const struct mgr_site *ms = &p->sites[i];
+		if (!ms->classified || ms->fit.verdict != MGC_VERDICT_LEAK || !(ms->fit.slope > 0))
+			continue;
+		leak_slope += ms->fit.slope;
+		if (!top || ms->fit.slope > top->fit.slope)
+			top = ms;
+	}
+	if (!top || leak_slope < 0.5 * p->verdict.slope)
+		return;
+	p->verdict.verdict = MGC_VERDICT_LEAK;
+	p->verdict.confidence = top->fit.confidence;
+	p->verdict.decidable_at = NAN;
+	snprintf(p->verdict.why, sizeof p->verdict.why,
+		 "leaking sites whose survivors come from every recent step grow %.0f%% as fast as RSS "
+		 "(%.3g of %.3g bytes per x unit)",
+		 100.0 * leak_slope / p->verdict.slope, leak_slope, p->verdict.slope);
+}
+
 int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		      struct mgc_symbolizer *sym, struct mgr_process *p)
 {
@@ -156,7 +192,8 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 					   : (double)pt->free_kept;
 		}
 	}
-	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = p->x_is_steps};
+	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = p->x_is_steps,
+				       .min_growth = p->x_is_steps ? MGR_MIN_GROWTH_STEP : MGR_MIN_GROWTH_SEC};
 	for (size_t k = 0; k < p->nseries; k++)
 		classify_series(&p->series[k], &co);
 	p->main = &p->series[0];
@@ -194,16 +231,20 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	double *y = calloc(n ? n : 1, sizeof *y);
 	if (!y)
 		goto nomem;
+	/* Sites keep the classifier's own floor for sites: a site of a few KB per step matters. */
+	struct mgc_classify_opts site_co = {.limit = p->limit, .x_is_steps = p->x_is_steps};
 	for (size_t i = 0; i < shown; i++) {
 		struct mgr_site *ms = &p->sites[i];
 		const struct mgc_site *s = ms->s;
 		for (size_t k = 0; k < n; k++)
 			y[k] = s->series[idx[k]];
+		/* With a step axis the run ends at its last step: judge the cohorts as they were then. */
 		struct mgc_site_evidence ev = {
-			.x = p->main->x, .live = y, .n = n, .cohorts = s->cohorts, .ncohorts = MGC_COHORTS,
+			.x = p->main->x, .live = y, .n = n,
+			.cohorts = p->x_is_steps ? s->cohorts_running : s->cohorts, .ncohorts = MGC_COHORTS,
 			.last_step = (double)t->max_step, .allocs = s->allocs, .frees = s->frees,
 			.live_count = s->live_count};
-		ms->classified = n > 0 && mgc_classify_site(&ev, &co, &ms->fit) == 0;
+		ms->classified = n > 0 && mgc_classify_site(&ev, &site_co, &ms->fit) == 0;
 		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK)
 			p->leaking_sites++;
 		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
@@ -213,6 +254,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	}
 	free(y);
 	p->nsites = shown;
+	upgrade_with_sites(p);
 	free(idx);
 	return 0;
 nomem:
