@@ -39,7 +39,7 @@
 
 #define DEFAULT_INTERVAL_MS 1000u
 #define DEFAULT_DEPTH 64u
-#define DEFAULT_MAX_SITES (1u << 18)
+#define DEFAULT_MAX_SITES (1u << 20) /* libtorch alone makes ~615k distinct stacks at import */
 #define SKIP_SLACK 16u /* extra frames captured to cover the probe's own */
 
 /* Set while the probe itself runs on this thread: nested allocator calls go straight through. */

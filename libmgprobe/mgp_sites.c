@@ -10,7 +10,9 @@
 
 #include "mgp_os.h"
 
-#define FRAME_ARENA_FRAMES (16u << 20) /* 128 MiB of address space, touched as used */
+#define FRAME_ARENA_FRAMES (16u << 20) /* at least 128 MiB of address space, touched as used */
+#define FRAMES_PER_SITE 48u            /* arena frames reserved per site (torch averages ~45) */
+#define TRUNC_FRAMES 12u               /* stack depth kept once the table is nearly full */
 
 struct slot {
 	uint64_t hash; /* 0 = empty; published last, with release */
@@ -24,8 +26,10 @@ static struct {
 	struct mgp_site *sites;
 	uint32_t max_sites;
 	uint32_t count;        /* next id; ids < count are published */
+	uint32_t trunc_at;     /* from this id on, new stacks keep only TRUNC_FRAMES frames */
 	uint64_t *frames;
-	uint32_t frames_used;
+	uint64_t frames_cap, frames_trunc_at;
+	uint64_t frames_used;
 	pthread_mutex_t lock;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -57,11 +61,14 @@ int mgp_sites_init(uint32_t max_sites)
 		nslots <<= 1;
 	S.slots = mgp_os_alloc(nslots * sizeof(struct slot));
 	S.sites = mgp_os_alloc((size_t)max_sites * sizeof(struct mgp_site));
-	S.frames = mgp_os_alloc((size_t)FRAME_ARENA_FRAMES * sizeof(uint64_t));
+	uint64_t frames_cap = (uint64_t)max_sites * FRAMES_PER_SITE;
+	if (frames_cap < FRAME_ARENA_FRAMES)
+		frames_cap = FRAME_ARENA_FRAMES;
+	S.frames = mgp_os_alloc((size_t)frames_cap * sizeof(uint64_t));
 	if (!S.slots || !S.sites || !S.frames) {
 		mgp_os_free(S.slots, nslots * sizeof(struct slot));
 		mgp_os_free(S.sites, (size_t)max_sites * sizeof(struct mgp_site));
-		mgp_os_free(S.frames, (size_t)FRAME_ARENA_FRAMES * sizeof(uint64_t));
+		mgp_os_free(S.frames, (size_t)frames_cap * sizeof(uint64_t));
 		S.slots = NULL;
 		S.sites = NULL;
 		S.frames = NULL;
@@ -69,6 +76,15 @@ int mgp_sites_init(uint32_t max_sites)
 	}
 	S.mask = nslots - 1;
 	S.max_sites = max_sites;
+	/* The last eighth of the table (and of the frame arena) is kept for short stacks, so that a
+	 * program that makes hundreds of thousands of distinct stacks at start-up (libtorch's operator
+	 * registration does) still gives the sites that appear later (a leak in the training loop)
+	 * their own site and innermost frames instead of the frameless overflow site. A small table
+	 * (MGPROBE_MAX_SITES below 65536, set to save memory or in tests) has no such reserve. */
+	int reserve = max_sites >= 65536;
+	S.trunc_at = reserve ? max_sites - max_sites / 8 : UINT32_MAX;
+	S.frames_cap = frames_cap;
+	S.frames_trunc_at = reserve ? frames_cap - frames_cap / 8 : UINT64_MAX;
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
 	S.sites[1].hash = 0;
 	S.sites[1].nframes = 0;
@@ -91,6 +107,9 @@ static int same_stack(const struct mgp_site *s, uint64_t h, const uintptr_t *ips
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 {
 	uint64_t h = hash_stack(ips, n, kind);
+	int nearly_full = n > TRUNC_FRAMES &&
+			  (__atomic_load_n(&S.count, __ATOMIC_RELAXED) >= S.trunc_at ||
+			   __atomic_load_n(&S.frames_used, __ATOMIC_RELAXED) >= S.frames_trunc_at);
 	uint64_t i = h & S.mask;
 	for (;;) {
 		uint64_t sh = __atomic_load_n(&S.slots[i].hash, __ATOMIC_ACQUIRE);
@@ -103,6 +122,8 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 		}
 		i = (i + 1) & S.mask;
 	}
+	if (nearly_full)
+		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
 
 	/* Not found: insert under the lock, re-probing since another thread may have won. */
 	pthread_mutex_lock(&S.lock);
@@ -121,7 +142,11 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 		i = (i + 1) & S.mask;
 	}
 	uint32_t id = S.count;
-	if (id >= S.max_sites || S.frames_used + n > FRAME_ARENA_FRAMES) {
+	if (n > TRUNC_FRAMES && (id >= S.trunc_at || S.frames_used + n > S.frames_trunc_at)) {
+		pthread_mutex_unlock(&S.lock);
+		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
+	}
+	if (id >= S.max_sites || S.frames_used + n > S.frames_cap) {
 		pthread_mutex_unlock(&S.lock);
 		return 1;
 	}
@@ -129,7 +154,7 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 	s->frames_off = S.frames_used;
 	for (unsigned k = 0; k < n; k++)
 		S.frames[S.frames_used + k] = (uint64_t)ips[k];
-	S.frames_used += n;
+	__atomic_store_n(&S.frames_used, S.frames_used + n, __ATOMIC_RELAXED);
 	s->nframes = (uint16_t)n;
 	s->kind = (uint16_t)kind;
 	s->hash = h;
