@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: MIT
+"""test_torch.py: PyTorch training runs under the real probe (issue 7).
+
+    test_torch.py {healthy|leak|workers} MGPROBE MGREPORT SAMPLE TORCH_PYTHON
+
+Runs samples/torch_vision_train.py with TORCH_PYTHON (Debian's /usr/bin/python3 with python3-torch)
+plainly and under `mgprobe run`, then checks through `mgreport --json`:
+  healthy  no leaking site, process verdict plateau or stable, same losses as without the probe;
+  leak     process verdict leak, a leaking site whose stack reaches libffi/ctypes (the malloc call
+           made through ctypes) growing by the bytes leaked per step, same losses;
+  workers  2 forked DataLoader workers, each with its own trace listed as a child of the parent,
+           mgreport reporting all 3 processes, no worker called a heap leak, same losses.
+Exits 77 (skip) when TORCH_PYTHON cannot import torch and torchvision. Stdlib only.
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+LEAK_BYTES = 1 << 20
+
+
+class Check:
+    def __init__(self):
+        self.failures = 0
+
+    def true(self, what, ok, detail=""):
+        print(("ok    " if ok else "FAIL  ") + what + (f"  ({detail})" if detail != "" else ""))
+        if not ok:
+            self.failures += 1
+        return ok
+
+
+def run(cmd, cwd, timeout=400):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MGPROBE_") and k != "LD_PRELOAD"}
+    env.setdefault("OMP_NUM_THREADS", "1")
+    r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=timeout)
+    return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
+
+
+def losses(out):
+    """The printed losses: every `step N loss L` line and the `done:` line."""
+    return re.findall(r"^step (\d+) loss (\S+)", out, re.M) + re.findall(r"^done: steps (\d+) loss (\S+)", out, re.M)
+
+
+def report(mgreport, files, top=10):
+    r = subprocess.run([mgreport, *files, "--json", "--top", str(top)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=300)
+    if r.returncode != 0:
+        print(f"mgreport {' '.join(files)}: exit {r.returncode}: {r.stderr.decode(errors='replace')}")
+        return None
+    return json.loads(r.stdout)
+
+
+def series(proc, name):
+    return next((s for s in proc["series"] if s["name"] == name), {})
+
+
+def frames_text(site):
+    return " | ".join(f"{f.get('function') or '??'} [{os.path.basename(f.get('module') or '?')}]"
+                      for f in site["frames"][:10])
+
+
+def main():
+    if len(sys.argv) != 6:
+        print(__doc__)
+        return 2
+    mode, mgprobe, mgreport, sample, py = sys.argv[1:]
+    sample = os.path.abspath(sample)
+    try:
+        ok = subprocess.run([py, "-c", "import torch, torchvision"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok:
+        print(f"skip: {py} cannot import torch and torchvision (apt-get install python3-torch python3-torchvision)")
+        return SKIP
+
+    t = Check()
+    tmp = tempfile.mkdtemp(prefix=f"mg-torch-{mode}-")
+    args = {"healthy": ["--steps", "120"],
+            "leak": ["--steps", "120", "--leak", "--leak-bytes", str(LEAK_BYTES)],
+            "workers": ["--steps", "100", "--workers", "2"]}[mode]
+    cmd = [py, sample, "--seed", "3", *args]
+    trace = os.path.join(tmp, f"{mode}.mgt")
+
+    rc0, out0, err0 = run(cmd, tmp)
+    t.true("plain run exits 0", rc0 == 0, f"exit {rc0}: {err0[-2000:]}" if rc0 else "")
+    rc1, out1, err1 = run([mgprobe, "run", "-o", trace, "--", *cmd], tmp)
+    t.true("run under the probe exits 0", rc1 == 0, f"exit {rc1}: {err1[-2000:]}" if rc1 else "")
+    l0, l1 = losses(out0), losses(out1)
+    t.true("losses printed", len(l0) >= 10, len(l0))
+    t.true("same losses with and without the probe", l0 == l1,
+           "" if l0 == l1 else f"plain {l0[:4]}... probe {l1[:4]}...")
+    t.true("the probe wrote the trace", os.path.exists(trace))
+    if not os.path.exists(trace):
+        return 1
+
+    if mode == "workers":
+        files = [trace] + sorted(glob.glob(os.path.join(tmp, f"{mode}.*.mgt")))
+    else:
+        files = [trace]
+    rep = report(mgreport, files)
+    t.true("mgreport --json exits 0", rep is not None)
+    if rep is None:
+        return 1
+    main_proc = rep["processes"][0]
+    pv = main_proc["process_verdict"]
+    leaking = [s for s in main_proc["sites"] if s["verdict"] == "leak"]
+    print(f"process verdict {pv['verdict']}: {pv.get('why')}")
+
+    if mode in ("healthy", "workers"):
+        t.true("main process: verdict plateau or stable", pv["verdict"] in ("plateau", "stable"),
+               pv["verdict"])
+        t.true("main process: no leaking site", not leaking,
+               "; ".join(frames_text(s) for s in leaking[:3]))
+        t.true("main process: heap not called a leak", series(main_proc, "heap").get("verdict") != "leak",
+               series(main_proc, "heap").get("verdict"))
+    if mode == "leak":
+        t.true("process verdict leak", pv["verdict"] == "leak", pv["verdict"])
+        t.true("a leaking site", bool(leaking))
+        if leaking:
+            s = leaking[0]
+            print(f"top leaking site: {s['growth_per_x']} B/step, {s['live_bytes_last_x']} B live; "
+                  f"{frames_text(s)}")
+            mods = " ".join(os.path.basename(f.get("module") or "") for f in s["frames"])
+            t.true("its stack reaches the allocating call through libffi and ctypes",
+                   "libffi" in mods and "_ctypes" in mods, mods)
+            per = s["growth_per_x"] or 0
+            t.true("its growth per step is the bytes leaked per step (within 5%)",
+                   abs(per - LEAK_BYTES) <= 0.05 * LEAK_BYTES, f"{per} vs {LEAK_BYTES}")
+            steps = main_proc["process"]["steps"]
+            t.true("its live bytes at the last step = steps x bytes per step (within 5%)",
+                   abs(s["live_bytes_last_x"] - steps * LEAK_BYTES) <= 0.05 * steps * LEAK_BYTES,
+                   f"{s['live_bytes_last_x']} vs {steps} x {LEAK_BYTES}")
+            slope = pv.get("slope_per_x") or 0
+            t.true("process RSS slope close to the bytes leaked per step (within 25%)",
+                   abs(slope - LEAK_BYTES) <= 0.25 * LEAK_BYTES, f"{slope}")
+    if mode == "workers":
+        children = main_proc["process"].get("children") or []
+        t.true("the parent's trace lists 2 children", len(children) == 2, children)
+        t.true("one trace per worker", len(files) == 3, files)
+        t.true("mgreport reports every process", len(rep["processes"]) == len(files),
+               len(rep["processes"]))
+        pids = sorted(p["process"]["pid"] for p in rep["processes"][1:])
+        t.true("the reported workers are the parent's children", pids == sorted(children),
+               f"{pids} vs {children}")
+        for p in rep["processes"][1:]:
+            pid = p["process"]["pid"]
+            t.true(f"worker {pid}: a child of the parent", p["process"]["ppid"] == main_proc["process"]["pid"])
+            t.true(f"worker {pid}: recorded to its end", p["process"]["ended"], p["process"]["ended"])
+            v = p["process_verdict"]["verdict"]
+            hv = series(p, "heap").get("verdict")
+            print(f"worker {pid}: process {v} ({p['process_verdict'].get('why')}); heap {hv}")
+            t.true(f"worker {pid}: not called a leak", v != "leak", v)
+            t.true(f"worker {pid}: heap not called a leak", hv != "leak", hv)
+            wl = [s for s in p["sites"] if s["verdict"] == "leak"]
+            t.true(f"worker {pid}: no leaking site", not wl, "; ".join(frames_text(s) for s in wl[:3]))
+
+    if t.failures == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"{t.failures} failures; traces kept in {tmp}")
+    return 1 if t.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
