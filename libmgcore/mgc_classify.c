@@ -920,6 +920,56 @@ static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
 				 opts ? opts->limit : 0, mgc_horizon(opts)};
 	double sigma = mgc_noise_scratch(y, n, w.s1);
 	size_t per = mgc_period(y, n, fmax(sigma, 1.0), w.hx);
+	if (per && n / per < 8) {
+		/* Too few periods for a floor series to decide on: set the spikes aside instead (the
+		 * points more than 6 sigma above the lowest point within half a period) and judge the
+		 * rest, which keeps most of the points. */
+		size_t half = per / 2, k = 0;
+		double *mx = w.t, *my = w.yn, *ex = w.hx;
+		for (size_t i = 0; i < n; i++) {
+			size_t a = i > half ? i - half : 0, b = i + half + 1 < n ? i + half + 1 : n;
+			double lo = y[a];
+			for (size_t j = a; j < b; j++)
+				lo = fmin(lo, y[j]);
+			ex[i] = y[i] - lo;
+		}
+		/* a spike stands 6 sigma above the local floor; when sigma is degenerate (a series
+		 * that holds still between jumps) and that leaves too little, a spike is what stands
+		 * out of the usual height above the floor */
+		double thr = 6 * fmax(sigma, 1.0);
+		for (int pass = 0; pass < 2 && k < 8; pass++) {
+			if (pass == 1) {
+				double emed = mgc_median_copy(ex, n, w.s1);
+				double emad = 1.4826 * mgc_mad_scratch(ex, n, w.s1);
+				thr = fmax(emed + 6 * emad, thr);
+			}
+			k = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (ex[i] <= thr) {
+					mx[k] = x[i];
+					my[k] = y[i];
+					k++;
+				}
+			}
+		}
+		if (k >= 8) {
+			double period_x = (double)per * mgc_dx_median(x, n, w.s1);
+			memcpy(w.hy, my, k * sizeof(double));
+			memcpy(x, mx, k * sizeof(double));
+			memcpy(y, w.hy, k * sizeof(double));
+			in.n = k;
+			in.x = x;
+			in.y = y;
+			mgc_decide(&in, &w, out);
+			out->period = period_x;
+			size_t len = strlen(out->why);
+			if (len + 48 < sizeof(out->why))
+				snprintf(out->why + len, sizeof(out->why) - len,
+					 " (spikes every %g x set aside)", period_x);
+			free(mem);
+			return 0;
+		}
+	}
 	if (per) {
 		/* per-period floor and peaks, windows ending at the last point */
 		size_t np = n / per, first = n - np * per;
@@ -1078,6 +1128,7 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	if (rc)
 		return rc;
 	int rss_grows = fr.verdict == MGC_VERDICT_GROWING || fr.verdict == MGC_VERDICT_LEAK;
+	double fr_scratch[5];
 	/* live does not grow: flat verdict, or its growth explains under a quarter of RSS's */
 	int live_flat = !(fl.verdict == MGC_VERDICT_GROWING || fl.verdict == MGC_VERDICT_LEAK) ||
 			fl.slope < 0.25 * fr.slope;
@@ -1087,21 +1138,30 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		live_flat = 0;
 	/* RSS that rose and levelled after live memory had already levelled: the rise is the
 	 * allocator keeping freed memory (a one-off retention), not a warmup of the program. */
-	if (fr.verdict == MGC_VERDICT_PLATEAU && n >= 8 && live_flat) {
-		double x0 = x[0];
-		if (isfinite(fl.plateau_at))
-			x0 = fl.plateau_at;
-		else if (isfinite(fl.change_at))
-			x0 = fl.change_at;
+	if (fr.verdict == MGC_VERDICT_PLATEAU && n >= 8 && live_flat && fl.level > 0) {
+		/* from where live memory first reached 90% of its level: what did each gain since? */
 		size_t i0 = 0;
-		while (i0 + 1 < n && x[i0] < x0)
+		while (i0 + 1 < n && live[i0] < 0.9 * fl.level)
 			i0++;
 		size_t k = n - i0 < 5 ? n - i0 : 5;
-		double rss_gain = fr.plateau_level - rss[i0];
-		double live_gain = fl.level - live[i0];
-		if (n - i0 >= 8 && k > 0 && rss_gain > 4 * fr.noise && rss_gain > 0.2 * fr.plateau_level &&
-		    live_gain < 0.25 * rss_gain)
-			rss_grows = 1;
+		double rss0 = mgc_median_copy(rss + i0, k, fr_scratch);
+		double live0 = mgc_median_copy(live + i0, k, fr_scratch);
+		double rss_gain = fr.plateau_level - rss0;
+		double live_gain = fl.level - live0;
+		if (n - i0 >= 8 && rss_gain > 4 * fr.noise && rss_gain > 0.2 * fr.plateau_level &&
+		    live_gain < 0.25 * rss_gain) {
+			char b1[32], b2[32], b3[32];
+			double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
+			fr.verdict = MGC_VERDICT_RETENTION;
+			snprintf(fr.why, sizeof(fr.why),
+				 "retention: RSS rose %s after live allocations levelled at x=%g (they moved %s)%s%s%s",
+				 mgc_bytes(rss_gain, b1, sizeof b1), x[i0], mgc_bytes(live_gain, b2, sizeof b2),
+				 isfinite(kept) && kept > 0 ? "; the allocator keeps " : "",
+				 isfinite(kept) && kept > 0 ? mgc_bytes(kept, b3, sizeof b3) : "",
+				 isfinite(kept) && kept > 0 ? " more freed memory" : "");
+			*out = fr;
+			return 0;
+		}
 	}
 	if (rss_grows && live_flat && n >= 8) {
 		char b1[32], b2[32];
