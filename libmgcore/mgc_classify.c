@@ -693,11 +693,15 @@ static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct 
 		}
 		double flat_len = x[n - 1] - x[c];
 		double plateau_level = mgc_median_copy(y + c, m, w->s1);
-		if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * longest) {
+		/* ...and a few flat points after a long climb are not yet a plateau: a leak that paused
+		 * (a prefetch queue draining, an epoch boundary) looks the same. The flat stretch must
+		 * last a good part of the climb before it. */
+		double climb_len = x[c] - x[a];
+		if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * longest || flat_len < 0.4 * climb_len) {
 			out->verdict = MGC_VERDICT_GROWING;
 			out->confidence = 0.5;
 			out->projected_level = plateau_level;
-			out->decidable_at = x[c] + fmax(MGC_MIN_PLATEAU * dx, 1.5 * longest);
+			out->decidable_at = x[c] + fmax(fmax(MGC_MIN_PLATEAU * dx, 1.5 * longest), 0.4 * climb_len);
 			mgc_why(out, "grew %s, flat since x=%g but not for long enough to call it a plateau",
 				mgc_bytes(rise, b1, sizeof b1), x[c]);
 			return;
@@ -1092,8 +1096,15 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 	char b1[32];
 	/* survivors at an undiminished rate over the last three complete birth buckets, which span 7/8
 	 * of the run before the current bucket: exact (no noise), so half the horizon suffices */
-	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) && (f.verdict == MGC_VERDICT_GROWING || f.verdict == MGC_VERDICT_LEAK) &&
-	    f.slope_lo > 0) {
+	/* the recent segment may be a short pause (a drained prefetch queue): the second half of
+	 * the window rising is enough when the cohorts already show survivors from every step */
+	int rose = f.slope_lo > 0 || ev->live[ev->n - 1] > ev->live[ev->n / 2];
+	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) &&
+	    (f.verdict == MGC_VERDICT_GROWING || f.verdict == MGC_VERDICT_LEAK) && rose) {
+		if (!(f.slope_lo > 0)) {
+			f.slope = rate;
+			f.slope_lo = f.slope_hi = rate;
+		}
 		f.verdict = MGC_VERDICT_LEAK;
 		f.confidence = 0.95;
 		f.decidable_at = NAN;
@@ -1127,7 +1138,8 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		rc = mgc_classify(x, live, n, opts, &fl);
 	if (rc)
 		return rc;
-	int rss_grows = fr.verdict == MGC_VERDICT_GROWING || fr.verdict == MGC_VERDICT_LEAK;
+	int rss_grows = (fr.verdict == MGC_VERDICT_GROWING || fr.verdict == MGC_VERDICT_LEAK) &&
+			fr.slope_lo > 0;
 	double fr_scratch[5];
 	/* live does not grow: flat verdict, or its growth explains under a quarter of RSS's */
 	int live_flat = !(fl.verdict == MGC_VERDICT_GROWING || fl.verdict == MGC_VERDICT_LEAK) ||
@@ -1148,10 +1160,10 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		double live0 = mgc_median_copy(live + i0, k, fr_scratch);
 		double rss_gain = fr.plateau_level - rss0;
 		double live_gain = fl.level - live0;
+		double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
 		if (n - i0 >= 8 && rss_gain > 4 * fr.noise && rss_gain > 0.2 * fr.plateau_level &&
-		    live_gain < 0.25 * rss_gain) {
+		    live_gain < 0.25 * rss_gain && !(kept < 0.25 * rss_gain)) {
 			char b1[32], b2[32], b3[32];
-			double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
 			fr.verdict = MGC_VERDICT_RETENTION;
 			snprintf(fr.why, sizeof(fr.why),
 				 "retention: RSS rose %s after live allocations levelled at x=%g (they moved %s)%s%s%s",
@@ -1161,6 +1173,22 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 				 isfinite(kept) && kept > 0 ? " more freed memory" : "");
 			*out = fr;
 			return 0;
+		}
+	}
+	/* Retention is memory the allocator keeps: where its free bytes are known they must explain
+	 * a good share of the growth. RSS that grows with neither live allocations nor kept free
+	 * memory (copy-on-write pages of a forked worker, untracked memory) keeps its own verdict. */
+	if (rss_grows && live_flat && n >= 8 && free_kept) {
+		double kept_rise = free_kept[n - 1] - free_kept[0];
+		double rss_rise = rss[n - 1] - rss[0];
+		if (rss_rise > 0 && kept_rise < 0.25 * rss_rise) {
+			char b1[32], b2[32];
+			size_t len = strlen(fr.why);
+			if (len + 120 < sizeof(fr.why))
+				snprintf(fr.why + len, sizeof(fr.why) - len,
+					 "; neither live allocations nor the allocator's free memory (%s of %s) explain it",
+					 mgc_bytes(kept_rise, b1, sizeof b1), mgc_bytes(rss_rise, b2, sizeof b2));
+			live_flat = 0;
 		}
 	}
 	if (rss_grows && live_flat && n >= 8) {

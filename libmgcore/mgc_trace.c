@@ -243,6 +243,8 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 
 	L->cur_is_grid = (t->snapshots % t->stride) == 0;
 	t->snapshots++;
+	if (sn.flags & MGC_SNAP_STEP)
+		t->last_step_snapshot = t->snapshots;
 	t->last = pt;
 	t->have_last = 1;
 	if (L->cur_is_grid)
@@ -270,6 +272,8 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 			s->first_step_seen = sn.step;
 		}
 		fill_site(s, upto, (float)s->live_bytes);
+		if (s->updated_at && s->updated_at <= t->last_step_snapshot && !(sn.flags & MGC_SNAP_STEP))
+			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts); /* in force at that marker */
 		s->seen = 1;
 		s->live_bytes = e.live_bytes;
 		s->live_count = e.live_count;
@@ -284,9 +288,11 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 				off += 8;
 			}
 		}
-		/* The exit snapshot follows the program's teardown: keep the running cohorts too. */
-		if (!(sn.flags & MGC_SNAP_FINAL))
-			memcpy(s->cohorts_running, s->cohorts, sizeof s->cohorts);
+		/* Keep the cohorts as they were at the last step marker too: what came after (a
+		 * snapshot inside the last step, the exit's teardown) is not on the step axis. */
+		if (sn.flags & MGC_SNAP_STEP)
+			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
+		s->updated_at = t->snapshots;
 	}
 	return 0;
 }
@@ -508,6 +514,9 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 		struct mgc_site *s = t->sites[i];
 		if (s && s->series)
 			fill_site(s, (uint32_t)t->npoints, (float)s->live_bytes);
+		/* unchanged since the last marker: its latest cohorts are the marker's */
+		if (s && s->updated_at <= t->last_step_snapshot)
+			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
 	}
 	*out = t;
 	return 0;

@@ -64,7 +64,8 @@ struct mgc_site {
 	int seen;         /* 1 once a snapshot mentioned it */
 	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
 	uint64_t cohorts[MGC_COHORTS];
-	uint64_t cohorts_running[MGC_COHORTS]; /* as of the last snapshot before the exit one */
+	uint64_t cohorts_step[MGC_COHORTS]; /* as of the last step-marker snapshot (the step axis's end) */
+	uint64_t updated_at; /* internal: snapshot number of its last entry */
 	float *series;    /* live bytes at each grid point (t.npoints of them), NULL if never seen */
 	uint32_t filled;  /* internal: grid points filled so far */
 	uint64_t first_step_seen;
@@ -95,6 +96,7 @@ struct mgc_trace {
 	uint64_t snapshots;       /* snapshots read (before thinning) */
 	uint32_t stride;          /* snapshots per grid point now */
 	struct mgc_point last;    /* the last snapshot, always kept */
+	uint64_t last_step_snapshot; /* number (1-based) of the last step-marker snapshot; 0 if none */
 	int have_last;
 	uint64_t steps;           /* step markers seen */
 	uint64_t max_step;

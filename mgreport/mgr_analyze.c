@@ -33,24 +33,24 @@ const char *mgr_kind_name(unsigned kind)
 	}
 }
 
-/* Indexes of the grid points that make the x axis: with steps, the last point of each step. */
+/* Indexes of the grid points that make the x axis. With step markers: one point per step, the
+ * snapshot taken at the step's marker (the state as the step begins), else the step's first
+ * snapshot; snapshots inside a step and the exit snapshot (taken after the program's teardown)
+ * are not on the axis. Without markers: every snapshot, in time. */
 static size_t axis_points(const struct mgc_trace *t, int steps, size_t *idx)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < t->npoints; i++) {
+		const struct mgc_point *pt = &t->points[i];
 		if (steps) {
-			/* The exit snapshot comes after the interpreter or runtime freed its state:
-			 * the run's last step is the step marker's snapshot, not the teardown. */
-			if ((t->points[i].flags & MGC_SNAP_FINAL) && n &&
-			    t->points[idx[n - 1]].step == t->points[i].step)
-				continue;
-			if (n && t->points[idx[n - 1]].step == t->points[i].step) {
-				idx[n - 1] = i;
+			if (n && t->points[idx[n - 1]].step == pt->step) {
+				if ((pt->flags & MGC_SNAP_STEP) && !(t->points[idx[n - 1]].flags & MGC_SNAP_STEP))
+					idx[n - 1] = i;
 				continue;
 			}
-			if (n && t->points[i].step < t->points[idx[n - 1]].step)
+			if (n && pt->step < t->points[idx[n - 1]].step)
 				continue; /* steps must increase */
-		} else if (n && !(t->points[i].t > t->points[idx[n - 1]].t)) {
+		} else if (n && !(pt->t > t->points[idx[n - 1]].t)) {
 			continue;
 		}
 		idx[n++] = i;
@@ -127,12 +127,18 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 	return 0;
 }
 
-/* What only the tracer sees decides earlier than RSS: when the RSS verdict cannot tell yet
- * (growing) but leaking sites, confirmed by their cohorts, account for most of RSS's growth,
- * the process is leaking. */
+/* What only the tracer sees decides earlier and more surely than RSS. Leaking sites (their
+ * survivors come from every recent step) make the process verdict `leak`:
+ * - when RSS cannot tell yet (growing) and the sites account for at least half its growth;
+ * - when RSS looks flat (stable, plateau: noise, or the allocator reusing memory it kept) but the
+ *   sites grow by a meaningful amount: at least 1e-4 of RSS per step (1e-6 per second).
+ * The sites come first in the evidence; RSS only says how visible the leak is yet. */
 static void upgrade_with_sites(struct mgr_process *p)
 {
-	if (!p->have_verdict || p->verdict.verdict != MGC_VERDICT_GROWING || !(p->verdict.slope > 0))
+	if (!p->have_verdict || !p->main || p->main->n < 8)
+		return;
+	enum mgc_verdict v = p->verdict.verdict;
+	if (v != MGC_VERDICT_GROWING && v != MGC_VERDICT_STABLE && v != MGC_VERDICT_PLATEAU)
 		return;
 	double leak_slope = 0;
 	const struct mgr_site *top = NULL;
@@ -144,15 +150,41 @@ static void upgrade_with_sites(struct mgr_process *p)
 		if (!top || ms->fit.slope > top->fit.slope)
 			top = ms;
 	}
-	if (!top || leak_slope < 0.5 * p->verdict.slope)
+	if (!top)
 		return;
+	const struct mgr_series *m = p->main;
+	double level = m->y[m->n - 1];
+	if (v == MGC_VERDICT_GROWING) {
+		/* RSS's growth rate: the recent slope, or over the window's second half when the
+		 * recent segment is a pause */
+		size_t h = m->n / 2;
+		double rate = fmax(p->verdict.slope, (m->y[m->n - 1] - m->y[h]) / (m->x[m->n - 1] - m->x[h]));
+		if (!(rate > 0) || leak_slope < 0.5 * rate)
+			return;
+		snprintf(p->verdict.why, sizeof p->verdict.why,
+			 "leaking sites whose survivors come from every recent step grow %.0f%% as fast as RSS "
+			 "(%.3g of %.3g bytes per x unit)",
+			 100.0 * leak_slope / rate, leak_slope, rate);
+		p->verdict.slope = rate;
+	} else {
+		/* the classifier's relative floor (1e-4 of the level per step, 1e-6 per second): the
+		 * sites' own growth is exact, so no noise margin is needed on top */
+		double floor = p->x_is_steps ? fmax(4096.0, 1e-4 * level) : fmax(64.0, 1e-6 * level);
+		if (leak_slope < floor)
+			return;
+		snprintf(p->verdict.why, sizeof p->verdict.why,
+			 "RSS looks %s (noise %.3g bytes), but leaking sites whose survivors come from every "
+			 "recent step grow %.3g bytes per x unit",
+			 v == MGC_VERDICT_STABLE ? "stable" : "levelled", p->verdict.noise, leak_slope);
+		p->verdict.slope = leak_slope;
+		p->verdict.slope_lo = p->verdict.slope_hi = leak_slope;
+		p->verdict.plateau_at = p->verdict.plateau_level = NAN;
+	}
 	p->verdict.verdict = MGC_VERDICT_LEAK;
 	p->verdict.confidence = top->fit.confidence;
 	p->verdict.decidable_at = NAN;
-	snprintf(p->verdict.why, sizeof p->verdict.why,
-		 "leaking sites whose survivors come from every recent step grow %.0f%% as fast as RSS "
-		 "(%.3g of %.3g bytes per x unit)",
-		 100.0 * leak_slope / p->verdict.slope, leak_slope, p->verdict.slope);
+	if (p->limit > 0 && p->verdict.slope > 0)
+		p->verdict.x_to_oom = fmax(0, p->limit - level) / p->verdict.slope;
 }
 
 int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
@@ -241,7 +273,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		/* With a step axis the run ends at its last step: judge the cohorts as they were then. */
 		struct mgc_site_evidence ev = {
 			.x = p->main->x, .live = y, .n = n,
-			.cohorts = p->x_is_steps ? s->cohorts_running : s->cohorts, .ncohorts = MGC_COHORTS,
+			.cohorts = p->x_is_steps ? s->cohorts_step : s->cohorts, .ncohorts = MGC_COHORTS,
 			.last_step = (double)t->max_step, .allocs = s->allocs, .frees = s->frees,
 			.live_count = s->live_count};
 		ms->classified = n > 0 && mgc_classify_site(&ev, &site_co, &ms->fit) == 0;

@@ -70,6 +70,14 @@ def main():
             check(mining and mining[0]["verdict"] in ("leak", "growing"),
                   "late-leak: mge_mining_append is leak or growing", "leak|growing",
                   mining and mining[0]["verdict"])
+        if failures:
+            # What the run looked like, for the log: the probe's own lines and the top sites.
+            print("probe stderr: %s" % [l for l in p.stderr.splitlines() if l.startswith("mgprobe")])
+            print("process: %s | %s" % (doc["verdict"], doc["process_verdict"]["why"]))
+            for s in sites[:8]:
+                print("  site %-8s %-28s growth %.4g live_last %.4g allocs %d frees %d | %s" % (
+                    s["verdict"], fn(s), s["growth"] or 0, s["live_bytes_last_x"] or 0, s["allocs"],
+                    s["frees"], s["why"][:80]))
     print("%d passed, %d failed" % (len(checks) - len(failures), len(failures)))
     return 1 if failures else 0
 
