@@ -276,7 +276,24 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 			.cohorts = p->x_is_steps ? s->cohorts_step : s->cohorts, .ncohorts = MGC_COHORTS,
 			.last_step = (double)t->max_step, .allocs = s->allocs, .frees = s->frees,
 			.live_count = s->live_count};
-		ms->classified = n > 0 && mgc_classify_site(&ev, &site_co, &ms->fit) == 0;
+		size_t k = 1;
+		while (k < n && y[k] == y[0])
+			k++;
+		if (n > 0 && k == n) {
+			/* Unchanged over the whole window (most of a big program's start-up sites): no
+			 * need to run the classifier on a constant. */
+			memset(&ms->fit, 0, sizeof ms->fit);
+			ms->fit.verdict = MGC_VERDICT_STABLE;
+			ms->fit.confidence = 0.95;
+			ms->fit.level = y[0];
+			ms->fit.plateau_at = ms->fit.plateau_level = ms->fit.change_at = NAN;
+			ms->fit.decidable_at = NAN;
+			ms->fit.x_to_oom = INFINITY;
+			snprintf(ms->fit.why, sizeof ms->fit.why, "unchanged over the run");
+			ms->classified = 1;
+		} else {
+			ms->classified = n > 0 && mgc_classify_site(&ev, &site_co, &ms->fit) == 0;
+		}
 		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK)
 			p->leaking_sites++;
 		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
