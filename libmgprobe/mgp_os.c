@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -219,6 +221,26 @@ int mgp_parse_u64(const char *s, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+void mgp_xfsz_hold(sigset_t *old)
+{
+	sigset_t x;
+	sigemptyset(&x);
+	sigaddset(&x, SIGXFSZ);
+	pthread_sigmask(SIG_BLOCK, &x, old);
+}
+
+void mgp_xfsz_release(const sigset_t *old, int raised)
+{
+	if (raised && !sigismember(old, SIGXFSZ)) {
+		sigset_t x;
+		struct timespec zero = {0, 0};
+		sigemptyset(&x);
+		sigaddset(&x, SIGXFSZ);
+		sigtimedwait(&x, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 uint64_t mgp_now_ns(void)

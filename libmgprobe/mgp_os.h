@@ -5,6 +5,7 @@
 #ifndef MGP_OS_H
 #define MGP_OS_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,14 @@ uint64_t mgp_kv_kb(const char *text, const char *key);
 
 /* Parses a decimal unsigned; returns 0 on success, -EINVAL otherwise. */
 int mgp_parse_u64(const char *s, uint64_t *out);
+
+/* A file-size limit (RLIMIT_FSIZE) answers a write or fallocate past it with SIGXFSZ, which kills
+ * by default. The probe's own file operations go between these two: hold blocks SIGXFSZ on this
+ * thread; release restores the mask and, when `raised` (the operation failed with EFBIG), first
+ * takes the SIGXFSZ it queued, unless the thread had it blocked already. The limit then stops the
+ * trace, never the program. */
+void mgp_xfsz_hold(sigset_t *old);
+void mgp_xfsz_release(const sigset_t *old, int raised);
 
 uint64_t mgp_now_ns(void);     /* CLOCK_MONOTONIC */
 uint64_t mgp_real_ns(void);    /* CLOCK_REALTIME */

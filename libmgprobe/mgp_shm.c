@@ -224,9 +224,15 @@ void mgp_shm_open(const struct mgp_shm_info *info)
 	const char *what = NULL;
 	if (fchmod(fd, 0600) < 0)
 		err = errno, what = "fchmod";
-	else if ((err = posix_fallocate(fd, 0, sizeof(struct mgc_shm))) != 0)
-		what = "reserve pages";
-	else if (!(S.seg = raw_mmap(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
+	else {
+		sigset_t old;
+		mgp_xfsz_hold(&old); /* a file-size limit turns publishing off, not the program */
+		err = posix_fallocate(fd, 0, sizeof(struct mgc_shm));
+		mgp_xfsz_release(&old, err == EFBIG);
+		if (err)
+			what = "reserve pages";
+	}
+	if (!what && !(S.seg = raw_mmap(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
 		err = ENOMEM, what = "mmap";
 	close(fd);
 	if (what) {

@@ -110,23 +110,28 @@ int mgp_trace_flush(void)
 		fail(EBADF); /* "Bad file descriptor": the program closed it */
 		return -EBADF;
 	}
+	sigset_t old;
+	mgp_xfsz_hold(&old); /* a file-size limit stops the trace, not the program */
 	while (off < W.len) {
 		ssize_t r = write(W.fd, W.out + off, W.len - off);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			int e = errno;
+			mgp_xfsz_release(&old, e == EFBIG);
 			W.len = 0;
 			fail(e);
 			return -e;
 		}
 		if (r == 0) {
+			mgp_xfsz_release(&old, 0);
 			W.len = 0;
 			fail(ENOSPC);
 			return -ENOSPC;
 		}
 		off += (size_t)r;
 	}
+	mgp_xfsz_release(&old, 0);
 	W.len = 0;
 	return 0;
 }

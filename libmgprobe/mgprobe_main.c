@@ -234,6 +234,11 @@ int main(int argc, char **argv)
 		if (access(outdir[0] ? outdir : "/", W_OK) != 0)
 			fprintf(stderr, "mgprobe: warning: cannot write to %s (%s): %s will run unprofiled\n",
 				outdir, strerror(errno), argv[i]);
+		struct stat ost;
+		if (lstat(outabs, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+			fprintf(stderr, "mgprobe: %s exists and is not a regular file: choose another -o\n", outabs);
+			return 2;
+		}
 		unlink(outabs); /* the launched process claims the name with O_EXCL */
 		setenv("MGPROBE_OUTPUT", outabs, 1);
 	} else {

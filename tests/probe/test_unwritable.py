@@ -4,6 +4,7 @@
 # adds one `mgprobe:` line naming the problem (plain LD_PRELOAD), and writes no file.
 import os
 import stat
+import subprocess
 
 from probetest import Test, probe_lines, strip_probe_lines
 
@@ -55,4 +56,33 @@ t.same_run("MGPROBE_DIR missing", plain, r)
 t.eq("MGPROBE_DIR missing: mgprobe lines", 1, len(probe_lines(r.stderr)))
 # The stderr of the program itself still comes out in its own order.
 t.eq("stderr order", plain.stderr, strip_probe_lines(r.stderr))
+# A file-size limit (RLIMIT_FSIZE) smaller than the trace: the kernel answers the write past it
+# with SIGXFSZ, which would kill the program; the probe takes it and stops recording instead.
+out = t.path("limited.mgt")
+r = t.run(["prlimit", "--fsize=2500", prog], extra_env={"LD_PRELOAD": t.lib, "MGPROBE_OUTPUT": out})
+t.same_run("RLIMIT_FSIZE 2500 bytes", plain, r)
+t.true("RLIMIT_FSIZE: says the trace stopped", any(b"File too large" in l for l in
+       r.stderr.splitlines()), r.stderr.decode(errors="replace"))
+t.true("RLIMIT_FSIZE: the file stops at the limit", os.path.getsize(out) <= 2500, os.path.getsize(out))
+
+# A full disk: a one-page tmpfs (the trace needs more) (needs mount; skipped where it is not allowed).
+small = t.path("small")
+os.mkdir(small)
+if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", small],
+                  capture_output=True).returncode == 0:
+    try:
+        # python3 loads enough modules for its trace to outgrow one page
+        out = os.path.join(small, "full.mgt")
+        py = ["python3", "-c", "import json, sys; print(json.dumps([1, 2])); sys.exit(4)"]
+        r = t.preload(py, {"MGPROBE_OUTPUT": out})
+        t.same_run("full disk", t.run(py), r)
+        t.true("full disk: says so", any(b"No space left" in l for l in r.stderr.splitlines()),
+               r.stderr.decode(errors="replace"))
+        # What was written before the disk filled reads back.
+        rr = subprocess.run([t.mgreport, out, "--json"], capture_output=True)
+        t.eq("full disk: the partial trace reads back", 0, rr.returncode)
+    finally:
+        subprocess.run(["umount", small], capture_output=True)
+else:
+    print("full disk: skipped (cannot mount a tmpfs here)")
 t.done()
