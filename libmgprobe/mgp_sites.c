@@ -33,6 +33,9 @@ static struct {
 	pthread_mutex_t lock;
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+uint64_t *mgp_sites_dirty_words;
+uint64_t *mgp_sites_dirty_sum;
+
 static inline uint64_t mix(uint64_t h)
 {
 	h ^= h >> 33;
@@ -65,7 +68,13 @@ int mgp_sites_init(uint32_t max_sites)
 	if (frames_cap < FRAME_ARENA_FRAMES)
 		frames_cap = FRAME_ARENA_FRAMES;
 	S.frames = mgp_os_alloc((size_t)frames_cap * sizeof(uint64_t));
-	if (!S.slots || !S.sites || !S.frames) {
+	size_t dwords = ((size_t)max_sites + 63) / 64, dsum = (dwords + 63) / 64;
+	mgp_sites_dirty_words = mgp_os_alloc(dwords * 8);
+	mgp_sites_dirty_sum = mgp_os_alloc(dsum * 8);
+	if (!S.slots || !S.sites || !S.frames || !mgp_sites_dirty_words || !mgp_sites_dirty_sum) {
+		mgp_os_free(mgp_sites_dirty_words, dwords * 8);
+		mgp_os_free(mgp_sites_dirty_sum, dsum * 8);
+		mgp_sites_dirty_words = mgp_sites_dirty_sum = NULL;
 		mgp_os_free(S.slots, nslots * sizeof(struct slot));
 		mgp_os_free(S.sites, (size_t)max_sites * sizeof(struct mgp_site));
 		mgp_os_free(S.frames, (size_t)frames_cap * sizeof(uint64_t));
@@ -88,6 +97,7 @@ int mgp_sites_init(uint32_t max_sites)
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
 	S.sites[1].hash = 0;
 	S.sites[1].nframes = 0;
+	S.sites[1].id = 1;
 	__atomic_store_n(&S.count, 2, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -157,12 +167,34 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 	__atomic_store_n(&S.frames_used, S.frames_used + n, __ATOMIC_RELAXED);
 	s->nframes = (uint16_t)n;
 	s->kind = (uint16_t)kind;
+	s->id = id;
 	s->hash = h;
 	S.slots[i].id = id;
 	__atomic_store_n(&S.slots[i].hash, h, __ATOMIC_RELEASE);
 	__atomic_store_n(&S.count, id + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&S.lock);
 	return id;
+}
+
+uint32_t mgp_sites_take_dirty(uint32_t *ids)
+{
+	uint32_t n = 0;
+	size_t dwords = ((size_t)S.max_sites + 63) / 64, dsum = (dwords + 63) / 64;
+	for (size_t k = 0; k < dsum; k++) {
+		if (!__atomic_load_n(&mgp_sites_dirty_sum[k], __ATOMIC_RELAXED))
+			continue;
+		uint64_t sum = __atomic_exchange_n(&mgp_sites_dirty_sum[k], 0, __ATOMIC_ACQUIRE);
+		while (sum) {
+			size_t wi = k * 64 + (size_t)__builtin_ctzll(sum);
+			sum &= sum - 1;
+			uint64_t bits = __atomic_exchange_n(&mgp_sites_dirty_words[wi], 0, __ATOMIC_ACQUIRE);
+			while (bits) {
+				ids[n++] = (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(bits));
+				bits &= bits - 1;
+			}
+		}
+	}
+	return n;
 }
 
 struct mgp_site *mgp_site_get(uint32_t id)

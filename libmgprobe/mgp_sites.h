@@ -20,7 +20,30 @@ struct mgp_site {
 	uint32_t frames_off;  /* index of the first frame in the frame arena */
 	uint16_t nframes;
 	uint16_t kind;
+	uint32_t id;
 };
+
+/* Changed-site bitmap: a bit per site, and a summary bit per 64-site word, set after a site's
+ * counters change so a snapshot visits only the sites that changed. */
+extern uint64_t *mgp_sites_dirty_words;
+extern uint64_t *mgp_sites_dirty_sum;
+
+static inline void mgp_site_mark(const struct mgp_site *s)
+{
+	uint32_t id = s->id;
+	uint64_t bit = 1ull << (id & 63);
+	uint64_t *w = &mgp_sites_dirty_words[id >> 6];
+	/* Already marked (the common case for a busy site): a plain load, no write. */
+	if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit)
+		return;
+	__atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&mgp_sites_dirty_sum[id >> 12], 1ull << ((id >> 6) & 63), __ATOMIC_RELEASE);
+}
+
+/* Takes the ids of the sites changed since the last call (clearing their bits) into ids, which
+ * must hold max_sites entries; returns how many. A site changing meanwhile is either taken now or
+ * left marked for the next call. Writer lock held. */
+uint32_t mgp_sites_take_dirty(uint32_t *ids);
 
 /* Reserves the tables for up to max_sites sites. 0 or -ENOMEM. Call once, single-threaded. */
 int mgp_sites_init(uint32_t max_sites);
@@ -47,6 +70,7 @@ static inline void mgp_site_on_alloc(struct mgp_site *s, uint64_t size, uint64_t
 	       !__atomic_compare_exchange_n(&s->peak_bytes, &peak, live, 1, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED))
 		;
+	mgp_site_mark(s);
 }
 
 /* Part of a live allocation went away (a partial munmap): its bytes, not the allocation. */
@@ -54,6 +78,7 @@ static inline void mgp_site_on_shrink(struct mgp_site *s, uint64_t size, uint64_
 {
 	__atomic_fetch_sub(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&s->live_bytes, size, __ATOMIC_RELAXED);
+	mgp_site_mark(s);
 }
 
 static inline void mgp_site_on_free(struct mgp_site *s, uint64_t size, uint64_t birth_step)

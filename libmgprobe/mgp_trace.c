@@ -43,7 +43,12 @@ static struct {
 	size_t len;
 	char *scratch;
 	size_t scratch_cap;
-	uint64_t *last_allocs, *last_frees;
+	uint64_t *last_allocs, *last_frees, *last_live; /* per site, as last written */
+	uint32_t *dirty_ids;                            /* scratch for the changed-site list */
+	struct {
+		uint64_t live[3], count[3]; /* heap, mmap, device */
+		uint64_t allocs, frees;
+	} tot;
 	uint32_t max_sites;
 	uint32_t stacks_written;
 	struct mod *mods;
@@ -60,9 +65,12 @@ int mgp_trace_init(uint32_t max_sites)
 	W.scratch = mgp_os_alloc(W.scratch_cap);
 	W.last_allocs = mgp_os_alloc((size_t)max_sites * 8);
 	W.last_frees = mgp_os_alloc((size_t)max_sites * 8);
+	W.last_live = mgp_os_alloc((size_t)max_sites * 8);
+	W.dirty_ids = mgp_os_alloc((size_t)max_sites * 4);
 	W.mods = mgp_os_alloc(MAX_MODS * sizeof(struct mod));
 	W.names = mgp_os_alloc(NAMES_CAP);
-	if (!W.out || !W.scratch || !W.last_allocs || !W.last_frees || !W.mods || !W.names)
+	if (!W.out || !W.scratch || !W.last_allocs || !W.last_frees || !W.last_live || !W.dirty_ids ||
+	    !W.mods || !W.names)
 		return -ENOMEM;
 	W.max_sites = max_sites;
 	return 0;
@@ -515,23 +523,34 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;
 	sn.malloc_arena_bytes = mi.arena + mi.hblkhd;
 
+	/* Only the sites that changed since the last snapshot are visited (the changed-site
+	 * bitmap), so a snapshot costs O(changed), not O(sites): a PyTorch process has 10^5 sites
+	 * from its start-up. The totals are kept up to date by each visited site's difference;
+	 * a FULL snapshot visits every site and sums them afresh. */
 	size_t off = 0;
-	uint32_t n = mgp_sites_count(), nsites = 0;
-	for (uint32_t id = 1; id < n; id++) {
+	uint32_t nsites = 0, count = mgp_sites_count();
+	int full = (flags & MGC_SNAP_FULL) != 0;
+	uint32_t nd = mgp_sites_take_dirty(W.dirty_ids);
+	uint32_t nvisit = full ? (count > 1 ? count - 1 : 0) : nd;
+	if (full)
+		memset(&W.tot, 0, sizeof W.tot);
+	for (uint32_t i = 0; i < nvisit; i++) {
+		uint32_t id = full ? i + 1 : W.dirty_ids[i];
 		const struct mgp_site *s = mgp_site_get(id);
-		uint64_t a = __atomic_load_n(&s->allocs, __ATOMIC_RELAXED);
+		uint64_t a = __atomic_load_n(&s->allocs, __ATOMIC_ACQUIRE);
 		uint64_t f = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
 		uint64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-		if (s->kind == MGC_KIND_MMAP) {
-			sn.mmap_live_bytes += live;
-			sn.mmap_live_count += a - f;
-		} else {
-			sn.heap_live_bytes += live;
-			sn.heap_live_count += a - f;
-		}
-		sn.allocs_total += a;
-		sn.frees_total += f;
-		if (!(flags & MGC_SNAP_FULL) && a == W.last_allocs[id] && f == W.last_frees[id])
+		uint64_t la = full ? 0 : W.last_allocs[id], lf = full ? 0 : W.last_frees[id];
+		uint64_t ll = full ? 0 : W.last_live[id];
+		unsigned k = s->kind == MGC_KIND_MMAP ? 1 : s->kind == MGC_KIND_DEVICE ? 2 : 0;
+		W.tot.live[k] += live - ll; /* modular: a transiently negative read evens out later */
+		W.tot.count[k] += (a - f) - (la - lf);
+		W.tot.allocs += a - la;
+		W.tot.frees += f - lf;
+		W.last_allocs[id] = a;
+		W.last_frees[id] = f;
+		W.last_live[id] = live;
+		if (!full && a == la && f == lf && live == ll)
 			continue;
 		if (a == 0 && f == 0)
 			continue;
@@ -543,19 +562,24 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 					 .peak_bytes = __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED)};
 		size_t eoff = off;
 		off += sizeof e;
-		for (unsigned k = 0; k < MGC_COHORTS; k++) {
-			uint64_t v = __atomic_load_n(&s->cohorts[k], __ATOMIC_RELAXED);
+		for (unsigned c = 0; c < MGC_COHORTS; c++) {
+			uint64_t v = __atomic_load_n(&s->cohorts[c], __ATOMIC_RELAXED);
 			if (v && v < (1ull << 62)) { /* a transiently negative bucket reads as huge: skip it */
-				e.cohort_mask |= 1u << k;
+				e.cohort_mask |= 1u << c;
 				memcpy(W.scratch + off, &v, 8);
 				off += 8;
 			}
 		}
 		memcpy(W.scratch + eoff, &e, sizeof e);
-		W.last_allocs[id] = a;
-		W.last_frees[id] = f;
 		nsites++;
 	}
+	sn.heap_live_bytes = W.tot.live[0];
+	sn.heap_live_count = W.tot.count[0];
+	sn.mmap_live_bytes = W.tot.live[1];
+	sn.mmap_live_count = W.tot.count[1];
+	sn.device_live_bytes = W.tot.live[2];
+	sn.allocs_total = W.tot.allocs;
+	sn.frees_total = W.tot.frees;
 	sn.nsites = nsites;
 	record3(MGC_REC_SNAPSHOT, &sn, sizeof sn, W.scratch, off, NULL, 0);
 }
@@ -605,6 +629,8 @@ void mgp_trace_forget(void)
 	size_t used = (size_t)mgp_sites_count() * 8; /* only pages the parent touched */
 	memset(W.last_allocs, 0, used);
 	memset(W.last_frees, 0, used);
+	memset(W.last_live, 0, used);
+	memset(&W.tot, 0, sizeof W.tot);
 }
 
 void mgp_trace_close(void)
