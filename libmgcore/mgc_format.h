@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define MGC_TRACE_MAGIC "MGTRACE"     /* 7 chars + NUL = 8 bytes */
-#define MGC_TRACE_VERSION 1u
+#define MGC_TRACE_VERSION 2u   /* 2: stacks as a prefix tree (FRAMES + STACK2) */
 #define MGC_MAX_FRAMES 256u           /* hard cap on a stack's depth */
 #define MGC_COHORTS 32u               /* birth-step buckets per site */
 #define MGC_MAX_RECORD (64u << 20)    /* a reader rejects records longer than this */
@@ -45,6 +45,8 @@ enum mgc_rec_type {
 	MGC_REC_CHILD = 8,         /* struct mgc_rec_child */
 	MGC_REC_END = 9,           /* struct mgc_rec_end: the process stopped recording */
 	MGC_REC_NOTICE = 10,       /* struct mgc_rec_notice + text: the probe turned something off */
+	MGC_REC_FRAMES = 11,       /* struct mgc_rec_frames + count packed nodes (v2) */
+	MGC_REC_STACK2 = 12,       /* an array of struct mgc_rec_stack2: stacks as leaves of the frame tree (v2) */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -101,6 +103,29 @@ struct mgc_rec_stack {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct mgc_rec_stack) == 16, "stack record is frozen");
+
+/* Version 2 writes stacks as a prefix tree: a node is (return address, parent node), node ids
+ * count from 1 in the order written, parent 0 is the root (the outermost frame's parent). FRAMES
+ * holds nodes first .. first + count - 1, each packed as a u64 IP then a u32 parent id (12 bytes,
+ * no padding); a parent always comes before its children. STACK2 is an array of entries, each
+ * naming a site's innermost frame node: walking parents from it gives the stack, innermost first,
+ * nframes long. Shared outer
+ * frames (main, the interpreter, a library's constructors) are written once, not once per stack. */
+struct mgc_rec_frames {
+	uint32_t first;
+	uint32_t count;
+};
+_Static_assert(sizeof(struct mgc_rec_frames) == 8, "frames record is frozen");
+#define MGC_FRAME_NODE_SIZE 12u
+
+struct mgc_rec_stack2 {
+	uint32_t id;      /* site id, > 0 */
+	uint32_t gen;     /* module generation */
+	uint16_t kind;    /* enum mgc_kind */
+	uint16_t nframes;
+	uint32_t leaf;    /* innermost frame's node; 0 for an empty stack */
+};
+_Static_assert(sizeof(struct mgc_rec_stack2) == 16, "stack2 record is frozen");
 
 enum mgc_snapshot_flags {
 	MGC_SNAP_STEP = 1u,  /* taken at a step marker */

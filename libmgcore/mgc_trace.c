@@ -161,7 +161,87 @@ struct loader {
 	struct mgc_trace *t;
 	size_t mod_cap, site_cap, label_cap, child_cap, notice_cap;
 	int cur_is_grid;
+	/* the frame tree of a version-2 trace: node k at index k (0 is the root) */
+	uint64_t *node_ip;
+	uint32_t *node_parent;
+	size_t nnodes, node_cap;
 };
+
+static struct mgc_site *site_get(struct loader *L, uint32_t id);
+
+static int on_frames(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_frames fr;
+	if (len < sizeof fr)
+		return -EBADMSG;
+	memcpy(&fr, p, sizeof fr);
+	if (fr.first != L->nnodes + 1 || (uint64_t)fr.count * MGC_FRAME_NODE_SIZE > len - sizeof fr ||
+	    L->nnodes + fr.count >= (1u << 31))
+		return -EBADMSG;
+	size_t need = L->nnodes + 1 + fr.count;
+	if (need > L->node_cap) {
+		size_t ncap = L->node_cap ? L->node_cap : 4096;
+		while (ncap < need)
+			ncap *= 2;
+		uint64_t *ni = realloc(L->node_ip, ncap * sizeof *ni);
+		if (!ni)
+			return -ENOMEM;
+		L->node_ip = ni;
+		uint32_t *np = realloc(L->node_parent, ncap * sizeof *np);
+		if (!np)
+			return -ENOMEM;
+		L->node_parent = np;
+		L->node_cap = ncap;
+	}
+	const unsigned char *q = p + sizeof fr;
+	for (uint32_t i = 0; i < fr.count; i++, q += MGC_FRAME_NODE_SIZE) {
+		size_t id = L->nnodes + 1;
+		memcpy(&L->node_ip[id], q, 8);
+		memcpy(&L->node_parent[id], q + 8, 4);
+		if (L->node_parent[id] >= id) /* a parent is always written first */
+			return -EBADMSG;
+		L->nnodes++;
+	}
+	return 0;
+}
+
+static int on_stack2(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_stack2 st;
+	if (len == 0 || len % sizeof st)
+		return -EBADMSG;
+	for (uint32_t off = 0; off < len; off += sizeof st) {
+		memcpy(&st, p + off, sizeof st);
+		if (st.id == 0 || st.leaf > L->nnodes || st.nframes > MGC_MAX_FRAMES ||
+		    (st.leaf == 0) != (st.nframes == 0))
+			return -EBADMSG;
+		struct mgc_site *s = site_get(L, st.id);
+		if (!s)
+			return -ENOMEM;
+		uint64_t *ips = malloc((size_t)st.nframes * 8 + 8);
+		if (!ips)
+			return -ENOMEM;
+		uint32_t cur = st.leaf;
+		for (unsigned k = 0; k < st.nframes; k++) {
+			if (cur == 0) {
+				free(ips);
+				return -EBADMSG;
+			}
+			ips[k] = L->node_ip[cur];
+			cur = L->node_parent[cur];
+		}
+		if (cur != 0) {
+			free(ips);
+			return -EBADMSG;
+		}
+		free(s->ips);
+		s->ips = ips;
+		s->nframes = st.nframes;
+		s->kind = st.kind;
+		s->gen = st.gen;
+	}
+	return 0;
+}
 
 static struct mgc_site *site_get(struct loader *L, uint32_t id)
 {
@@ -380,6 +460,10 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 	}
 	case MGC_REC_SNAPSHOT:
 		return on_snapshot(L, p, len);
+	case MGC_REC_FRAMES:
+		return on_frames(L, p, len);
+	case MGC_REC_STACK2:
+		return on_stack2(L, p, len);
 	case MGC_REC_STEP: {
 		struct mgc_rec_step s;
 		if (len < sizeof s)
@@ -497,6 +581,10 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 	}
 	mgc_reader_close(r);
 	r = NULL;
+	free(L.node_ip);
+	free(L.node_parent);
+	L.node_ip = NULL;
+	L.node_parent = NULL;
 	if (!have_process) {
 		seterr(err, errlen, "%s: %s", path,
 		       t->truncated ? "trace is cut short or corrupt before its first record"
@@ -522,6 +610,8 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 	return 0;
 fail:
 	mgc_reader_close(r);
+	free(L.node_ip);
+	free(L.node_parent);
 	mgc_trace_free(t);
 	seterr(err, errlen, "%s: %s", path, strerror(-rc));
 	return rc;

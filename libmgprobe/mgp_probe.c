@@ -517,7 +517,7 @@ static void finish(uint32_t reason, int status)
 {
 	if (!writer_enter())
 		return;
-	write_state(MGC_SNAP_FINAL | MGC_SNAP_FULL);
+	write_state(MGC_SNAP_FINAL); /* changed sites only: the reader carries the rest */
 	mgp_shm_exit(status);
 	mgp_trace_end(reason, status);
 	mgp_trace_close();
@@ -697,7 +697,7 @@ static void before_exec(void)
 {
 	if (!writer_enter())
 		return;
-	write_state(MGC_SNAP_FINAL | MGC_SNAP_FULL);
+	write_state(MGC_SNAP_FINAL); /* changed sites only: the reader carries the rest */
 	mgp_shm_exec();
 	mgp_trace_end(MGC_END_EXEC, 0);
 	mgp_trace_flush();

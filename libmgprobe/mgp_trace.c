@@ -45,6 +45,10 @@ static struct {
 	size_t scratch_cap;
 	uint64_t *last_allocs, *last_frees, *last_live; /* per site, as last written */
 	uint32_t *dirty_ids;                            /* scratch for the changed-site list */
+	uint32_t *leaves;                               /* per site, its stack's innermost node */
+	struct trie_slot *trie;                         /* the frame tree written so far */
+	uint64_t trie_cap;
+	uint32_t trie_nodes;
 	struct {
 		uint64_t live[3], count[3]; /* heap, mmap, device */
 		uint64_t allocs, frees;
@@ -67,9 +71,10 @@ int mgp_trace_init(uint32_t max_sites)
 	W.last_frees = mgp_os_alloc((size_t)max_sites * 8);
 	W.last_live = mgp_os_alloc((size_t)max_sites * 8);
 	W.dirty_ids = mgp_os_alloc((size_t)max_sites * 4);
+	W.leaves = mgp_os_alloc((size_t)max_sites * 4);
 	W.mods = mgp_os_alloc(MAX_MODS * sizeof(struct mod));
 	W.names = mgp_os_alloc(NAMES_CAP);
-	if (!W.out || !W.scratch || !W.last_allocs || !W.last_frees || !W.last_live || !W.dirty_ids ||
+	if (!W.out || !W.scratch || !W.last_allocs || !W.last_frees || !W.last_live || !W.dirty_ids || !W.leaves ||
 	    !W.mods || !W.names)
 		return -ENOMEM;
 	W.max_sites = max_sites;
@@ -471,6 +476,67 @@ void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *h
 
 /* ---- stacks, snapshots, markers ---- */
 
+static int scratch_reserve(size_t need);
+
+/* ---- the frame tree: (parent node, IP) -> node id, the writer's own (under its lock) ---- */
+
+struct trie_slot {
+	uint64_t ip;
+	uint32_t parent;
+	uint32_t node; /* 0 = empty */
+};
+
+static inline uint64_t trie_hash(uint32_t parent, uint64_t ip)
+{
+	uint64_t h = (ip ^ ((uint64_t)parent << 40) ^ parent) * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
+}
+
+static int trie_grow(void)
+{
+	uint64_t ncap = W.trie_cap ? W.trie_cap * 2 : (1u << 16);
+	struct trie_slot *nt = mgp_os_alloc(ncap * sizeof *nt);
+	if (!nt)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < W.trie_cap; i++) {
+		if (!W.trie[i].node)
+			continue;
+		uint64_t j = trie_hash(W.trie[i].parent, W.trie[i].ip) & (ncap - 1);
+		while (nt[j].node)
+			j = (j + 1) & (ncap - 1);
+		nt[j] = W.trie[i];
+	}
+	mgp_os_free(W.trie, W.trie_cap * sizeof *W.trie);
+	W.trie = nt;
+	W.trie_cap = ncap;
+	return 0;
+}
+
+/* The node for ip under parent; a new one is appended to the scratch buffer at *off. 0 when out
+ * of memory. */
+static uint32_t trie_node(uint32_t parent, uint64_t ip, size_t *off)
+{
+	if ((W.trie_nodes + 1) * 2 > W.trie_cap && trie_grow() < 0)
+		return 0;
+	uint64_t j = trie_hash(parent, ip) & (W.trie_cap - 1);
+	while (W.trie[j].node) {
+		if (W.trie[j].ip == ip && W.trie[j].parent == parent)
+			return W.trie[j].node;
+		j = (j + 1) & (W.trie_cap - 1);
+	}
+	if (scratch_reserve(*off + MGC_FRAME_NODE_SIZE) < 0)
+		return 0;
+	uint32_t node = ++W.trie_nodes;
+	W.trie[j] = (struct trie_slot){ip, parent, node};
+	memcpy(W.scratch + *off, &ip, 8);
+	memcpy(W.scratch + *off + 8, &parent, 4);
+	*off += MGC_FRAME_NODE_SIZE;
+	return node;
+}
+
+/* Writes the stacks of the sites published since the last call: first the frame-tree nodes they
+ * add (FRAMES, in chunks), then STACK2 records, each an array of sites naming their innermost
+ * node. */
 void mgp_trace_write_stacks(void)
 {
 	uint32_t n = mgp_sites_count();
@@ -478,10 +544,45 @@ void mgp_trace_write_stacks(void)
 		return;
 	if (W.stacks_written == 0)
 		W.stacks_written = 1; /* id 0 is "none" */
+	uint32_t first_node = W.trie_nodes + 1;
+	size_t off = 0;
 	for (uint32_t id = W.stacks_written; id < n; id++) {
 		const struct mgp_site *s = mgp_site_get(id);
-		struct mgc_rec_stack r = {.id = id, .gen = W.gen, .kind = s->kind, .nframes = s->nframes};
-		record3(MGC_REC_STACK, &r, sizeof r, mgp_site_frames(s), (size_t)s->nframes * 8, NULL, 0);
+		const uint64_t *f = mgp_site_frames(s);
+		uint32_t node = 0;
+		for (unsigned k = s->nframes; k-- > 0;) {
+			node = trie_node(node, f[k], &off);
+			if (!node) {
+				fail(ENOMEM);
+				return;
+			}
+		}
+		W.leaves[id] = node;
+	}
+	/* The new nodes, in chunks of at most 1M (12 MB records). */
+	uint32_t total = W.trie_nodes + 1 - first_node;
+	for (uint32_t done = 0; done < total;) {
+		uint32_t k = total - done < (1u << 20) ? total - done : (1u << 20);
+		struct mgc_rec_frames fr = {.first = first_node + done, .count = k};
+		record3(MGC_REC_FRAMES, &fr, sizeof fr, W.scratch + (size_t)done * MGC_FRAME_NODE_SIZE,
+			(size_t)k * MGC_FRAME_NODE_SIZE, NULL, 0);
+		done += k;
+	}
+	/* Then the stacks, many to a record (chunks of at most 256k, 4 MB). */
+	for (uint32_t id = W.stacks_written; id < n;) {
+		uint32_t k = 0;
+		if (scratch_reserve((size_t)(1u << 18) * sizeof(struct mgc_rec_stack2)) < 0) {
+			fail(ENOMEM);
+			return;
+		}
+		for (; id < n && k < (1u << 18); id++, k++) {
+			const struct mgp_site *s = mgp_site_get(id);
+			struct mgc_rec_stack2 r = {.id = id, .gen = W.gen, .kind = s->kind,
+						   .nframes = s->nframes, .leaf = W.leaves[id]};
+			memcpy(W.scratch + (size_t)k * sizeof r, &r, sizeof r);
+		}
+		record3(MGC_REC_STACK2, W.scratch, (size_t)k * sizeof(struct mgc_rec_stack2), NULL, 0,
+			NULL, 0);
 	}
 	W.stacks_written = n;
 }
@@ -631,6 +732,11 @@ void mgp_trace_forget(void)
 	memset(W.last_frees, 0, used);
 	memset(W.last_live, 0, used);
 	memset(&W.tot, 0, sizeof W.tot);
+	/* the child's file starts its own frame tree */
+	mgp_os_free(W.trie, W.trie_cap * sizeof *W.trie);
+	W.trie = NULL;
+	W.trie_cap = 0;
+	W.trie_nodes = 0;
 }
 
 void mgp_trace_close(void)
