@@ -180,14 +180,7 @@ uint64_t mgc_proc_start_ticks(int pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	int field = 2;
-	for (; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	return strtoull(p, NULL, 10);
+	return mgc_stat_start_ticks(buf);
 }
 
 int mgc_shm_is_stale(const struct mgc_shm *s)

@@ -191,4 +191,25 @@ uint64_t mgc_proc_start_ticks(int pid);
 
 #endif /* MGC_SHM_LAYOUT_ONLY */
 
+/* Field 22 (starttime, clock ticks since boot) of a /proc/PID/stat text: with the pid, what tells
+ * a live segment from a stale one whose pid was reused. 0 when the text is not a stat line. */
+static inline uint64_t mgc_stat_start_ticks(const char *stat_text)
+{
+	const char *p = stat_text;
+	const char *close = NULL;
+	for (; *p; p++) /* the last ')' ends the command name, which may hold spaces and parens */
+		if (*p == ')')
+			close = p;
+	if (!close)
+		return 0;
+	int field = 2; /* each space after ")" starts the next field */
+	for (p = close; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	uint64_t v = 0;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	return v;
+}
+
 #endif /* MGC_SHM_H */

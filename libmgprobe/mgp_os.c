@@ -243,6 +243,37 @@ void mgp_xfsz_release(const sigset_t *old, int raised)
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
+uint64_t mgp_cgroup_limit(void)
+{
+	char cg[512], path[1024], val[64];
+	if (mgp_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
+		return 0;
+	/* cgroup v2: a line "0::/some/path". Walk from it up to the root, keeping the tightest. */
+	char *p = strstr(cg, "0::");
+	if (!p)
+		return 0;
+	p += 3;
+	char *nl = strchr(p, '\n');
+	if (nl)
+		*nl = 0;
+	uint64_t best = 0;
+	for (;;) {
+		mgp_fmt(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(p, "/") ? p : "");
+		if (mgp_read_file(path, val, sizeof val) > 0 && val[0] >= '0' && val[0] <= '9') {
+			uint64_t v = 0;
+			for (char *q = val; *q >= '0' && *q <= '9'; q++)
+				v = v * 10 + (uint64_t)(*q - '0');
+			if (v && (!best || v < best))
+				best = v;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p)
+			break;
+		*slash = 0;
+	}
+	return best;
+}
+
 uint64_t mgp_now_ns(void)
 {
 	struct timespec ts;

@@ -39,6 +39,10 @@ int mgp_parse_u64(const char *s, uint64_t *out);
 void mgp_xfsz_hold(sigset_t *old);
 void mgp_xfsz_release(const sigset_t *old, int raised);
 
+/* The tightest cgroup v2 memory.max on the path from this process's cgroup to the root, in
+ * bytes; 0 when there is none (or no cgroup v2). */
+uint64_t mgp_cgroup_limit(void);
+
 uint64_t mgp_now_ns(void);     /* CLOCK_MONOTONIC */
 uint64_t mgp_real_ns(void);    /* CLOCK_REALTIME */
 int mgp_getpid(void);          /* the raw syscall: correct after fork and in vfork children */

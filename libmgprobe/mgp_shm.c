@@ -20,6 +20,7 @@
 
 #define MGC_SHM_LAYOUT_ONLY
 #include "mgc_shm.h"
+#include "mgp_elf.h"
 #include "mgp_os.h"
 #include "mgp_sites.h"
 
@@ -73,57 +74,14 @@ static void turn_off(const char *what, int err)
 	S.seg = NULL;
 }
 
-static uint64_t parse_u64(const char *p)
-{
-	uint64_t v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	return v;
-}
-
 static uint64_t start_ticks(void)
 {
 	char buf[1024];
 	if (mgp_read_file("/proc/self/stat", buf, sizeof buf) <= 0)
 		return 0;
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	/* Each space after ")" starts the next field (3, 4, ...): stop at the start of field 22, starttime. */
-	int field = 2;
-	for (; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	return parse_u64(p);
+	return mgc_stat_start_ticks(buf);
 }
 
-static uint64_t cgroup_limit(void)
-{
-	char cg[512], path[1024], val[64];
-	if (mgp_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
-		return 0;
-	char *p = strstr(cg, "0::");
-	if (!p)
-		return 0;
-	p += 3;
-	char *nl = strchr(p, '\n');
-	if (nl)
-		*nl = 0;
-	uint64_t best = 0;
-	for (;;) {
-		mgp_fmt(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(p, "/") ? p : "");
-		if (mgp_read_file(path, val, sizeof val) > 0 && val[0] >= '0' && val[0] <= '9') {
-			uint64_t v = parse_u64(val);
-			if (v && (!best || v < best))
-				best = v;
-		}
-		char *slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			break;
-		*slash = 0;
-	}
-	return best;
-}
 
 static void fill_identity(struct mgc_shm_header *h)
 {
@@ -142,7 +100,7 @@ static void fill_identity(struct mgc_shm_header *h)
 	h->cmdline[k] = 0;
 	if (mgp_read_file("/proc/meminfo", buf, sizeof buf) > 0)
 		h->mem_total = mgp_kv_kb(buf, "MemTotal");
-	h->cgroup_limit = cgroup_limit();
+	h->cgroup_limit = mgp_cgroup_limit();
 	h->start_ticks = start_ticks();
 	h->rank = h->local_rank = -1;
 	const char *r = getenv("RANK");
@@ -307,31 +265,6 @@ void mgp_shm_child(int pid)
 
 /* ---- module map ---- */
 
-static void build_id_of(struct dl_phdr_info *info, struct mgc_shm_module *m)
-{
-	m->build_id_len = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const char *nm = p + sizeof *nh;
-			const char *desc = nm + ((nh->n_namesz + 3) & ~3u);
-			if (desc + nh->n_descsz > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(nm, "GNU", 4) == 0) {
-				unsigned n = nh->n_descsz < sizeof m->build_id ? nh->n_descsz : sizeof m->build_id;
-				memcpy(m->build_id, desc, n);
-				m->build_id_len = n;
-				return;
-			}
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-}
 
 static int on_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -350,20 +283,9 @@ static int on_module(struct dl_phdr_info *info, size_t size, void *arg)
 	struct mgc_shm_module *m = &S.mods[S.nmods];
 	memset(m, 0, sizeof *m);
 	m->bias = info->dlpi_addr;
-	m->start = UINT64_MAX;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
-		if (s < m->start)
-			m->start = s;
-		if (e > m->end)
-			m->end = e;
-	}
-	if (m->start == UINT64_MAX)
+	if (mgp_elf_range(info, &m->start, &m->end) < 0)
 		return 0; /* nothing mapped: nothing to symbolize */
-	build_id_of(info, m);
+	m->build_id_len = mgp_elf_build_id(info, m->build_id, sizeof m->build_id);
 	m->path_off = S.names_used;
 	m->path_len = (uint32_t)nlen;
 	memcpy(S.names + S.names_used, name, nlen);

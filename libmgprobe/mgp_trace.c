@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "mgp_elf.h"
 #include "mgp_os.h"
 #include "mgp_sites.h"
 
@@ -193,36 +194,6 @@ static uint64_t now_rel(void)
 	return mgp_now_ns() - W.start_mono;
 }
 
-static uint64_t cgroup_limit(void)
-{
-	char cg[512], path[1024], val[64];
-	if (mgp_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
-		return 0;
-	/* cgroup v2: a line "0::/some/path". Walk from it up to the root, keeping the tightest. */
-	char *p = strstr(cg, "0::");
-	if (!p)
-		return 0;
-	p += 3;
-	char *nl = strchr(p, '\n');
-	if (nl)
-		*nl = 0;
-	uint64_t best = 0;
-	for (;;) {
-		mgp_fmt(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(p, "/") ? p : "");
-		if (mgp_read_file(path, val, sizeof val) > 0 && val[0] >= '0' && val[0] <= '9') {
-			uint64_t v = 0;
-			for (char *q = val; *q >= '0' && *q <= '9'; q++)
-				v = v * 10 + (uint64_t)(*q - '0');
-			if (v && (!best || v < best))
-				best = v;
-		}
-		char *slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			break;
-		*slash = 0;
-	}
-	return best;
-}
 
 int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *info)
 {
@@ -263,7 +234,7 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *in
 		pr.mem_total = mgp_kv_kb(meminfo, "MemTotal");
 		pr.mem_available = mgp_kv_kb(meminfo, "MemAvailable");
 	}
-	pr.cgroup_limit = cgroup_limit();
+	pr.cgroup_limit = mgp_cgroup_limit();
 	pr.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	pr.interval_ms = info->interval_ms;
 	pr.depth = info->depth;
@@ -303,31 +274,6 @@ struct scan {
 	unsigned n;
 };
 
-static void build_id_of(struct dl_phdr_info *info, struct mod *m)
-{
-	m->bid_len = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-			const char *name = p + sizeof *nh;
-			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-			if (desc + nh->n_descsz > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-				unsigned n = nh->n_descsz < sizeof m->bid ? nh->n_descsz : sizeof m->bid;
-				memcpy(m->bid, desc, n);
-				m->bid_len = (uint8_t)n;
-				return;
-			}
-			p = desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-}
 
 static struct mod *find_mod(uint64_t bias, const char *name, size_t nlen)
 {
@@ -372,21 +318,8 @@ static int on_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 	m = &W.mods[W.nmods++];
 	memset(m, 0, sizeof *m);
 	m->bias = info->dlpi_addr;
-	m->start = UINT64_MAX;
-	m->end = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uint64_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
-		if (s < m->start)
-			m->start = s;
-		if (e > m->end)
-			m->end = e;
-	}
-	if (m->start == UINT64_MAX)
-		m->start = m->end = 0;
-	build_id_of(info, m);
+	mgp_elf_range(info, &m->start, &m->end);
+	m->bid_len = (uint8_t)mgp_elf_build_id(info, m->bid, sizeof m->bid);
 	m->path_off = W.names_used;
 	m->path_len = (uint32_t)nlen;
 	memcpy(W.names + W.names_used, name, nlen);
@@ -446,19 +379,9 @@ struct self_q {
 static int self_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct self_q *q = arg;
+	uint64_t lo, hi;
 	(void)size;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t s = info->dlpi_addr + ph->p_vaddr, e = s + ph->p_memsz;
-		if (s < lo)
-			lo = s;
-		if (e > hi)
-			hi = e;
-	}
-	if (q->addr >= lo && q->addr < hi) {
+	if (mgp_elf_range(info, &lo, &hi) == 0 && q->addr >= lo && q->addr < hi) {
 		q->lo = lo;
 		q->hi = hi;
 		return 1;

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_elf.h: facts about a loaded module read from its program headers in memory (load range,
+ * GNU build id), shared by the trace writer and the shared-memory publisher. Reads only mapped
+ * memory; never allocates. */
+#ifndef MGP_ELF_H
+#define MGP_ELF_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <link.h>
+#include <stdint.h>
+
+/* Lowest and one-past-highest runtime address of the module's PT_LOAD segments. 0, or -1 when it
+ * maps nothing (then *lo = *hi = 0). */
+int mgp_elf_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi);
+
+/* Copies the module's GNU build id (at most cap bytes) to out; returns its length, 0 if none. */
+unsigned mgp_elf_build_id(const struct dl_phdr_info *info, uint8_t *out, unsigned cap);
+
+#endif /* MGP_ELF_H */
