@@ -47,6 +47,7 @@ enum mgc_rec_type {
 	MGC_REC_NOTICE = 10,       /* struct mgc_rec_notice + text: the probe turned something off */
 	MGC_REC_FRAMES = 11,       /* struct mgc_rec_frames + count packed nodes (v2) */
 	MGC_REC_STACK2 = 12,       /* an array of struct mgc_rec_stack2: stacks as leaves of the frame tree (v2) */
+	MGC_REC_PERFMAP = 13,      /* a chunk of the process's /tmp/perf-PID.map text, in order */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 

@@ -458,6 +458,18 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 		s->gen = st.gen;
 		return 0;
 	}
+	case MGC_REC_PERFMAP: {
+		if (t->perfmap_len + len > (256u << 20))
+			return 0; /* keep the first 256 MiB */
+		char *n = realloc(t->perfmap, t->perfmap_len + len + 1);
+		if (!n)
+			return -ENOMEM;
+		memcpy(n + t->perfmap_len, p, len);
+		t->perfmap = n;
+		t->perfmap_len += len;
+		n[t->perfmap_len] = 0;
+		return 0;
+	}
 	case MGC_REC_SNAPSHOT:
 		return on_snapshot(L, p, len);
 	case MGC_REC_FRAMES:
@@ -537,6 +549,8 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 	}
 }
 
+static void perfmap_index(struct mgc_trace *t);
+
 int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t errlen)
 {
 	*out = NULL;
@@ -592,6 +606,8 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 		mgc_trace_free(t);
 		return -EBADMSG;
 	}
+	if (t->perfmap)
+		perfmap_index(t);
 	/* The last snapshot is always the last grid point. */
 	if (t->have_last && (t->npoints == 0 || (t->snapshots - 1) % t->stride != 0)) {
 		if (t->npoints == MGC_GRID)
@@ -642,6 +658,8 @@ void mgc_trace_free(struct mgc_trace *t)
 	free(t->cmdline);
 	free(t->exe);
 	free(t->path);
+	free(t->perfmap);
+	free(t->perf_syms);
 	free(t);
 }
 
@@ -653,6 +671,61 @@ const struct mgc_module *mgc_trace_module_for(const struct mgc_trace *t, uint64_
 			return m;
 	}
 	return NULL;
+}
+
+static int cmp_perf_sym(const void *a, const void *b)
+{
+	const struct mgc_perf_sym *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Parses "START SIZE name" lines (hex, no 0x needed) into a sorted table, names pointing into
+ * t->perfmap (lines are cut at their newline). */
+static void perfmap_index(struct mgc_trace *t)
+{
+	size_t cap = 0;
+	for (char *line = t->perfmap; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		char *end;
+		unsigned long long start = strtoull(line, &end, 16);
+		if (end != line && *end == ' ') {
+			char *end2;
+			unsigned long long size = strtoull(end + 1, &end2, 16);
+			if (end2 != end + 1 && *end2 == ' ' && size > 0) {
+				if (t->nperf_syms == cap) {
+					size_t ncap = cap ? cap * 2 : 256;
+					struct mgc_perf_sym *ns = realloc(t->perf_syms, ncap * sizeof *ns);
+					if (!ns)
+						break;
+					t->perf_syms = ns;
+					cap = ncap;
+				}
+				t->perf_syms[t->nperf_syms++] = (struct mgc_perf_sym){start, size, end2 + 1};
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	qsort(t->perf_syms, t->nperf_syms, sizeof *t->perf_syms, cmp_perf_sym);
+}
+
+const char *mgc_trace_perfmap_name(const struct mgc_trace *t, uint64_t ip)
+{
+	if (!t->nperf_syms)
+		return NULL;
+	size_t lo = 0, hi = t->nperf_syms;
+	while (lo < hi) { /* the last entry starting at or below ip */
+		size_t mid = (lo + hi) / 2;
+		if (t->perf_syms[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct mgc_perf_sym *e = &t->perf_syms[lo - 1];
+	return ip < e->start + e->size ? e->name : NULL;
 }
 
 int mgc_trace_has_steps(const struct mgc_trace *t)

@@ -82,6 +82,11 @@ struct mgc_label {
 	char text[32];
 };
 
+struct mgc_perf_sym {
+	uint64_t start, size;
+	const char *name;
+};
+
 struct mgc_trace {
 	char *path;
 	uint32_t version;
@@ -111,7 +116,15 @@ struct mgc_trace {
 	uint64_t bytes_ok;        /* bytes of whole records */
 	char **notices;
 	size_t nnotices;
+	char *perfmap;            /* the process's /tmp/perf-PID.map text, NUL-terminated, or NULL */
+	size_t perfmap_len;
+	struct mgc_perf_sym *perf_syms; /* its entries, sorted by address */
+	size_t nperf_syms;
 };
+
+/* A name from the trace's perf map ("py::train_step:/src/train.py") for an address outside every
+ * module (generated code), or NULL. */
+const char *mgc_trace_perfmap_name(const struct mgc_trace *t, uint64_t ip);
 
 /* Loads a whole trace. 0, or -errno with the reason in err (as mgc_reader_open, plus -ENOMEM
  * and -EBADMSG for a file whose first records are already unreadable). A cut tail is not an

@@ -518,6 +518,7 @@ static void finish(uint32_t reason, int status)
 	if (!writer_enter())
 		return;
 	write_state(MGC_SNAP_FINAL); /* changed sites only: the reader carries the rest */
+	mgp_trace_perfmap(P.pid);
 	mgp_shm_exit(status);
 	mgp_trace_end(reason, status);
 	mgp_trace_close();

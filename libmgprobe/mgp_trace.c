@@ -633,6 +633,29 @@ void mgp_trace_end(uint32_t reason, int status)
 	record3(MGC_REC_END, &r, sizeof r, NULL, 0, NULL, 0);
 }
 
+void mgp_trace_perfmap(int pid)
+{
+	char path[64];
+	if (!W.ok)
+		return;
+	mgp_fmt(path, sizeof path, "/tmp/perf-%d.map", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t chunk = 1u << 20;
+	if (scratch_reserve(chunk) == 0) {
+		for (;;) {
+			ssize_t r = read(fd, W.scratch, chunk);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			record3(MGC_REC_PERFMAP, W.scratch, (size_t)r, NULL, 0, NULL, 0);
+		}
+	}
+	close(fd);
+}
+
 void mgp_trace_notice(const char *text)
 {
 	size_t n = strlen(text);

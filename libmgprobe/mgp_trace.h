@@ -37,6 +37,10 @@ void mgp_trace_step(uint64_t step);
 void mgp_trace_label(uint64_t step, const char *label);
 void mgp_trace_child(int pid);
 void mgp_trace_end(uint32_t reason, int status);
+
+/* Copies /tmp/perf-PID.map, where interpreters and JITs name their generated code (Python 3.12+
+ * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs. */
+void mgp_trace_perfmap(int pid);
 void mgp_trace_notice(const char *text);
 
 /* Writes buffered records to the file. A write error (full disk, I/O error) closes the trace with

@@ -108,7 +108,11 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 		if (k <= 0) {
 			if (n + 1 > cap)
 				break;
-			ms->frames[n++] = (struct mgr_frame){"??", NULL, m ? m->path : "??", 0, 0};
+			/* Generated code (a Python 3.12+ perf trampoline, a JIT) lies outside every
+			 * module: the process's perf map names it. */
+			const char *jit = m ? NULL : mgc_trace_perfmap_name(t, ip - 1);
+			ms->frames[n++] = (struct mgr_frame){jit ? jit : "??", NULL,
+							     m ? m->path : jit ? "[perf-map]" : "??", 0, 0};
 			continue;
 		}
 		for (int j = 0; j < k; j++) {

@@ -9,6 +9,7 @@ VERSION = 1
 COHORTS = 32
 
 PROCESS, MODULE_LOAD, MODULE_UNLOAD, STACK, SNAPSHOT, STEP, LABEL, CHILD, END, NOTICE = range(1, 11)
+PERFMAP = 13
 SNAP_STEP, SNAP_FINAL, SNAP_FULL = 1, 2, 4
 
 
@@ -80,6 +81,9 @@ class TraceWriter:
 
     def step(self, t_ns, step):
         self.record(STEP, struct.pack("<QQ", t_ns, step))
+
+    def perfmap(self, text):
+        self.record(PERFMAP, text)
 
     def end(self, t_ns, reason=1, status=0):
         self.record(END, struct.pack("<QIi", t_ns, reason, status))

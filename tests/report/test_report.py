@@ -156,6 +156,29 @@ def usage_and_gates(tmp):
     check(rc == 1 and err.count("\n") == 1, "--series missing file -> exit 1", 1, (rc, err))
 
 
+def perf_map(tmp):
+    """A frame in generated code (outside every module) is named from the trace's perf map."""
+    sys.path.insert(0, HERE)
+    import mgtrace
+    path = os.path.join(tmp, "jit.mgt")
+    with open(path, "wb") as f:
+        w = mgtrace.TraceWriter(f)
+        w.process()
+        w.module(1, 1, 0, 0x400000, 0x500000, b"/nonexistent/mg-golden/python3")
+        # innermost: libc-ish frame in the module, then a trampoline in anonymous memory
+        w.stack(1, [0x400100, 0x7f0000000150, 0x400200])
+        w.snapshot(1000, 0, 100 << 20, 4096, 1, sites=[dict(id=1, live_bytes=4096, live_count=1,
+                   allocs=1, alloc_bytes=4096, frees=0, peak_bytes=4096, cohorts={0: 4096})])
+        w.perfmap(b"7f0000000100 80 py::train_step:/src/train.py\n7f0000000200 40 py::other:/x.py\n")
+        w.end(2000)
+    rc, out, err = mgreport(["--json", path])
+    doc = json.loads(out) if rc == 0 else {"sites": [{"frames": []}]}
+    names = [fr["function"] for fr in doc["sites"][0]["frames"]]
+    check(rc == 0 and names[1:2] == ["py::train_step:/src/train.py"]
+          and doc["sites"][0]["frames"][1]["module"] == "[perf-map]",
+          "perf map names a frame in generated code", "py::train_step:/src/train.py", names)
+
+
 def main():
     global MGREPORT
     MGREPORT = os.path.abspath(sys.argv[1])
@@ -165,6 +188,7 @@ def main():
         if not update:
             bad_inputs(tmp)
             usage_and_gates(tmp)
+            perf_map(tmp)
     print("%d failed" % failures)
     return 1 if failures else 0
 

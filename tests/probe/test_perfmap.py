@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: MIT
+# The process's /tmp/perf-PID.map (where Python 3.12+ with -X perf and JITs name generated code)
+# is copied into the trace at exit, byte for byte, so reports symbolize it anywhere; a process
+# without one adds nothing.
+import os
+import struct
+import sys
+
+from probetest import Test
+
+t = Test("perfmap", 0)
+python = os.path.realpath(sys.executable)
+
+
+def perfmap_records(trace):
+    data = open(trace, "rb").read()
+    off, chunks = 16, []
+    while off + 16 <= len(data):
+        typ, ln, _c, _r = struct.unpack_from("<IIII", data, off)
+        if typ == 13:
+            chunks.append(data[off + 16:off + 16 + ln])
+        off += 16 + ((ln + 7) & ~7)
+    return chunks
+
+
+text = "".join("%x %x py::fn%d:/src/train.py\n" % (0x7f0000000000 + 0x100 * i, 0x80, i)
+               for i in range(20000))  # ~700 KB: more than one read
+prog = ("import os\n"
+        "text = ''.join('%x %x py::fn%d:/src/train.py\\n' % (0x7f0000000000 + 0x100 * i, 0x80, i)"
+        " for i in range(20000))\n"
+        "open('/tmp/perf-%d.map' % os.getpid(), 'w').write(text)\n"
+        "print('wrote')\n")
+out = t.path("pm.mgt")
+r = t.probe([python, "-c", prog], out)
+t.eq("program ran", 0, r.returncode)
+chunks = perfmap_records(out)
+t.eq("perf map copied into the trace byte for byte", text.encode(), b"".join(chunks))
+for pid_file in [f for f in os.listdir("/tmp") if f.startswith("perf-") and f.endswith(".map")]:
+    try:
+        if open("/tmp/" + pid_file).read() == text:
+            os.unlink("/tmp/" + pid_file)
+    except OSError:
+        pass
+
+out2 = t.path("none.mgt")
+r = t.probe([python, "-c", "print(1)"], out2)
+t.eq("no perf map: no record", [], perfmap_records(out2))
+t.done()
