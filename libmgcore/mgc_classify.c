@@ -697,11 +697,11 @@ static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct 
 		 * (a prefetch queue draining, an epoch boundary) looks the same. The flat stretch must
 		 * last a good part of the climb before it. */
 		double climb_len = x[c] - x[a];
-		if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * longest || flat_len < 0.4 * climb_len) {
+		if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * longest || flat_len < 0.25 * climb_len) {
 			out->verdict = MGC_VERDICT_GROWING;
 			out->confidence = 0.5;
 			out->projected_level = plateau_level;
-			out->decidable_at = x[c] + fmax(fmax(MGC_MIN_PLATEAU * dx, 1.5 * longest), 0.4 * climb_len);
+			out->decidable_at = x[c] + fmax(fmax(MGC_MIN_PLATEAU * dx, 1.5 * longest), 0.25 * climb_len);
 			mgc_why(out, "grew %s, flat since x=%g but not for long enough to call it a plateau",
 				mgc_bytes(rise, b1, sizeof b1), x[c]);
 			return;
