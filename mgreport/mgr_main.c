@@ -3,6 +3,7 @@
  * that scripts can use (0 ok, 1 bad input, 2 bad usage, 3 a --fail-on verdict was found). Every
  * error is one line on stderr; no input may crash it. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ struct mgr_ctx {
 	int json;
 	int color;
 	int fail_leak, fail_growing;
+	int no_children;
 	const char *series_csv;
 	struct mgr_options opt;
 	const char **files;
@@ -43,6 +45,8 @@ static void usage(FILE *f)
 		"  --limit SIZE         memory limit for time-to-OOM (e.g. 32G, 512M; default: the\n"
 		"                       trace's cgroup limit, else available memory at start)\n"
 		"  --fail-on leak|growing  exit 3 when such a verdict is found (growing includes leak)\n"
+		"  --no-children        report only the traces given, not also those of their\n"
+		"                       forked children found beside them\n"
 		"  --color / --no-color colour in the text report (default: on a terminal)\n"
 		"  -h, --help, --version\n"
 		"\n"
@@ -118,6 +122,8 @@ static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 			c->color = 1;
 		} else if (!strcmp(a, "--no-color")) {
 			c->color = 0;
+		} else if (!strcmp(a, "--no-children")) {
+			c->no_children = 1;
 		} else if (!strcmp(a, "--series") || !strcmp(a, "--top") || !strcmp(a, "--limit") ||
 			   !strcmp(a, "--fail-on")) {
 			if (i + 1 >= argc) {
@@ -227,21 +233,95 @@ out:
 	return rc;
 }
 
+/* Finds the trace files of `t`'s forked children beside `path`: the probe names them
+ * "<stem>.<comm>.<pid>.mgt" (or "mgprobe.<comm>.<pid>.mgt" without -o), a ".<n>" before ".mgt"
+ * when the name was taken. Appends new paths to *list (owned strings). */
+static int find_children(const char *path, const struct mgc_trace *t, char ***list, size_t *n,
+			 size_t *cap)
+{
+	if (!t->nchildren)
+		return 0;
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	const char *base = slash ? slash + 1 : dir;
+	char stem[4096];
+	snprintf(stem, sizeof stem, "%s", base);
+	size_t sl = strlen(stem);
+	if (sl > 4 && strcmp(stem + sl - 4, ".mgt") == 0)
+		stem[sl - 4] = 0;
+	if (slash)
+		*slash = 0;
+	DIR *d = opendir(slash ? (dir[0] ? dir : "/") : ".");
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *nm = e->d_name;
+		size_t len = strlen(nm);
+		if (len < 5 || strcmp(nm + len - 4, ".mgt") != 0)
+			continue;
+		if (strncmp(nm, stem, strlen(stem)) != 0 && strncmp(nm, "mgprobe.", 8) != 0)
+			continue;
+		for (size_t k = 0; k < t->nchildren; k++) {
+			char a[32], b[32];
+			snprintf(a, sizeof a, ".%d.mgt", t->children[k].pid);
+			snprintf(b, sizeof b, ".%d.", t->children[k].pid);
+			if (!(len > strlen(a) && strcmp(nm + len - strlen(a), a) == 0) && !strstr(nm, b))
+				continue;
+			char full[8192];
+			snprintf(full, sizeof full, "%s%s%s", slash ? (dir[0] ? dir : "") : "", slash ? "/" : "", nm);
+			int dup = 0;
+			for (size_t j = 0; j < *n && !dup; j++)
+				dup = strcmp((*list)[j], full) == 0;
+			if (dup)
+				break;
+			if (*n == *cap) {
+				size_t ncap = *cap * 2 + 4;
+				char **nl = realloc(*list, ncap * sizeof *nl);
+				if (!nl) {
+					closedir(d);
+					return -ENOMEM;
+				}
+				*list = nl;
+				*cap = ncap;
+			}
+			(*list)[(*n)++] = strdup(full);
+			break;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
 static int run_traces(struct mgr_ctx *c)
 {
-	struct mgc_trace **traces = calloc(c->nfiles, sizeof *traces);
-	struct mgr_process *procs = calloc(c->nfiles, sizeof *procs);
+	size_t nfiles = c->nfiles, fcap = c->nfiles + 4;
+	char **files = calloc(fcap, sizeof *files);
+	struct mgc_trace **traces = NULL;
+	struct mgr_process *procs = NULL;
 	struct mgc_symbolizer *sym = mgc_symbolizer_new();
 	int rc = 0;
 	size_t loaded = 0;
-	if (!traces || !procs || !sym) {
+	if (!files || !sym) {
 		fprintf(stderr, "mgreport: out of memory\n");
 		rc = 1;
 		goto out;
 	}
-	for (size_t i = 0; i < c->nfiles; i++) {
+	for (size_t i = 0; i < nfiles; i++)
+		files[i] = strdup(c->files[i]);
+	/* Load the given traces and, unless --no-children, those of their forked children (which
+	 * may add grandchildren: the list grows while it is walked). */
+	for (size_t i = 0; i < nfiles; i++) {
 		char err[512];
-		if (mgc_trace_load(c->files[i], &traces[loaded], err, sizeof err) < 0) {
+		struct mgc_trace **nt = realloc(traces, (i + 1) * sizeof *nt);
+		if (!nt) {
+			fprintf(stderr, "mgreport: out of memory\n");
+			rc = 1;
+			goto out;
+		}
+		traces = nt;
+		if (mgc_trace_load(files[i], &traces[loaded], err, sizeof err) < 0) {
 			fprintf(stderr, "mgreport: %s\n", err);
 			rc = 1;
 			goto out;
@@ -249,14 +329,26 @@ static int run_traces(struct mgr_ctx *c)
 		if (traces[loaded]->truncated)
 			fprintf(stderr, "mgreport: %s: the trace ends in a cut or damaged record after byte %llu; "
 					"reporting what was written before it\n",
-				c->files[i], (unsigned long long)traces[loaded]->bytes_ok);
-		if (mgr_analyze_trace(traces[loaded], &c->opt, sym, &procs[loaded]) < 0) {
+				files[i], (unsigned long long)traces[loaded]->bytes_ok);
+		loaded++;
+		if (!c->no_children && find_children(files[i], traces[loaded - 1], &files, &nfiles, &fcap) < 0) {
 			fprintf(stderr, "mgreport: out of memory\n");
-			loaded++;
 			rc = 1;
 			goto out;
 		}
-		loaded++;
+	}
+	procs = calloc(loaded ? loaded : 1, sizeof *procs);
+	if (!procs) {
+		fprintf(stderr, "mgreport: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < loaded; i++) {
+		if (mgr_analyze_trace(traces[i], &c->opt, sym, &procs[i]) < 0) {
+			fprintf(stderr, "mgreport: out of memory\n");
+			rc = 1;
+			goto out;
+		}
 	}
 	if (c->json)
 		rc = mgr_print_json(stdout, procs, loaded) < 0 ? 1 : 0;
@@ -269,6 +361,9 @@ out:
 		mgr_process_free(&procs[i]);
 	for (size_t i = 0; traces && i < loaded; i++)
 		mgc_trace_free(traces[i]);
+	for (size_t i = 0; files && i < nfiles; i++)
+		free(files[i]);
+	free(files);
 	free(traces);
 	free(procs);
 	mgc_symbolizer_free(sym);

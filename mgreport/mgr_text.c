@@ -248,8 +248,41 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 	fputc('\n', f);
 }
 
+/* Prints p and, indented below it, the processes whose parent it is. */
+static void print_tree(FILE *f, const struct mgr_process *procs, size_t n, size_t i, int depth,
+		       int color)
+{
+	const struct mgr_process *p = &procs[i];
+	const struct mgc_trace *t = p->t;
+	char a[32];
+	const char *v = p->have_verdict ? mgc_verdict_name(p->verdict.verdict) : "-";
+	fprintf(f, "  %*s%s pid %d  %s%-9s%s rss %s  %.60s\n", depth * 2, "", depth ? "└" : "", t->proc.pid,
+		color && p->have_verdict ? color_of(p->verdict.verdict) : "", v, color ? "\033[0m" : "",
+		mgr_bytes(p->main && p->main->n ? p->main->y[p->main->n - 1] : NAN, a, sizeof a),
+		t->cmdline ? t->cmdline : "?");
+	if (depth > 16)
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (k != i && procs[k].t && procs[k].t->proc.ppid == t->proc.pid)
+			print_tree(f, procs, n, k, depth + 1, color);
+}
+
 void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
 {
+	size_t traces = 0;
+	for (size_t i = 0; i < n; i++)
+		traces += procs[i].t != NULL;
+	if (traces > 1) {
+		fprintf(f, "%sProcesses%s (%zu traces):\n", color ? "\033[1m" : "", color ? "\033[0m" : "", traces);
+		for (size_t i = 0; i < n; i++) {
+			int has_parent = 0;
+			for (size_t k = 0; k < n && procs[i].t; k++)
+				has_parent |= k != i && procs[k].t && procs[k].t->proc.pid == procs[i].t->proc.ppid;
+			if (procs[i].t && !has_parent)
+				print_tree(f, procs, n, i, 0, color);
+		}
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < n; i++)
 		print_process(f, &procs[i], color);
 }

@@ -82,6 +82,9 @@ class TraceWriter:
     def step(self, t_ns, step):
         self.record(STEP, struct.pack("<QQ", t_ns, step))
 
+    def child(self, t_ns, pid):
+        self.record(CHILD, struct.pack("<QiI", t_ns, pid, 1))
+
     def perfmap(self, text):
         self.record(PERFMAP, text)
 

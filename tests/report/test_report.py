@@ -179,6 +179,39 @@ def perf_map(tmp):
           "perf map names a frame in generated code", "py::train_step:/src/train.py", names)
 
 
+def process_tree(tmp):
+    """Given a parent's trace, mgreport also reports its forked children's traces found beside
+    it (named <stem>.<comm>.<pid>.mgt by the probe); --no-children reports the parent alone."""
+    sys.path.insert(0, HERE)
+    import mgtrace
+    d = os.path.join(tmp, "tree")
+    os.mkdir(d)
+
+    def write(name, pid, ppid, children=()):
+        with open(os.path.join(d, name), "wb") as f:
+            w = mgtrace.TraceWriter(f)
+            w.process(pid=pid, ppid=ppid)
+            for c in children:
+                w.child(500, c)
+            w.snapshot(1000, 0, 50 << 20, 0, 0)
+            w.end(2000)
+
+    write("run.mgt", 100, 1, children=(101, 102))
+    write("run.python3.101.mgt", 101, 100)
+    write("run.python3.102.1.mgt", 102, 100)
+    write("run.python3.103.mgt", 103, 100)  # not a child of this run: not picked up
+    rc, out, err = mgreport(["--json", os.path.join(d, "run.mgt")])
+    pids = sorted(p["process"]["pid"] for p in json.loads(out)["processes"]) if rc == 0 else []
+    check(pids == [100, 101, 102], "process tree: the parent and its two children", [100, 101, 102],
+          (rc, pids, err))
+    rc, out, err = mgreport(["--json", "--no-children", os.path.join(d, "run.mgt")])
+    pids = [p["process"]["pid"] for p in json.loads(out)["processes"]] if rc == 0 else []
+    check(pids == [100], "--no-children: the parent alone", [100], (rc, pids))
+    rc, out, err = mgreport(["--no-color", os.path.join(d, "run.mgt")])
+    check(rc == 0 and "Processes (3 traces)" in out and "└ pid 101" in out,
+          "process tree in the text report", "Processes (3 traces)", out[:300])
+
+
 def seeds():
     """The user's own tables (samples/seeds_run*.csv, from the seeds' report 002) through the CLI:
     run 1 (steps 10-70 of a straight climb) cannot be told from a leak yet, run 2 levels off."""
@@ -210,6 +243,7 @@ def main():
             usage_and_gates(tmp)
             perf_map(tmp)
             seeds()
+            process_tree(tmp)
     print("%d failed" % failures)
     return 1 if failures else 0
 
