@@ -1208,3 +1208,45 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	*out = fr;
 	return 0;
 }
+
+int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *rss, size_t n,
+			   double leak_slope, double leak_confidence, int x_is_steps, double limit)
+{
+	if (!proc || !x || !rss || n < 8 || !(leak_slope > 0))
+		return 0;
+	enum mgc_verdict v = proc->verdict;
+	if (v != MGC_VERDICT_GROWING && v != MGC_VERDICT_STABLE && v != MGC_VERDICT_PLATEAU)
+		return 0;
+	double level = rss[n - 1];
+	char b1[32], b2[32];
+	if (v == MGC_VERDICT_GROWING) {
+		/* RSS's growth rate: the recent slope, or over the window's second half when the
+		 * recent segment is a pause */
+		size_t h = n / 2;
+		double rate = fmax(proc->slope, (rss[n - 1] - rss[h]) / (x[n - 1] - x[h]));
+		if (!(rate > 0) || leak_slope < 0.5 * rate)
+			return 0;
+		snprintf(proc->why, sizeof proc->why,
+			 "leaking sites whose survivors come from every recent step grow %s per x unit, "
+			 "%.0f%% of RSS's growth", mgc_bytes(leak_slope, b1, sizeof b1), 100.0 * leak_slope / rate);
+		proc->slope = rate;
+	} else {
+		/* the classifier's relative floor: the sites' own growth is exact, no noise margin */
+		double floor = x_is_steps ? fmax(4096.0, 1e-4 * level) : fmax(64.0, 1e-6 * level);
+		if (leak_slope < floor)
+			return 0;
+		snprintf(proc->why, sizeof proc->why,
+			 "RSS looks %s (noise %s), but leaking sites whose survivors come from every recent "
+			 "step grow %s per x unit", v == MGC_VERDICT_STABLE ? "stable" : "levelled",
+			 mgc_bytes(proc->noise, b1, sizeof b1), mgc_bytes(leak_slope, b2, sizeof b2));
+		proc->slope = leak_slope;
+		proc->slope_lo = proc->slope_hi = leak_slope;
+		proc->plateau_at = proc->plateau_level = NAN;
+	}
+	proc->verdict = MGC_VERDICT_LEAK;
+	proc->confidence = leak_confidence;
+	proc->decidable_at = NAN;
+	if (limit > 0 && proc->slope > 0)
+		proc->x_to_oom = fmax(0, limit - level) / proc->slope;
+	return 1;
+}

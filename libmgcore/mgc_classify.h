@@ -101,4 +101,22 @@ double mgc_mad(const double *v, size_t n);
 /* Step-to-step noise: 1.4826 * MAD(first differences) / sqrt(2); 0 for n < 3, NAN for no memory. */
 double mgc_noise_sigma(const double *y, size_t n);
 
+/* The smallest growth a report of a whole process calls meaningful, per step and per second,
+ * passed as min_growth for process series by mgreport and mgmon alike. The classifier's own
+ * defaults (1 MiB/step) suit multi-GB training processes; a process of a few hundred MB leaking
+ * 0.7 MB/step matters too. Relative growth (1e-4 of the level per x) still applies on top. */
+#define MGC_PROCESS_MIN_GROWTH_STEP (64.0 * 1024)
+#define MGC_PROCESS_MIN_GROWTH_SEC (1024.0)
+
+/* What only the tracer sees decides earlier and more surely than RSS. Given the process verdict
+ * (*proc, from mgc_classify_process on x/rss) and the leaking sites (their cohorts hold
+ * survivors from every recent step): `leak_slope` is the sum of their slopes per x unit and
+ * `leak_confidence` the top one's confidence. The verdict becomes `leak`
+ * - when RSS cannot tell yet (growing) and the sites account for at least half its growth;
+ * - when RSS looks flat (stable, plateau: noise, or the allocator reusing memory it kept) but the
+ *   sites grow by at least 1e-4 of RSS per step (1e-6 per second).
+ * Returns 1 when it changed *proc, else 0. `limit` (bytes, 0 = unknown) gives the time to OOM. */
+int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *rss, size_t n,
+			   double leak_slope, double leak_confidence, int x_is_steps, double limit);
+
 #endif /* MGC_CLASSIFY_H */

@@ -451,7 +451,11 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 		}
 		any_device |= p->device_live_bytes != 0;
 	}
-	struct mgc_classify_opts co = {.limit = v->limit, .x_is_steps = v->x_is_steps};
+	/* the same floors as mgreport: the process's series, and the classifier's own for sites */
+	struct mgc_classify_opts co = {.limit = v->limit, .x_is_steps = v->x_is_steps,
+				       .min_growth = v->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP
+								   : MGC_PROCESS_MIN_GROWTH_SEC};
+	struct mgc_classify_opts site_co = {.limit = v->limit, .x_is_steps = v->x_is_steps};
 	for (int k = 0; k < MGM_S_N; k++) {
 		struct mgm_series *se = &v->series[k];
 		se->n = n;
@@ -475,6 +479,7 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 	if (!v->sites)
 		return -ENOMEM;
 	double y[MGC_SHM_GRID];
+	double leak_slope = 0, leak_conf = 0;
 	for (uint32_t i = 0; i < h->nsites; i++) {
 		const struct mgc_shm_site *e = &s->sites[i];
 		struct mgm_site *ms = &v->sites[v->nsites++];
@@ -495,11 +500,19 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 		struct mgc_site_evidence ev = {.x = v->series[0].x, .live = y, .n = n, .cohorts = e->cohorts,
 					       .ncohorts = MGC_COHORTS, .last_step = (double)h->step,
 					       .allocs = e->allocs, .frees = e->frees, .live_count = e->live_count};
-		ms->ok = n >= 3 && mgc_classify_site(&ev, &co, &ms->fit) == 0;
-		if (ms->ok && ms->fit.verdict == MGC_VERDICT_LEAK)
+		ms->ok = n >= 3 && mgc_classify_site(&ev, &site_co, &ms->fit) == 0;
+		if (ms->ok && ms->fit.verdict == MGC_VERDICT_LEAK) {
 			v->leaking++;
+			if (ms->fit.slope > 0) {
+				leak_slope += ms->fit.slope;
+				leak_conf = fmax(leak_conf, ms->fit.confidence);
+			}
+		}
 		ms->stack = stack_for(c, e);
 	}
+	if (v->have_verdict)
+		mgc_process_with_sites(&v->verdict, v->series[0].x, v->series[0].y, n, leak_slope, leak_conf,
+				       v->x_is_steps, v->limit);
 	return 0;
 }
 

@@ -12,13 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The smallest growth a report calls meaningful, per step and per second. The classifier's own
- * defaults (1 MiB/step) suit multi-GB training processes; a report also serves processes of a few
- * hundred MB, where 0.7 MB/step is a leak that matters. Relative growth (1e-4 of the level per x)
- * still applies on top inside the classifier. */
-#define MGR_MIN_GROWTH_STEP (64.0 * 1024)
-#define MGR_MIN_GROWTH_SEC (1024.0)
-
 const char *mgr_kind_name(unsigned kind)
 {
 	switch (kind) {
@@ -131,64 +124,22 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 	return 0;
 }
 
-/* What only the tracer sees decides earlier and more surely than RSS. Leaking sites (their
- * survivors come from every recent step) make the process verdict `leak`:
- * - when RSS cannot tell yet (growing) and the sites account for at least half its growth;
- * - when RSS looks flat (stable, plateau: noise, or the allocator reusing memory it kept) but the
- *   sites grow by a meaningful amount: at least 1e-4 of RSS per step (1e-6 per second).
- * The sites come first in the evidence; RSS only says how visible the leak is yet. */
+/* Leaking sites decide the process verdict where RSS cannot tell or hides the leak (see
+ * mgc_process_with_sites; mgmon applies the same rule live). */
 static void upgrade_with_sites(struct mgr_process *p)
 {
-	if (!p->have_verdict || !p->main || p->main->n < 8)
+	if (!p->have_verdict || !p->main)
 		return;
-	enum mgc_verdict v = p->verdict.verdict;
-	if (v != MGC_VERDICT_GROWING && v != MGC_VERDICT_STABLE && v != MGC_VERDICT_PLATEAU)
-		return;
-	double leak_slope = 0;
-	const struct mgr_site *top = NULL;
+	double leak_slope = 0, conf = 0;
 	for (size_t i = 0; i < p->nsites; i++) {
 		const struct mgr_site *ms = &p->sites[i];
 		if (!ms->classified || ms->fit.verdict != MGC_VERDICT_LEAK || !(ms->fit.slope > 0))
 			continue;
 		leak_slope += ms->fit.slope;
-		if (!top || ms->fit.slope > top->fit.slope)
-			top = ms;
+		conf = fmax(conf, ms->fit.confidence);
 	}
-	if (!top)
-		return;
-	const struct mgr_series *m = p->main;
-	double level = m->y[m->n - 1];
-	if (v == MGC_VERDICT_GROWING) {
-		/* RSS's growth rate: the recent slope, or over the window's second half when the
-		 * recent segment is a pause */
-		size_t h = m->n / 2;
-		double rate = fmax(p->verdict.slope, (m->y[m->n - 1] - m->y[h]) / (m->x[m->n - 1] - m->x[h]));
-		if (!(rate > 0) || leak_slope < 0.5 * rate)
-			return;
-		snprintf(p->verdict.why, sizeof p->verdict.why,
-			 "leaking sites whose survivors come from every recent step grow %.0f%% as fast as RSS "
-			 "(%.3g of %.3g bytes per x unit)",
-			 100.0 * leak_slope / rate, leak_slope, rate);
-		p->verdict.slope = rate;
-	} else {
-		/* the classifier's relative floor (1e-4 of the level per step, 1e-6 per second): the
-		 * sites' own growth is exact, so no noise margin is needed on top */
-		double floor = p->x_is_steps ? fmax(4096.0, 1e-4 * level) : fmax(64.0, 1e-6 * level);
-		if (leak_slope < floor)
-			return;
-		snprintf(p->verdict.why, sizeof p->verdict.why,
-			 "RSS looks %s (noise %.3g bytes), but leaking sites whose survivors come from every "
-			 "recent step grow %.3g bytes per x unit",
-			 v == MGC_VERDICT_STABLE ? "stable" : "levelled", p->verdict.noise, leak_slope);
-		p->verdict.slope = leak_slope;
-		p->verdict.slope_lo = p->verdict.slope_hi = leak_slope;
-		p->verdict.plateau_at = p->verdict.plateau_level = NAN;
-	}
-	p->verdict.verdict = MGC_VERDICT_LEAK;
-	p->verdict.confidence = top->fit.confidence;
-	p->verdict.decidable_at = NAN;
-	if (p->limit > 0 && p->verdict.slope > 0)
-		p->verdict.x_to_oom = fmax(0, p->limit - level) / p->verdict.slope;
+	mgc_process_with_sites(&p->verdict, p->main->x, p->main->y, p->main->n, leak_slope, conf,
+			       p->x_is_steps, p->limit);
 }
 
 int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
@@ -229,7 +180,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		}
 	}
 	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = p->x_is_steps,
-				       .min_growth = p->x_is_steps ? MGR_MIN_GROWTH_STEP : MGR_MIN_GROWTH_SEC};
+				       .min_growth = p->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP : MGC_PROCESS_MIN_GROWTH_SEC};
 	for (size_t k = 0; k < p->nseries; k++)
 		classify_series(&p->series[k], &co);
 	p->main = &p->series[0];
