@@ -96,6 +96,9 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 		break;
 	}
 	}
+	if (n < cap && f->confidence < 0.8)
+		n += (size_t)snprintf(out + n, cap - n, " (low confidence, %.2f: %zu points)", f->confidence,
+				      m->n);
 	if (n < cap && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) &&
 	    isfinite(f->x_to_oom) && p->limit > 0) {
 		n += (size_t)snprintf(out + n, cap - n, "; at this rate the %s limit is reached in %.0f %s%s",
