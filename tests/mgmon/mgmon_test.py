@@ -262,6 +262,8 @@ def case_mgtrain(tmp):
     start_mgmon(p.pid)
     wait_screen(lambda x: any("mge_collate_batch" in l for l in site_rows(x, "leak")), 120,
                 "the collator's leaking site")
+    # the process verdict follows from the leaking site, as mgreport's does
+    wait_screen(lambda x: "process: LEAK" in x, 10, "the process verdict LEAK")
     tmux("send-keys", "-t", "m", "Home")
     tmux("send-keys", "-t", "m", "Enter")
     s = wait_screen(lambda x: "#0" in x, 5, "the stack screen")
