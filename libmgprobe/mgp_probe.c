@@ -25,7 +25,11 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "mg_config.h"
 #include "mgc_format.h"
+#if MG_HAVE_CUPTI
+#include "mgp_cupti.h"
+#endif
 #include "mgp_live.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
@@ -654,6 +658,9 @@ static void atfork_child(void)
 	mgp_mmaps_unlock();
 	mgp_sites_unlock();
 	pthread_mutex_unlock(&P.wlock);
+#if MG_HAVE_CUPTI
+	mgp_cupti_atfork_child(); /* before the child's first snapshot */
+#endif
 	P.pid = mgp_getpid();
 	mgp_trace_forget();
 	mgp_shm_forget();
@@ -807,6 +814,40 @@ EXPORT int mgprobe_active(void)
 	return P.tracking && !P.closed;
 }
 
+#if MG_HAVE_CUPTI
+/* ---- CUDA: the driver calls InitializeInjection at cuInit (CUDA_INJECTION64_PATH) ---- */
+
+static int cupti_active(void)
+{
+	return P.tracking && !P.closed && mgp_getpid() == P.pid;
+}
+
+static uint32_t cupti_capture(void)
+{
+	return capture_site(MGC_KIND_DEVICE);
+}
+
+static void cupti_guard(int on)
+{
+	tls_guard += on ? 1 : -1;
+}
+
+static const struct mgp_cupti_sink cupti_sink = {cupti_active, cupti_capture, birth_now, cupti_guard,
+						 note_oom};
+
+EXPORT int InitializeInjection(void)
+{
+	static int done;
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) || !P.tracking)
+		return 1;
+	tls_guard++;
+	if (mgp_cupti_init(&cupti_sink) == 0)
+		mgp_cupti_start();
+	tls_guard--;
+	return 1; /* CUPTI failing must never fail cuInit */
+}
+#endif
+
 /* ---- start-up and configuration ---- */
 
 static const char *const known_vars[] = {
@@ -903,6 +944,9 @@ static void drop_preload(void)
 		setenv("LD_PRELOAD", keep, 1);
 	else
 		unsetenv("LD_PRELOAD");
+	const char *inj = getenv("CUDA_INJECTION64_PATH"); /* the driver would load the probe too */
+	if (inj && strstr(inj, "libmgprobe.so"))
+		unsetenv("CUDA_INJECTION64_PATH");
 }
 
 __attribute__((constructor)) static void mgp_init(void)

@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"  --interval MS       snapshot interval in milliseconds (default 1000)\n"
 		"  --depth N           call-stack depth, 1..256 (default 64)\n"
 		"  --no-children       do not trace forked or exec'd child processes\n"
-		"  --no-cuda           do not trace CUDA memory (accepted; CUDA tracing is not built yet)\n"
+		"  --no-cuda           do not trace CUDA memory (by default the CUDA driver loads the\n"
+		"                      probe through CUDA_INJECTION64_PATH unless that is already set)\n"
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
@@ -157,7 +158,7 @@ int main(int argc, char **argv)
 	}
 	const char *output = NULL;
 	unsigned long interval = 0, depth = 0;
-	int no_children = 0, i;
+	int no_children = 0, no_cuda = 0, i;
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -185,7 +186,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--no-children")) {
 			no_children = 1;
 		} else if (!strcmp(a, "--no-cuda")) {
-			/* nothing to turn off yet */
+			no_cuda = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -258,6 +259,9 @@ int main(int argc, char **argv)
 	}
 	if (no_children)
 		setenv("MGPROBE_NO_CHILDREN", "1", 1);
+	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
+	if (MG_HAVE_CUPTI && !no_cuda && !getenv("CUDA_INJECTION64_PATH"))
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
 	const char *old = getenv("LD_PRELOAD");
 	size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
 	char *preload = malloc(need);

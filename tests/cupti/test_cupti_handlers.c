@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/* test_cupti_handlers.c: drives the probe's CUPTI handlers (mgp_cupti.c, linked from the probe's
+ * own objects) with fake CUpti_CallbackData holding real `*_params` structs: no GPU, no driver.
+ * It must never need CUDA to run; mgp_cupti_start is only checked to fail politely. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mgc_format.h"
+#include "mgp_cupti.h"
+#include "mgp_live.h"
+#include "mgp_sites.h"
+
+static int failures;
+
+#define CHECK_EQ(a, b)                                                                          \
+	do {                                                                                    \
+		unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);  \
+		if (a_ != b_) {                                                                 \
+			fprintf(stderr, "%s:%d: %s == %s failed: %llu != %llu\n", __FILE__,     \
+				__LINE__, #a, #b, a_, b_);                                      \
+			failures++;                                                             \
+		}                                                                               \
+	} while (0)
+
+/* ---- a sink standing in for the probe: sites are fake two-frame stacks chosen by the test ---- */
+
+static int sink_on = 1, guard_depth, guard_max, ooms;
+static uintptr_t cur_frame = 0x1000;
+
+static int t_active(void) { return sink_on; }
+static uint32_t t_capture(void)
+{
+	uintptr_t ips[2] = {cur_frame, 0x4242};
+	return mgp_sites_intern(ips, 2, MGC_KIND_DEVICE);
+}
+static uint32_t t_birth(void) { return 3; }
+static void t_guard(int on)
+{
+	guard_depth += on ? 1 : -1;
+	if (guard_depth > guard_max)
+		guard_max = guard_depth;
+}
+static void t_oom(void) { ooms++; }
+
+static const struct mgp_cupti_sink sink = {t_active, t_capture, t_birth, t_guard, t_oom};
+
+/* ---- feeding calls ---- */
+
+static void feed(CUpti_CallbackDomain dom, CUpti_CallbackId id, CUpti_ApiCallbackSite site,
+		 void *params, int ret)
+{
+	CUpti_CallbackData cb = {0};
+	cb.callbackSite = site;
+	cb.functionName = "fake";
+	cb.functionParams = params;
+	cb.functionReturnValue = site == CUPTI_API_EXIT ? &ret : NULL;
+	mgp_cupti_handle(dom, id, &cb);
+}
+
+/* A whole call, ENTER then EXIT, returning ret. */
+static void call(CUpti_CallbackDomain dom, CUpti_CallbackId id, void *params, int ret)
+{
+	feed(dom, id, CUPTI_API_ENTER, params, 0);
+	feed(dom, id, CUPTI_API_EXIT, params, ret);
+}
+
+#define RT CUPTI_CB_DOMAIN_RUNTIME_API
+#define DRV CUPTI_CB_DOMAIN_DRIVER_API
+
+static struct mgp_cupti_stats stats(void)
+{
+	struct mgp_cupti_stats s;
+	mgp_cupti_stats(&s);
+	return s;
+}
+
+static struct mgp_site *site_for(uintptr_t frame)
+{
+	uintptr_t saved = cur_frame;
+	cur_frame = frame;
+	struct mgp_site *s = mgp_site_get(t_capture());
+	cur_frame = saved;
+	return s;
+}
+
+static void *rt_malloc(size_t n, void *result, int ret)
+{
+	void *p = NULL;
+	cudaMalloc_v3020_params prm = {&p, n};
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_ENTER, &prm, 0);
+	p = result; /* the runtime writes *devPtr before EXIT */
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_EXIT, &prm, ret);
+	return p;
+}
+
+static void rt_free(void *p)
+{
+	cudaFree_v3020_params prm = {p};
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &prm, 0);
+}
+
+/* ---- tests ---- */
+
+static void test_malloc_free(void)
+{
+	cur_frame = 0x1100;
+	struct mgp_cupti_stats s0 = stats();
+	char *base = (char *)0x7f0000000000ull;
+	for (int i = 0; i < 10; i++)
+		rt_malloc(1000 + i, base + (i << 20), 0);
+	struct mgp_cupti_stats s1 = stats();
+	CHECK_EQ(s1.allocs - s0.allocs, 10);
+	CHECK_EQ(s1.live_bytes - s0.live_bytes, 10 * 1000 + 45);
+	struct mgp_site *site = site_for(0x1100);
+	CHECK_EQ(site->kind, MGC_KIND_DEVICE);
+	CHECK_EQ(site->allocs, 10);
+	CHECK_EQ(site->live_bytes, 10045);
+	CHECK_EQ(site->cohorts[mgc_cohort_bucket(3)], 10045);
+	for (int i = 0; i < 7; i++)
+		rt_free(base + (i << 20));
+	struct mgp_cupti_stats s2 = stats();
+	CHECK_EQ(s2.frees - s1.frees, 7);
+	CHECK_EQ(s2.live_bytes - s0.live_bytes, 1007 + 1008 + 1009);
+	CHECK_EQ(site->frees, 7);
+	CHECK_EQ(site->live_bytes, 3024);
+	/* A device pointer lives under its own key: a host free of the same address finds nothing. */
+	struct mgp_entry en;
+	CHECK_EQ(mgp_live_remove((uint64_t)(uintptr_t)(base + (7 << 20)), &en), 0);
+	CHECK_EQ(mgp_live_remove((uint64_t)(uintptr_t)(base + (7 << 20)) | MGP_CUPTI_KEY_BIT, &en), 1);
+	CHECK_EQ(en.size, 1007);
+	mgp_live_insert(en.ptr, en.size, en.site, en.birth);
+	for (int i = 7; i < 10; i++)
+		rt_free(base + (i << 20));
+	CHECK_EQ(site->live_bytes, 0);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+	/* Freeing an unknown pointer, or NULL, changes nothing. */
+	rt_free((void *)0x1234000);
+	rt_free(NULL);
+	CHECK_EQ(stats().frees, s2.frees + 3);
+	/* cudaMalloc(&p, 0) succeeds with NULL: nothing recorded. */
+	rt_malloc(0, NULL, 0);
+	CHECK_EQ(stats().allocs, s1.allocs);
+	CHECK_EQ(guard_depth, 0);
+	CHECK_EQ(guard_max, 1);
+}
+
+static void test_nested_driver_counted_once(void)
+{
+	cur_frame = 0x1200;
+	struct mgp_cupti_stats s0 = stats();
+	void *p = NULL;
+	CUdeviceptr d = 0;
+	cudaMalloc_v3020_params rp = {&p, 4096};
+	cuMemAlloc_v2_params dp = {&d, 4096};
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_ENTER, &rp, 0);
+	feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_ENTER, &dp, 0);
+	d = 0x7e0000000000ull;
+	feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_EXIT, &dp, 0);
+	p = (void *)(uintptr_t)d;
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_EXIT, &rp, 0);
+	struct mgp_cupti_stats s1 = stats();
+	CHECK_EQ(s1.allocs - s0.allocs, 1);
+	CHECK_EQ(s1.live_bytes - s0.live_bytes, 4096);
+	CHECK_EQ(s1.ignored_nested - s0.ignored_nested, 1);
+	/* The free, nested the same way, also once. */
+	cudaFree_v3020_params rf = {p};
+	cuMemFree_v2_params df = {d};
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, CUPTI_API_ENTER, &rf, 0);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &df, 0);
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, CUPTI_API_EXIT, &rf, 0);
+	struct mgp_cupti_stats s2 = stats();
+	CHECK_EQ(s2.frees - s1.frees, 1);
+	CHECK_EQ(s2.live_bytes, s0.live_bytes);
+	/* A driver call on its own (not inside a runtime call) counts. */
+	d = 0;
+	feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_ENTER, &dp, 0);
+	d = 0x7e0000100000ull;
+	feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_EXIT, &dp, 0);
+	CHECK_EQ(stats().allocs - s2.allocs, 1);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &(cuMemFree_v2_params){d}, 0);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+	CHECK_EQ(site_for(0x1200)->allocs, 2);
+}
+
+static void test_other_kinds(void)
+{
+	cur_frame = 0x1300;
+	struct mgp_cupti_stats s0 = stats();
+	void *h = (void *)0x7d0000000000ull, *m = (void *)0x7d0000200000ull, *a = (void *)0x7d0000400000ull;
+	void *q = (void *)0x7d0000600000ull, *hp = (void *)0x7d0000800000ull;
+	void *out;
+	out = h;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, &(cudaMallocHost_v3020_params){&out, 100}, 0);
+	out = hp;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, &(cudaHostAlloc_v3020_params){&out, 50, 0}, 0);
+	out = m;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
+	     &(cudaMallocManaged_v6000_params){&out, 200, 1}, 0);
+	out = a;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, &(cudaMallocAsync_v11020_params){&out, 300, NULL}, 0);
+	out = q;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020,
+	     &(cudaMallocFromPoolAsync_ptsz_v11020_params){&out, 400, NULL, NULL}, 0);
+	CHECK_EQ(stats().allocs - s0.allocs, 5);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 1050);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, &(cudaFreeHost_v3020_params){h}, 0);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, &(cudaFreeHost_v3020_params){hp}, 0);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &(cudaFree_v3020_params){m}, 0);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020, &(cudaFreeAsync_ptsz_v11020_params){a, NULL}, 0);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020, &(cudaFreeAsync_v11020_params){q, NULL}, 0);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+	CHECK_EQ(stats().frees - s0.frees, 5);
+	/* Driver flavours. */
+	void *pp = (void *)0x7c0000000000ull;
+	CUdeviceptr dm = 0x7c0000200000ull, da = 0x7c0000400000ull;
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2, &(cuMemAllocHost_v2_params){&pp, 10}, 0);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, &(cuMemAllocManaged_params){&dm, 20, 1}, 0);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz, &(cuMemAllocAsync_ptsz_params){&da, 30, NULL}, 0);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 60);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, &(cuMemFreeHost_params){pp}, 0);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &(cuMemFree_v2_params){dm}, 0);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, &(cuMemFreeAsync_params){da, NULL}, 0);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+}
+
+static void test_failed_calls(void)
+{
+	cur_frame = 0x1400;
+	struct mgp_cupti_stats s0 = stats();
+	rt_malloc(1 << 20, (void *)0x7b0000000000ull, 2 /* cudaErrorMemoryAllocation */);
+	CUdeviceptr d = 0x7b0000200000ull;
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, &(cuMemAlloc_v2_params){&d, 64}, 2);
+	CUmemGenericAllocationHandle h = 0x77;
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &(cuMemCreate_params){&h, 1 << 21, NULL, 0}, 2);
+	struct mgp_cupti_stats s1 = stats();
+	CHECK_EQ(s1.allocs, s0.allocs);
+	CHECK_EQ(s1.live_bytes, s0.live_bytes);
+	CHECK_EQ(s1.vmm_handles, s0.vmm_handles);
+	CHECK_EQ(s1.failed_calls - s0.failed_calls, 3);
+	/* A failed free leaves the allocation live. */
+	rt_malloc(64, (void *)0x7b0000400000ull, 0);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &(cudaFree_v3020_params){(void *)0x7b0000400000ull}, 1);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 64);
+	rt_free((void *)0x7b0000400000ull);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+	/* The probe not recording: nothing. */
+	sink_on = 0;
+	rt_malloc(64, (void *)0x7b0000600000ull, 0);
+	sink_on = 1;
+	CHECK_EQ(stats().allocs - s0.allocs, 1);
+	CHECK_EQ(site_for(0x1400)->allocs, 1);
+}
+
+static void vmm_reserve(CUdeviceptr *va, size_t n)
+{
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAddressReserve, &(cuMemAddressReserve_params){va, n, 0, 0, 0}, 0);
+}
+
+static void vmm_create(CUmemGenericAllocationHandle h, size_t n)
+{
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &(cuMemCreate_params){&h, n, NULL, 0}, 0);
+}
+
+static void vmm_map(CUdeviceptr va, size_t n, CUmemGenericAllocationHandle h)
+{
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemMap, &(cuMemMap_params){va, n, 0, h, 0}, 0);
+}
+
+static void vmm_unmap(CUdeviceptr va, size_t n)
+{
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemUnmap, &(cuMemUnmap_params){va, n}, 0);
+}
+
+static void vmm_release(CUmemGenericAllocationHandle h)
+{
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemRelease, &(cuMemRelease_params){h}, 0);
+}
+
+static void test_vmm(void)
+{
+	const size_t MB2 = 2u << 20;
+	cur_frame = 0x1500;
+	struct mgp_cupti_stats s0 = stats();
+	/* PyTorch expandable segments: reserve 1 GiB, then grow in 2 MB handles. */
+	CUdeviceptr va = 0x7a0000000000ull;
+	vmm_reserve(&va, 1u << 30);
+	CHECK_EQ(stats().vmm_reserved_bytes - s0.vmm_reserved_bytes, 1u << 30);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes); /* address space is not memory */
+	CHECK_EQ(stats().allocs, s0.allocs);
+	for (unsigned i = 0; i < 4; i++) {
+		vmm_create(0x100 + i, MB2);
+		vmm_map(va + i * MB2, MB2, 0x100 + i);
+	}
+	struct mgp_cupti_stats s1 = stats();
+	CHECK_EQ(s1.vmm_handles - s0.vmm_handles, 4);
+	CHECK_EQ(s1.live_bytes - s0.live_bytes, 4 * MB2);
+	CHECK_EQ(s1.vmm_mapped_bytes - s0.vmm_mapped_bytes, 4 * MB2);
+	CHECK_EQ(site_for(0x1500)->live_bytes, 4 * MB2);
+	/* Shrink: unmap + release the last handle. */
+	vmm_unmap(va + 3 * MB2, MB2);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 4 * MB2); /* still held by the handle */
+	vmm_release(0x103);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 3 * MB2);
+	CHECK_EQ(stats().vmm_handles - s0.vmm_handles, 3);
+	/* The other order: release while mapped keeps the memory until the unmap. */
+	vmm_release(0x102);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 3 * MB2);
+	vmm_unmap(va + 2 * MB2, MB2);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 2 * MB2);
+	/* One unmap covering two adjacent mappings. */
+	vmm_release(0x100);
+	vmm_release(0x101);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, 2 * MB2);
+	vmm_unmap(va, 2 * MB2);
+	struct mgp_cupti_stats s2 = stats();
+	CHECK_EQ(s2.live_bytes, s0.live_bytes);
+	CHECK_EQ(s2.vmm_handles, s0.vmm_handles);
+	CHECK_EQ(s2.vmm_mapped_bytes, s0.vmm_mapped_bytes);
+	CHECK_EQ(s2.frees - s0.frees, 4);
+	CHECK_EQ(site_for(0x1500)->live_bytes, 0);
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAddressFree, &(cuMemAddressFree_params){va, 1u << 30}, 0);
+	CHECK_EQ(stats().vmm_reserved_bytes, s0.vmm_reserved_bytes);
+	/* A handle created and released without ever being mapped. */
+	vmm_create(0x200, MB2);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, MB2);
+	vmm_release(0x200);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+	/* The VMM driver calls made inside a runtime call are its implementation: not counted. */
+	void *p = NULL;
+	cudaMalloc_v3020_params rp = {&p, MB2};
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_ENTER, &rp, 0);
+	vmm_create(0x300, MB2);
+	p = (void *)0x790000000000ull;
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_EXIT, &rp, 0);
+	CHECK_EQ(stats().live_bytes - s0.live_bytes, MB2);
+	CHECK_EQ(stats().vmm_handles, s0.vmm_handles);
+	rt_free(p);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+}
+
+static void test_fork(void)
+{
+	cur_frame = 0x1600;
+	rt_malloc(5000, (void *)0x780000000000ull, 0);
+	struct mgp_site *site = site_for(0x1600);
+	CHECK_EQ(site->live_bytes, 5000);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* What the probe's atfork child handler does. */
+		mgp_cupti_atfork_child();
+		int bad = 0;
+		bad |= mgp_cupti_alive() != 0;
+		bad |= site->live_bytes != 0;
+		bad |= site->cohorts[mgc_cohort_bucket(3)] != 0;
+		rt_malloc(64, (void *)0x780000200000ull, 0);
+		rt_free((void *)0x780000000000ull);
+		struct mgp_cupti_stats s = stats();
+		bad |= s.allocs != 0 || s.frees != 0 || s.live_bytes != 0;
+		bad |= site->allocs != 1;
+		_exit(bad ? 1 : 0);
+	}
+	int st = 0;
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK_EQ(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
+	/* The parent is untouched. */
+	CHECK_EQ(mgp_cupti_alive(), 1);
+	CHECK_EQ(site->live_bytes, 5000);
+	rt_free((void *)0x780000000000ull);
+	CHECK_EQ(site->live_bytes, 0);
+}
+
+/* Without a GPU, mgp_cupti_start must fail with one line and leave the handlers working. */
+static void test_start_without_driver(void)
+{
+	if (access("/dev/nvidiactl", F_OK) == 0) {
+		fprintf(stderr, "test_start_without_driver: a driver is present, not checked here\n");
+		return;
+	}
+	int r = mgp_cupti_start();
+	if (r != -EIO && r != -ENOENT) {
+		fprintf(stderr, "mgp_cupti_start returned %d, expected -EIO or -ENOENT\n", r);
+		failures++;
+	}
+	CHECK_EQ(mgp_cupti_alive(), 1);
+}
+
+int main(void)
+{
+	if (mgp_sites_init(4096) < 0 || mgp_cupti_init(&sink) < 0) {
+		fprintf(stderr, "init failed\n");
+		return 1;
+	}
+	test_malloc_free();
+	test_nested_driver_counted_once();
+	test_other_kinds();
+	test_failed_calls();
+	test_vmm();
+	test_start_without_driver();
+	test_fork(); /* last: it checks the parent stays alive */
+	CHECK_EQ(ooms, 0);
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("cupti handlers: all checks passed\n");
+	return 0;
+}
