@@ -48,6 +48,7 @@ enum mgc_rec_type {
 	MGC_REC_FRAMES = 11,       /* struct mgc_rec_frames + count packed nodes (v2) */
 	MGC_REC_STACK2 = 12,       /* an array of struct mgc_rec_stack2: stacks as leaves of the frame tree (v2) */
 	MGC_REC_PERFMAP = 13,      /* a chunk of the process's /tmp/perf-PID.map text, in order */
+	MGC_REC_SNAPSHOT2 = 14,    /* a snapshot in varints (v2): see below */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -222,6 +223,53 @@ static inline unsigned mgc_cohort_bucket(uint64_t step)
 static inline uint64_t mgc_cohort_first_step(unsigned k)
 {
 	return k == 0 ? 0 : (uint64_t)1 << (k - 1);
+}
+
+/* Version 2 writes snapshots as SNAPSHOT2, the fields of SNAPSHOT in LEB128 varints:
+ *   t_ns minus the previous snapshot's t_ns; zigzag(step minus the previous step);
+ *   rss_anon, rss_file, rss_shmem in KiB (what /proc reports); heap_live_bytes, heap_live_count,
+ *   mmap_live_bytes, mmap_live_count, malloc_free_bytes, malloc_arena_bytes, device_live_bytes,
+ *   allocs_total, frees_total; flags; the label as 0 (unchanged since the previous snapshot) or
+ *   length + 1 followed by its bytes; nsites; then per site, in increasing site id: the id minus
+ *   the previous entry's id (the first: minus 0), live_bytes, live_count, allocs, alloc_bytes,
+ *   frees, peak_bytes, cohort_mask, and the set cohorts' live bytes in bucket order.
+ * "Previous" is within the same file; the first snapshot counts from 0 and an empty label. */
+static inline size_t mgc_put_varint(unsigned char *p, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
+/* Reads a varint at *p (not past end); 0 and advances *p, or -1 on a cut or overlong one. */
+static inline int mgc_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		if (*p >= end)
+			return -1;
+		unsigned char b = *(*p)++;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = r;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static inline uint64_t mgc_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t mgc_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
 static inline uint32_t mgc_fnv1a(const void *p, size_t n)

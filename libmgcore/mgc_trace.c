@@ -161,6 +161,11 @@ struct loader {
 	struct mgc_trace *t;
 	size_t mod_cap, site_cap, label_cap, child_cap, notice_cap;
 	int cur_is_grid;
+	/* SNAPSHOT2 decoding: the previous snapshot's values, and a buffer in SNAPSHOT's layout */
+	uint64_t prev_t, prev_step;
+	char prev_label[32];
+	unsigned char *dec;
+	size_t dec_cap;
 	/* the frame tree of a version-2 trace: node k at index k (0 is the root) */
 	uint64_t *node_ip;
 	uint32_t *node_parent;
@@ -168,6 +173,97 @@ struct loader {
 };
 
 static struct mgc_site *site_get(struct loader *L, uint32_t id);
+static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len);
+
+/* Decodes a SNAPSHOT2 (varints, mgc_format.h) into SNAPSHOT's fixed layout and reads that. */
+static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	const unsigned char *q = p, *end = p + len;
+	uint64_t v[16];
+	for (int i = 0; i < 15; i++)
+		if (mgc_get_varint(&q, end, &v[i]) < 0)
+			return -EBADMSG;
+	struct mgc_rec_snapshot sn = {0};
+	sn.t_ns = L->prev_t + v[0];
+	sn.step = L->prev_step + (uint64_t)mgc_unzigzag(v[1]);
+	if (v[2] > (UINT64_MAX >> 10) || v[3] > (UINT64_MAX >> 10) || v[4] > (UINT64_MAX >> 10))
+		return -EBADMSG;
+	sn.rss_anon = v[2] << 10;
+	sn.rss_file = v[3] << 10;
+	sn.rss_shmem = v[4] << 10;
+	sn.heap_live_bytes = v[5];
+	sn.heap_live_count = v[6];
+	sn.mmap_live_bytes = v[7];
+	sn.mmap_live_count = v[8];
+	sn.malloc_free_bytes = v[9];
+	sn.malloc_arena_bytes = v[10];
+	sn.device_live_bytes = v[11];
+	sn.allocs_total = v[12];
+	sn.frees_total = v[13];
+	sn.flags = (uint32_t)v[14];
+	uint64_t lab, nsites;
+	if (mgc_get_varint(&q, end, &lab) < 0 || lab > sizeof sn.label || (uint64_t)(end - q) < (lab ? lab - 1 : 0))
+		return -EBADMSG;
+	if (lab) {
+		memset(L->prev_label, 0, sizeof L->prev_label);
+		memcpy(L->prev_label, q, lab - 1);
+		q += lab - 1;
+	}
+	memcpy(sn.label, L->prev_label, sizeof sn.label);
+	sn.label[sizeof sn.label - 1] = 0;
+	if (mgc_get_varint(&q, end, &nsites) < 0 || nsites > (uint64_t)(end - q) / 8)
+		return -EBADMSG; /* every entry takes at least eight bytes */
+	sn.nsites = (uint32_t)nsites;
+	size_t off = sizeof sn;
+	uint64_t id = 0;
+	for (uint64_t i = 0; i < nsites; i++) {
+		size_t need = off + sizeof(struct mgc_rec_site) + 8 * MGC_COHORTS;
+		if (need > L->dec_cap) {
+			size_t ncap = L->dec_cap ? L->dec_cap : 4096;
+			while (ncap < need)
+				ncap *= 2;
+			unsigned char *nb = realloc(L->dec, ncap);
+			if (!nb)
+				return -ENOMEM;
+			L->dec = nb;
+			L->dec_cap = ncap;
+		}
+		uint64_t f[8];
+		for (int k = 0; k < 8; k++)
+			if (mgc_get_varint(&q, end, &f[k]) < 0)
+				return -EBADMSG;
+		id += f[0];
+		if (f[0] == 0 && i > 0)
+			return -EBADMSG; /* ids increase */
+		if (id == 0 || id > UINT32_MAX || f[7] > UINT32_MAX)
+			return -EBADMSG;
+		struct mgc_rec_site e = {.site = (uint32_t)id, .cohort_mask = (uint32_t)f[7],
+					 .live_bytes = f[1], .live_count = f[2], .allocs = f[3],
+					 .alloc_bytes = f[4], .frees = f[5], .peak_bytes = f[6]};
+		memcpy(L->dec + off, &e, sizeof e);
+		off += sizeof e;
+		for (unsigned c = 0; c < MGC_COHORTS; c++) {
+			if (!(e.cohort_mask & (1u << c)))
+				continue;
+			uint64_t cv;
+			if (mgc_get_varint(&q, end, &cv) < 0)
+				return -EBADMSG;
+			memcpy(L->dec + off, &cv, 8);
+			off += 8;
+		}
+	}
+	if (L->dec_cap < sizeof sn) {
+		unsigned char *nb = realloc(L->dec, 4096);
+		if (!nb)
+			return -ENOMEM;
+		L->dec = nb;
+		L->dec_cap = 4096;
+	}
+	L->prev_t = sn.t_ns;
+	L->prev_step = sn.step;
+	memcpy(L->dec, &sn, sizeof sn);
+	return on_snapshot(L, L->dec, (uint32_t)off);
+}
 
 static int on_frames(struct loader *L, const unsigned char *p, uint32_t len)
 {
@@ -472,6 +568,8 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 	}
 	case MGC_REC_SNAPSHOT:
 		return on_snapshot(L, p, len);
+	case MGC_REC_SNAPSHOT2:
+		return on_snapshot2(L, p, len);
 	case MGC_REC_FRAMES:
 		return on_frames(L, p, len);
 	case MGC_REC_STACK2:
@@ -597,8 +695,10 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 	r = NULL;
 	free(L.node_ip);
 	free(L.node_parent);
+	free(L.dec);
 	L.node_ip = NULL;
 	L.node_parent = NULL;
+	L.dec = NULL;
 	if (!have_process) {
 		seterr(err, errlen, "%s: %s", path,
 		       t->truncated ? "trace is cut short or corrupt before its first record"
@@ -628,6 +728,7 @@ fail:
 	mgc_reader_close(r);
 	free(L.node_ip);
 	free(L.node_parent);
+	free(L.dec);
 	mgc_trace_free(t);
 	seterr(err, errlen, "%s: %s", path, strerror(-rc));
 	return rc;

@@ -54,6 +54,8 @@ static struct {
 		uint64_t live[3], count[3]; /* heap, mmap, device */
 		uint64_t allocs, frees;
 	} tot;
+	uint64_t prev_t, prev_step; /* the previous snapshot's, for SNAPSHOT2's deltas */
+	char prev_label[32];
 	uint32_t max_sites;
 	uint32_t stacks_written;
 	struct mod *mods;
@@ -554,6 +556,7 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 	size_t off = 0;
 	uint32_t nsites = 0, count = mgp_sites_count();
 	int full = (flags & MGC_SNAP_FULL) != 0;
+	uint32_t prev_id = 0;
 	uint32_t nd = mgp_sites_take_dirty(W.dirty_ids);
 	uint32_t nvisit = full ? (count > 1 ? count - 1 : 0) : nd;
 	if (full)
@@ -578,23 +581,33 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 			continue;
 		if (a == 0 && f == 0)
 			continue;
-		if (scratch_reserve(off + sizeof(struct mgc_rec_site) + 8 * MGC_COHORTS) < 0)
+		/* at most 7 + 32 varints of 10 bytes */
+		if (scratch_reserve(off + 10 * (8 + MGC_COHORTS)) < 0)
 			break;
-		struct mgc_rec_site e = {.site = id, .live_bytes = live, .live_count = a - f, .allocs = a,
-					 .alloc_bytes = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED),
-					 .frees = f,
-					 .peak_bytes = __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED)};
-		size_t eoff = off;
-		off += sizeof e;
+		unsigned char *q = (unsigned char *)W.scratch + off;
+		size_t w = 0;
+		uint64_t coh[MGC_COHORTS];
+		uint32_t mask = 0;
 		for (unsigned c = 0; c < MGC_COHORTS; c++) {
 			uint64_t v = __atomic_load_n(&s->cohorts[c], __ATOMIC_RELAXED);
 			if (v && v < (1ull << 62)) { /* a transiently negative bucket reads as huge: skip it */
-				e.cohort_mask |= 1u << c;
-				memcpy(W.scratch + off, &v, 8);
-				off += 8;
+				mask |= 1u << c;
+				coh[c] = v;
 			}
 		}
-		memcpy(W.scratch + eoff, &e, sizeof e);
+		w += mgc_put_varint(q + w, id - prev_id);
+		w += mgc_put_varint(q + w, live);
+		w += mgc_put_varint(q + w, a - f);
+		w += mgc_put_varint(q + w, a);
+		w += mgc_put_varint(q + w, __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED));
+		w += mgc_put_varint(q + w, f);
+		w += mgc_put_varint(q + w, __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED));
+		w += mgc_put_varint(q + w, mask);
+		for (unsigned c = 0; c < MGC_COHORTS; c++)
+			if (mask & (1u << c))
+				w += mgc_put_varint(q + w, coh[c]);
+		off += w;
+		prev_id = id;
 		nsites++;
 	}
 	sn.heap_live_bytes = W.tot.live[0];
@@ -605,7 +618,38 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 	sn.allocs_total = W.tot.allocs;
 	sn.frees_total = W.tot.frees;
 	sn.nsites = nsites;
-	record3(MGC_REC_SNAPSHOT, &sn, sizeof sn, W.scratch, off, NULL, 0);
+	/* The header in varints (mgc_format.h, SNAPSHOT2), then the sites encoded above. */
+	unsigned char h[16 * 10 + 40];
+	size_t hn = 0;
+	hn += mgc_put_varint(h + hn, sn.t_ns - W.prev_t);
+	hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(sn.step - W.prev_step)));
+	hn += mgc_put_varint(h + hn, sn.rss_anon >> 10);
+	hn += mgc_put_varint(h + hn, sn.rss_file >> 10);
+	hn += mgc_put_varint(h + hn, sn.rss_shmem >> 10);
+	hn += mgc_put_varint(h + hn, sn.heap_live_bytes);
+	hn += mgc_put_varint(h + hn, sn.heap_live_count);
+	hn += mgc_put_varint(h + hn, sn.mmap_live_bytes);
+	hn += mgc_put_varint(h + hn, sn.mmap_live_count);
+	hn += mgc_put_varint(h + hn, sn.malloc_free_bytes);
+	hn += mgc_put_varint(h + hn, sn.malloc_arena_bytes);
+	hn += mgc_put_varint(h + hn, sn.device_live_bytes);
+	hn += mgc_put_varint(h + hn, sn.allocs_total);
+	hn += mgc_put_varint(h + hn, sn.frees_total);
+	hn += mgc_put_varint(h + hn, sn.flags);
+	size_t ll = strnlen(sn.label, sizeof sn.label);
+	if (ll == strnlen(W.prev_label, sizeof W.prev_label) && memcmp(sn.label, W.prev_label, ll) == 0) {
+		hn += mgc_put_varint(h + hn, 0);
+	} else {
+		hn += mgc_put_varint(h + hn, ll + 1);
+		memcpy(h + hn, sn.label, ll);
+		hn += ll;
+		memset(W.prev_label, 0, sizeof W.prev_label);
+		memcpy(W.prev_label, sn.label, ll);
+	}
+	hn += mgc_put_varint(h + hn, nsites);
+	W.prev_t = sn.t_ns;
+	W.prev_step = sn.step;
+	record3(MGC_REC_SNAPSHOT2, h, hn, W.scratch, off, NULL, 0);
 }
 
 void mgp_trace_step(uint64_t step)
@@ -678,6 +722,8 @@ void mgp_trace_forget(void)
 	memset(W.last_frees, 0, used);
 	memset(W.last_live, 0, used);
 	memset(&W.tot, 0, sizeof W.tot);
+	W.prev_t = W.prev_step = 0;
+	memset(W.prev_label, 0, sizeof W.prev_label);
 	/* the child's file starts its own frame tree */
 	mgp_os_free(W.trie, W.trie_cap * sizeof *W.trie);
 	W.trie = NULL;

@@ -30,23 +30,58 @@ while off + 16 <= len(data):
     recs.append((off, end, typ, data[off + 16:off + 16 + ln]))
     off = end
 t.eq("records cover the whole file", len(data), off)
-SNAPSHOT, STEP, END, PROCESS = 5, 6, 9, 1
+SNAPSHOT, STEP, END, PROCESS, SNAPSHOT2 = 5, 6, 9, 1, 14
+SNAPS = (SNAPSHOT, SNAPSHOT2)
+
+
+def varints(p, o, n):
+    """n LEB128 varints from p at o; returns (values, new offset)."""
+    out = []
+    for _ in range(n):
+        v, shift = 0, 0
+        while True:
+            b = p[o]
+            o += 1
+            v |= (b & 0x7F) << shift
+            shift += 7
+            if not b & 0x80:
+                break
+        out.append(v)
+    return out, o
+
+
+def snapshot_sites(typ, p):
+    """(site id, live bytes) of each entry of a SNAPSHOT or SNAPSHOT2 payload."""
+    if typ == SNAPSHOT:
+        nsites = struct.unpack_from("<I", p, 112)[0]
+        o = 152
+        for _ in range(nsites):
+            site, mask, live_bytes = struct.unpack_from("<IIQ", p, o)
+            yield site, live_bytes
+            o += 56 + 8 * bin(mask).count("1")
+        return
+    _, o = varints(p, 0, 15)
+    (lab,), o = varints(p, o, 1)
+    o += lab - 1 if lab else 0
+    (nsites,), o = varints(p, o, 1)
+    site = 0
+    for _ in range(nsites):
+        (d, live, _c, _a, _ab, _f, _pk, mask), o = varints(p, o, 8)
+        _, o = varints(p, o, bin(mask).count("1"))
+        site += d
+        yield site, live
 t.true("trace has 4+ snapshots and 2 steps",
-       sum(r[2] == SNAPSHOT for r in recs) >= 4 and sum(r[2] == STEP for r in recs) == 2)
+       sum(r[2] in SNAPS for r in recs) >= 4 and sum(r[2] == STEP for r in recs) == 2)
 
 
 def site_state(whole):
     """Sites seen and their summed live bytes after the snapshots among `whole`."""
     live = {}
     for _s, _e, typ, p in whole:
-        if typ != SNAPSHOT:
+        if typ not in SNAPS:
             continue
-        nsites = struct.unpack_from("<I", p, 112)[0]
-        o = 152
-        for _ in range(nsites):
-            site, mask, live_bytes = struct.unpack_from("<IIQ", p, o)
+        for site, live_bytes in snapshot_sites(typ, p):
             live[site] = live_bytes
-            o += 56 + 8 * bin(mask).count("1")
     return len(live), sum(live.values())
 
 
@@ -55,7 +90,7 @@ def expect(whole, truncated):
     if not any(r[2] == PROCESS for r in whole):
         return None  # an error
     seen, live = site_state(whole)
-    return (f"0 {sum(r[2] == SNAPSHOT for r in whole)} {sum(r[2] == STEP for r in whole)} "
+    return (f"0 {sum(r[2] in SNAPS for r in whole)} {sum(r[2] == STEP for r in whole)} "
             f"{int(any(r[2] == END for r in whole))} {int(truncated)} {whole[-1][1]} {seen} {live}")
 
 
@@ -129,7 +164,7 @@ with ThreadPoolExecutor(max_workers=2) as pool:
             t.eq(f"mgreport cut at {c}: one error line", 1, len(r.stderr.splitlines()))
             continue
         rep = json.loads(r.stdout)
-        t.eq(f"mgreport cut at {c}: snapshots", sum(x[2] == SNAPSHOT for x in whole),
+        t.eq(f"mgreport cut at {c}: snapshots", sum(x[2] in SNAPS for x in whole),
              rep["process"]["snapshots"])
         t.eq(f"mgreport cut at {c}: truncated", c != whole[-1][1], rep["process"]["truncated"])
 
