@@ -135,6 +135,8 @@ static void upgrade_with_sites(struct mgr_process *p)
 		const struct mgr_site *ms = &p->sites[i];
 		if (!ms->classified || ms->fit.verdict != MGC_VERDICT_LEAK || !(ms->fit.slope > 0))
 			continue;
+		if (ms->s->kind == MGC_KIND_DEVICE)
+			continue; /* GPU memory is not in RSS: the device series has its own verdict */
 		leak_slope += ms->fit.slope;
 		conf = fmax(conf, ms->fit.confidence);
 	}
@@ -179,17 +181,41 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 					   : (double)pt->free_kept;
 		}
 	}
+	/* GPU memory (CUDA allocations seen by the probe) is its own series, present only when the
+	 * trace holds device bytes, so host-only reports are unchanged. */
+	int any_device = 0;
+	for (size_t i = 0; i < t->npoints && !any_device; i++)
+		any_device = t->points[i].device != 0;
+	if (any_device) {
+		if (add_series(p, "device", n) < 0)
+			goto nomem;
+		struct mgr_series *s = &p->series[p->nseries - 1];
+		for (size_t i = 0; i < n; i++) {
+			const struct mgc_point *pt = &t->points[idx[i]];
+			s->x[i] = p->x_is_steps ? (double)pt->step : pt->t;
+			s->y[i] = (double)pt->device;
+		}
+	}
 	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = p->x_is_steps,
 				       .min_growth = p->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP : MGC_PROCESS_MIN_GROWTH_SEC};
-	for (size_t k = 0; k < p->nseries; k++)
+	for (size_t k = 0; k < 4; k++)
 		classify_series(&p->series[k], &co);
+	if (any_device) {
+		/* The host's limit says nothing about the GPU's memory: no time to OOM for it. */
+		struct mgc_classify_opts dco = co;
+		dco.limit = 0;
+		p->device = &p->series[4];
+		classify_series(p->device, &dco);
+	}
 	p->main = &p->series[0];
 	if (n > 0) {
 		double *live = calloc(n, sizeof *live);
 		if (!live)
 			goto nomem;
+		/* live = heap + mmap + device tracked bytes, as mgc_classify_process documents and
+		 * mgmon passes it (pinned host memory is device-kind and in RSS) */
 		for (size_t i = 0; i < n; i++)
-			live[i] = p->series[1].y[i] + p->series[2].y[i];
+			live[i] = p->series[1].y[i] + p->series[2].y[i] + (p->device ? p->device->y[i] : 0);
 		p->have_verdict = mgc_classify_process(p->main->x, p->main->y, live, p->series[3].y, n, &co,
 						       &p->verdict) == 0;
 		free(live);
@@ -251,6 +277,8 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		}
 		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK)
 			p->leaking_sites++;
+		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK && s->kind == MGC_KIND_DEVICE)
+			p->leaking_device_sites++;
 		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
 			free(y);
 			goto nomem;

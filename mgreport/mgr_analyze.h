@@ -12,7 +12,7 @@
 #include "mgc_trace.h"
 
 struct mgr_series {
-	const char *name;      /* "rss", "heap", "mmap", "free_kept", or a CSV column */
+	const char *name;      /* "rss", "heap", "mmap", "free_kept", "device", or a CSV column */
 	double *x, *y;         /* n points */
 	size_t n;
 	int ok;                /* classified */
@@ -42,13 +42,15 @@ struct mgr_process {
 	struct mgr_series *series;
 	size_t nseries;
 	struct mgr_series *main;     /* the process verdict's series (rss), or the first CSV column */
+	struct mgr_series *device;   /* live CUDA memory; NULL unless the trace has device bytes */
 	const struct mgc_point *end; /* the last point of the x axis (the last step, not the teardown) */
 	struct mgc_fit verdict;      /* process verdict */
 	int have_verdict;
 	struct mgr_site *sites;      /* ranked, nsites of them */
 	size_t nsites;
 	size_t sites_total;          /* sites in the trace */
-	size_t leaking_sites;
+	size_t leaking_sites;        /* shown sites classified leak, device sites included */
+	size_t leaking_device_sites; /* of those, device (CUDA) sites */
 };
 
 struct mgr_options {

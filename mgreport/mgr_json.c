@@ -93,6 +93,8 @@ static cJSON *process_json(const struct mgr_process *p)
 			cJSON_AddNumberToObject(po, "heap_count", (double)pt->heap_count);
 			cJSON_AddNumberToObject(po, "mmap", (double)pt->mmap);
 			cJSON_AddNumberToObject(po, "free_kept", (double)pt->free_kept);
+			if (p->device)
+				cJSON_AddNumberToObject(po, "device", (double)pt->device);
 			if (pt->label[0])
 				cJSON_AddStringToObject(po, "label", pt->label);
 			cJSON_AddItemToArray(pts, po);

@@ -45,10 +45,55 @@ static const char *color_of(enum mgc_verdict v)
 	}
 }
 
+/* "<prefix><verdict>: <what> ..." for series m with fit f, the low-confidence note included;
+ * returns the length written. Retention is the caller's (it needs the process's live bytes). */
+static size_t verdict_sentence(const struct mgr_process *p, const char *prefix, const char *what,
+			       const struct mgr_series *m, const struct mgc_fit *f, char *out, size_t cap)
+{
+	char a[32], b[32], c[32], d[32], xa[32], xb[32];
+	double first = m->y[0], last = m->y[m->n - 1];
+	fmt_x(p, m->x[0], xa, sizeof xa);
+	fmt_x(p, m->x[m->n - 1], xb, sizeof xb);
+	size_t n = 0;
+	switch (f->verdict) {
+	case MGC_VERDICT_RETENTION:
+	case MGC_VERDICT_STABLE:
+		n = (size_t)snprintf(out, cap, "%sstable: %s stayed at %s (±%s) from %s to %s", prefix, what,
+				     mgr_bytes(f->level, a, sizeof a), mgr_bytes(f->noise, b, sizeof b), xa, xb);
+		break;
+	case MGC_VERDICT_PLATEAU:
+		fmt_x(p, f->plateau_at, xb, sizeof xb);
+		n = (size_t)snprintf(out, cap, "%swarmup: %s grew %s over %s to %s, flat at %s since (±%s)",
+				     prefix, what, mgr_bytes(f->plateau_level - first, a, sizeof a), xa, xb,
+				     mgr_bytes(f->plateau_level, b, sizeof b), mgr_bytes(f->noise, c, sizeof c));
+		break;
+	case MGC_VERDICT_LEAK:
+		n = (size_t)snprintf(out, cap, "%sleak: %s grows %s per %s without levelling off (%s at %s)",
+				     prefix, what, mgr_bytes(f->slope, a, sizeof a), xunit(p),
+				     mgr_bytes(last, b, sizeof b), xb);
+		break;
+	case MGC_VERDICT_GROWING:
+		n = (size_t)snprintf(out, cap,
+				     "%sstill growing: %s rose %s per %s up to %s (%s); the evidence cannot yet "
+				     "tell a warmup from a leak",
+				     prefix, what, mgr_bytes(f->slope, a, sizeof a), xunit(p), xb,
+				     mgr_bytes(last, b, sizeof b));
+		if (isfinite(f->decidable_at) && n < cap) {
+			fmt_x(p, f->decidable_at, d, sizeof d);
+			n += (size_t)snprintf(out + n, cap - n, " (decidable by about %s)", d);
+		}
+		break;
+	}
+	if (n < cap && f->confidence < 0.8)
+		n += (size_t)snprintf(out + n, cap - n, " (low confidence, %.2f: %zu points)", f->confidence,
+				      m->n);
+	return n < cap ? n : cap;
+}
+
 /* The answer in plain words, with the numbers behind it. */
 static void summary(const struct mgr_process *p, char *out, size_t cap)
 {
-	char a[32], b[32], c[32], d[32], xa[32], xb[32];
+	char a[32], b[32], c[32];
 	const struct mgc_fit *f = &p->verdict;
 	const struct mgr_series *m = p->main;
 	if (!p->have_verdict || !m || m->n == 0) {
@@ -56,49 +101,19 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 		return;
 	}
 	const char *series = p->t ? "RSS" : m->name;
-	double first = m->y[0], last = m->y[m->n - 1];
-	fmt_x(p, m->x[0], xa, sizeof xa);
-	fmt_x(p, m->x[m->n - 1], xb, sizeof xb);
-	size_t n = 0;
-	switch (f->verdict) {
-	case MGC_VERDICT_STABLE:
-		n = (size_t)snprintf(out, cap, "stable: %s stayed at %s (±%s) from %s to %s", series,
-				     mgr_bytes(f->level, a, sizeof a), mgr_bytes(f->noise, b, sizeof b), xa, xb);
-		break;
-	case MGC_VERDICT_PLATEAU:
-		fmt_x(p, f->plateau_at, xb, sizeof xb);
-		n = (size_t)snprintf(out, cap, "warmup: %s grew %s over %s to %s, flat at %s since (±%s)",
-				     series, mgr_bytes(f->plateau_level - first, a, sizeof a), xa, xb,
-				     mgr_bytes(f->plateau_level, b, sizeof b), mgr_bytes(f->noise, c, sizeof c));
-		break;
-	case MGC_VERDICT_LEAK:
-		n = (size_t)snprintf(out, cap, "leak: %s grows %s per %s without levelling off (%s at %s)",
-				     series, mgr_bytes(f->slope, a, sizeof a), xunit(p),
-				     mgr_bytes(last, b, sizeof b), xb);
-		break;
-	case MGC_VERDICT_GROWING:
-		n = (size_t)snprintf(out, cap,
-				     "still growing: %s rose %s per %s up to %s (%s); the evidence cannot yet "
-				     "tell a warmup from a leak",
-				     series, mgr_bytes(f->slope, a, sizeof a), xunit(p), xb,
-				     mgr_bytes(last, b, sizeof b));
-		if (isfinite(f->decidable_at) && n < cap) {
-			fmt_x(p, f->decidable_at, d, sizeof d);
-			n += (size_t)snprintf(out + n, cap - n, " (decidable by about %s)", d);
-		}
-		break;
-	case MGC_VERDICT_RETENTION: {
+	size_t n;
+	if (f->verdict == MGC_VERDICT_RETENTION) {
 		double heap = p->nseries > 1 ? p->series[1].y[p->series[1].n - 1] : 0;
 		n = (size_t)snprintf(out, cap,
 				     "retention: %s grew %s while live allocations stayed near %s: freed "
 				     "memory kept by the allocator, not a leak in the program",
-				     series, mgr_bytes(last - first, a, sizeof a), mgr_bytes(heap, b, sizeof b));
-		break;
+				     series, mgr_bytes(m->y[m->n - 1] - m->y[0], a, sizeof a), mgr_bytes(heap, b, sizeof b));
+		if (n < cap && f->confidence < 0.8)
+			n += (size_t)snprintf(out + n, cap - n, " (low confidence, %.2f: %zu points)",
+					      f->confidence, m->n);
+	} else {
+		n = verdict_sentence(p, "", series, m, f, out, cap);
 	}
-	}
-	if (n < cap && f->confidence < 0.8)
-		n += (size_t)snprintf(out + n, cap - n, " (low confidence, %.2f: %zu points)", f->confidence,
-				      m->n);
 	if (n < cap && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) &&
 	    isfinite(f->x_to_oom) && p->limit > 0) {
 		n += (size_t)snprintf(out + n, cap - n, "; at this rate the %s limit is reached in %.0f %s%s",
@@ -107,11 +122,14 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 	}
 	if (n < cap && p->t) {
 		const struct mgr_site *top = NULL;
+		/* Host memory here: device sites have their own sentence (device_summary). */
 		for (size_t i = 0; i < p->nsites && !top; i++)
-			if (p->sites[i].classified && p->sites[i].fit.verdict == MGC_VERDICT_LEAK)
+			if (p->sites[i].classified && p->sites[i].fit.verdict == MGC_VERDICT_LEAK &&
+			    p->sites[i].s->kind != MGC_KIND_DEVICE)
 				top = &p->sites[i];
+		size_t leaking = p->leaking_sites - p->leaking_device_sites;
 		if (!top) {
-			n += (size_t)snprintf(out + n, cap - n, "; no site is leaking.");
+			n += (size_t)snprintf(out + n, cap - n, "; no %ssite is leaking.", p->device ? "host " : "");
 		} else {
 			const char *fn = "??";
 			for (size_t j = 0; j < top->nframes; j++)
@@ -120,11 +138,37 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 					break;
 				}
 			n += (size_t)snprintf(out + n, cap - n, "; %zu site%s leaking, the top one %s (+%s per %s).",
-					      p->leaking_sites, p->leaking_sites == 1 ? " is" : "s are", fn,
+					      leaking, leaking == 1 ? " is" : "s are", fn,
 					      mgr_bytes(top->fit.slope, a, sizeof a), xunit(p));
 		}
 	} else if (n < cap) {
 		snprintf(out + n, cap - n, ".");
+	}
+}
+
+/* The GPU's answer in one sentence: device memory is not part of RSS, so it gets its own. */
+static void device_summary(const struct mgr_process *p, char *out, size_t cap)
+{
+	char a[32];
+	size_t n = verdict_sentence(p, "GPU ", "device memory", p->device, &p->device->fit, out, cap);
+	if (n < cap) {
+		const struct mgr_site *top = NULL;
+		for (size_t i = 0; i < p->nsites && !top; i++)
+			if (p->sites[i].s->kind == MGC_KIND_DEVICE && p->sites[i].classified &&
+			    p->sites[i].fit.verdict == MGC_VERDICT_LEAK)
+				top = &p->sites[i];
+		const char *fn = "??";
+		for (size_t j = 0; top && j < top->nframes; j++)
+			if (top->frames[j].function && strcmp(top->frames[j].function, "??")) {
+				fn = top->frames[j].function;
+				break;
+			}
+		if (top)
+			snprintf(out + n, cap - n, "; %zu device site%s leaking, the top one %s (+%s per %s).",
+				 p->leaking_device_sites, p->leaking_device_sites == 1 ? " is" : "s are", fn,
+				 mgr_bytes(top->fit.slope, a, sizeof a), xunit(p));
+		else
+			snprintf(out + n, cap - n, "; no device site is leaking.");
 	}
 }
 
@@ -163,6 +207,13 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		p->have_verdict ? "" : "", buf, off);
 	if (p->have_verdict && p->verdict.why[0])
 		fprintf(f, "  evidence: %s\n\n", p->verdict.why);
+	if (p->device && p->device->ok && p->device->n) {
+		device_summary(p, buf, sizeof buf);
+		fprintf(f, "%s%s%s\n", color ? color_of(p->device->fit.verdict) : "", buf, off);
+		if (p->device->fit.why[0])
+			fprintf(f, "  evidence: %s\n", p->device->fit.why);
+		fputc('\n', f);
+	}
 
 	if (t && p->end) {
 		const struct mgc_point *pt = p->end;
@@ -181,6 +232,9 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 			mgr_bytes((double)(pt->rss_file + pt->rss_shmem), a, sizeof a));
 		if (p->limit > 0)
 			fprintf(f, "  %-22s %10s\n", "limit", mgr_bytes(p->limit, b, sizeof b));
+		if (p->device)
+			fprintf(f, "  %-22s %10s  (GPU memory, not in rss)\n", "live device (CUDA)",
+				mgr_bytes((double)pt->device, c, sizeof c));
 		fputc('\n', f);
 	}
 	fprintf(f, "%sSeries%s:\n", bold, off);
@@ -194,7 +248,8 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		fprintf(f, "%sOver the run%s:\n  %10s %10s", bold, off, p->x_is_steps ? "step" : "seconds",
 			t ? "rss" : "");
 		if (t)
-			fprintf(f, " %10s %10s %10s\n", "heap", "mmap", "free kept");
+			fprintf(f, " %10s %10s %10s%s\n", "heap", "mmap", "free kept",
+				p->device ? "     device" : "");
 		else
 			for (size_t i = 0; i < p->nseries && i < 4; i++)
 				fprintf(f, " %10.10s", p->series[i].name);
@@ -203,12 +258,15 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		for (size_t r = 0; r < rows; r++) {
 			size_t i = rows == 1 ? 0 : r * (m->n - 1) / (rows - 1);
 			fprintf(f, "  %10.0f", m->x[i]);
-			if (t)
-				fprintf(f, " %10s %10s %10s %10s\n", mgr_bytes(p->series[0].y[i], a, sizeof a),
+			if (t) {
+				fprintf(f, " %10s %10s %10s %10s", mgr_bytes(p->series[0].y[i], a, sizeof a),
 					mgr_bytes(p->series[1].y[i], b, sizeof b),
 					mgr_bytes(p->series[2].y[i], c, sizeof c),
 					mgr_bytes(p->series[3].y[i], d, sizeof d));
-			else {
+				if (p->device)
+					fprintf(f, " %10s", mgr_bytes(p->device->y[i], e, sizeof e));
+				fputc('\n', f);
+			} else {
 				for (size_t k = 0; k < p->nseries && k < 4; k++)
 					fprintf(f, " %10s", mgr_bytes(p->series[k].y[i], a, sizeof a));
 				fputc('\n', f);
@@ -224,10 +282,12 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		const struct mgr_site *ms = &p->sites[i];
 		const struct mgc_site *s = ms->s;
 		const char *v = ms->classified ? mgc_verdict_name(ms->fit.verdict) : "-";
-		fprintf(f, "  #%-3zu %s%-9s%s %s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
+		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
+			s->kind == MGC_KIND_DEVICE ? "[device] " : "",
 			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->live_bytes, c, sizeof c),
-			(unsigned long long)s->live_count, s->kind == 1 ? "mappings" : "blocks",
+			(unsigned long long)s->live_count,
+			s->kind == MGC_KIND_MMAP ? "mappings" : s->kind == MGC_KIND_DEVICE ? "device allocations" : "blocks",
 			mgr_bytes(ms->classified ? ms->fit.slope : 0.0, d, sizeof d), xunit(p),
 			(unsigned long long)s->allocs, (unsigned long long)s->frees,
 			mgr_bytes((double)s->peak_bytes, b, sizeof b));

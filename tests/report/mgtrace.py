@@ -11,6 +11,7 @@ COHORTS = 32
 PROCESS, MODULE_LOAD, MODULE_UNLOAD, STACK, SNAPSHOT, STEP, LABEL, CHILD, END, NOTICE = range(1, 11)
 PERFMAP = 13
 SNAP_STEP, SNAP_FINAL, SNAP_FULL = 1, 2, 4
+KIND_HEAP, KIND_MMAP, KIND_DEVICE = 0, 1, 2
 
 
 def fnv1a(b):
@@ -55,9 +56,10 @@ class TraceWriter:
         self.record(STACK, p)
 
     def snapshot(self, t_ns, step, rss_anon, heap, heap_count, sites=(), rss_file=0, rss_shmem=0,
-                 mmap=0, mmap_count=0, free_kept=0, arena=0, flags=0, label=b""):
+                 mmap=0, mmap_count=0, free_kept=0, arena=0, flags=0, label=b"", device=0):
         """sites: iterable of dicts with id, live_bytes, live_count, allocs, alloc_bytes, frees,
-        peak_bytes, cohorts ({bucket: bytes})."""
+        peak_bytes, cohorts ({bucket: bytes}). device: live CUDA bytes (device_live_bytes); device
+        sites are stacks written with kind=2."""
         body = b""
         n = 0
         for s in sites:
@@ -74,7 +76,7 @@ class TraceWriter:
         allocs = sum(s["allocs"] for s in sites)
         frees = sum(s["frees"] for s in sites)
         hdr = struct.pack("<QQQQQQQQQQQQQQII32s", t_ns, step, rss_anon, rss_file, rss_shmem, heap,
-                          heap_count, mmap, mmap_count, free_kept, arena, 0, allocs, frees, n, flags,
+                          heap_count, mmap, mmap_count, free_kept, arena, device, allocs, frees, n, flags,
                           label)
         assert len(hdr) == 152
         self.record(SNAPSHOT, hdr + body)
