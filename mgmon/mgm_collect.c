@@ -503,7 +503,8 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 		ms->ok = n >= 3 && mgc_classify_site(&ev, &site_co, &ms->fit) == 0;
 		if (ms->ok && ms->fit.verdict == MGC_VERDICT_LEAK) {
 			v->leaking++;
-			if (ms->fit.slope > 0) {
+			/* device sites judge the GPU series, not the host process (as in mgreport) */
+			if (ms->fit.slope > 0 && e->kind != MGC_KIND_DEVICE) {
 				leak_slope += ms->fit.slope;
 				leak_conf = fmax(leak_conf, ms->fit.confidence);
 			}

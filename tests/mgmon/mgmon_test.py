@@ -136,11 +136,23 @@ def case_errors(tmp):
     p = probed([TARGET, "leak", "10"], tmp)
     seg = wait_segment(p.pid)
     # a probe starting anywhere on the machine sweeps dead segments: keep a copy taken while the
-    # process lives, and put it back if the segment went
+    # process lives, and put it back if the segment went. The copy is taken once the probe has
+    # published into it (killed between creating and first writing it, the segment is blank).
+    data = None
+    end = time.time() + 10
+    while time.time() < end:
+        try:
+            data = open(seg, "rb").read()
+        except OSError:
+            data = None
+        if data and data[:8].strip(b"\0"):
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)  # one more publish interval, so the copy is a whole frame
     try:
         data = open(seg, "rb").read()
     except OSError:
-        data = None
+        pass
     p.send_signal(signal.SIGKILL)
     p.wait()
     if data and not os.path.exists(seg):
