@@ -184,7 +184,7 @@ struct mgc_rec_label {
 };
 _Static_assert(sizeof(struct mgc_rec_label) == 24, "label record is frozen");
 
-enum mgc_child_how { MGC_CHILD_FORK = 1 };
+enum mgc_child_how { MGC_CHILD_FORK = 1, MGC_CHILD_SPAWN = 2 };
 
 struct mgc_rec_child {
 	uint64_t t_ns;

@@ -15,6 +15,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,10 @@ struct real_fns {
 	int (*execv)(const char *, char *const[]);
 	int (*execvp)(const char *, char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			   const posix_spawnattr_t *, char *const[], char *const[]);
+	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			    const posix_spawnattr_t *, char *const[], char *const[]);
 	void (*exit_)(int);
 	void (*Exit_)(int);
 	int (*dlclose)(void *);
@@ -152,6 +157,8 @@ static void resolve(void)
 	R(execv, "execv");
 	R(execvp, "execvp");
 	R(execvpe, "execvpe");
+	R(posix_spawn, "posix_spawn");
+	R(posix_spawnp, "posix_spawnp");
 	R(exit_, "_exit");
 	R(Exit_, "_Exit");
 	R(dlclose, "dlclose");
@@ -687,17 +694,49 @@ static void atfork_child(void)
 	tls_guard--;
 }
 
+/* A child this process made: recorded in its trace and listed in its live segment. */
+static void note_child(pid_t pid, uint32_t how)
+{
+	if (pid > 0 && writer_enter()) {
+		mgp_trace_child(pid, how);
+		mgp_trace_flush();
+		mgp_shm_child(pid);
+		writer_leave();
+	}
+}
+
 EXPORT pid_t fork(void)
 {
 	if (unlikely(!P.real.fork))
 		resolve();
 	pid_t r = P.real.fork();
-	if (r > 0 && writer_enter()) {
-		mgp_trace_child(r);
-		mgp_trace_flush();
-		mgp_shm_child(r);
-		writer_leave();
-	}
+	note_child(r, MGC_CHILD_FORK);
+	return r;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	if (unlikely(!P.real.posix_spawn))
+		resolve();
+	pid_t local;
+	pid_t *pp = pid ? pid : &local;
+	int r = P.real.posix_spawn(pp, path, fa, attr, argv, envp);
+	if (r == 0)
+		note_child(*pp, MGC_CHILD_SPAWN);
+	return r;
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	if (unlikely(!P.real.posix_spawnp))
+		resolve();
+	pid_t local;
+	pid_t *pp = pid ? pid : &local;
+	int r = P.real.posix_spawnp(pp, file, fa, attr, argv, envp);
+	if (r == 0)
+		note_child(*pp, MGC_CHILD_SPAWN);
 	return r;
 }
 
@@ -742,6 +781,88 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 		resolve();
 	before_exec();
 	return P.real.execvpe(file, argv, envp);
+}
+
+/* The execl family takes its arguments inline: collect them and go through the execv hooks above
+ * (glibc's own execl calls an internal execve that no hook sees). */
+static char **collect_args(const char *arg0, va_list ap, size_t *n_out, char *const **envp_out,
+			   int with_env)
+{
+	va_list cp;
+	size_t n = 0; /* arguments before the NULL */
+	if (arg0) {
+		va_copy(cp, ap);
+		n = 1;
+		while (va_arg(cp, const char *))
+			n++;
+		va_end(cp);
+	}
+	size_t bytes = (n + 1) * sizeof(char *);
+	char **argv = mgp_os_alloc(bytes);
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (size_t i = 1; i <= n && arg0; i++)
+		argv[i] = va_arg(ap, char *); /* the last one read is the NULL */
+	if (with_env)
+		*envp_out = va_arg(ap, char *const *);
+	*n_out = bytes;
+	return argv;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t bytes;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, &bytes, NULL, 0);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int r = execv(path, argv);
+	int e = errno;
+	mgp_os_free(argv, bytes);
+	errno = e;
+	return r;
+}
+
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	size_t bytes;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, &bytes, NULL, 0);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int r = execvp(file, argv);
+	int e = errno;
+	mgp_os_free(argv, bytes);
+	errno = e;
+	return r;
+}
+
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t bytes;
+	char *const *envp = NULL;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, &bytes, &envp, 1);
+	va_end(ap);
+	if (!argv) {
+		errno = ENOMEM;
+		return -1;
+	}
+	int r = execve(path, argv, envp);
+	int e = errno;
+	mgp_os_free(argv, bytes);
+	errno = e;
+	return r;
 }
 
 EXPORT void _exit(int status)

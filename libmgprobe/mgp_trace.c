@@ -665,9 +665,9 @@ void mgp_trace_label(uint64_t step, const char *label)
 	record3(MGC_REC_LABEL, &r, sizeof r, label, n, NULL, 0);
 }
 
-void mgp_trace_child(int pid)
+void mgp_trace_child(int pid, uint32_t how)
 {
-	struct mgc_rec_child r = {.t_ns = now_rel(), .pid = pid, .how = MGC_CHILD_FORK};
+	struct mgc_rec_child r = {.t_ns = now_rel(), .pid = pid, .how = how};
 	record3(MGC_REC_CHILD, &r, sizeof r, NULL, 0, NULL, 0);
 }
 

@@ -35,7 +35,7 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label);
 
 void mgp_trace_step(uint64_t step);
 void mgp_trace_label(uint64_t step, const char *label);
-void mgp_trace_child(int pid);
+void mgp_trace_child(int pid, uint32_t how); /* how: enum mgc_child_how */
 void mgp_trace_end(uint32_t reason, int status);
 
 /* Copies /tmp/perf-PID.map, where interpreters and JITs name their generated code (Python 3.12+

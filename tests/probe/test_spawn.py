@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# Children made by posix_spawn/posix_spawnp are listed in the parent's trace (and their exec'd
+# programs traced in their own files); a forked child that calls execl closes its pre-exec trace
+# with an end record (the execl family goes through the probe's exec hooks).
+import os
+import re
+
+from probetest import Test
+
+t = Test("spawn", 1)
+prog = t.progs[0]
+plain = t.run([prog])
+out = t.path("sp.mgt")
+r = t.probe([prog], out)
+t.eq("posix_spawn + execl: exit status", plain.returncode, r.returncode)
+mask = lambda b: re.sub(r"\d+", "N", b.decode())  # the pids differ between runs
+t.eq("posix_spawn + execl: stdout, pids aside", mask(plain.stdout), mask(r.stdout))
+lines = r.stdout.decode().split()
+spawned = [int(lines[1]), int(lines[2])]
+forked = int(lines[4])
+doc = t.report(out)
+kids = doc["process"]["children"]
+t.eq("parent lists both spawned children and the forked one", sorted(spawned + [forked]), sorted(kids))
+files = os.listdir(t.dir)
+t.true("each spawned child (true) wrote its own trace",
+       all(any(f.endswith(".%d.mgt" % p) for f in files) for p in spawned), files)
+# The forked child's pre-exec file ends with an END record (reason exec) and holds its allocation.
+pre = [f for f in files if f.endswith(".%d.mgt" % forked) and not f.endswith(".1.mgt")]
+t.true("the forked child's pre-exec trace exists", len(pre) >= 1, files)
+if pre:
+    d = t.report(os.path.join(t.dir, sorted(pre)[0]))
+    t.true("pre-exec trace ended (exec hook ran for execl)", d["process"]["ended"], d["process"])
+t.done()
