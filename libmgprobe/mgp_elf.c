@@ -5,6 +5,7 @@
 
 #include <elf.h>
 #include <string.h>
+#include <unistd.h>
 
 int mgp_elf_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 {
@@ -26,6 +27,15 @@ int mgp_elf_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 	*lo = a;
 	*hi = b;
 	return 0;
+}
+
+const char *mgp_elf_name(const struct dl_phdr_info *info, char *buf, size_t cap)
+{
+	if (info->dlpi_name && *info->dlpi_name)
+		return info->dlpi_name;
+	ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
 }
 
 unsigned mgp_elf_build_id(const struct dl_phdr_info *info, uint8_t *out, unsigned cap)

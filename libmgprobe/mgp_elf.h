@@ -15,6 +15,10 @@
  * maps nothing (then *lo = *hi = 0). */
 int mgp_elf_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi);
 
+/* The module's path: dlpi_name, or for the main program (an empty name) /proc/self/exe read into
+ * buf. */
+const char *mgp_elf_name(const struct dl_phdr_info *info, char *buf, size_t cap);
+
 /* Copies the module's GNU build id (at most cap bytes) to out; returns its length, 0 if none. */
 unsigned mgp_elf_build_id(const struct dl_phdr_info *info, uint8_t *out, unsigned cap);
 

@@ -810,58 +810,50 @@ static char **collect_args(const char *arg0, va_list ap, size_t *n_out, char *co
 	return argv;
 }
 
-EXPORT int execl(const char *path, const char *arg, ...)
+enum exec_how { EXEC_V, EXEC_VP, EXEC_VE };
+
+static int exec_inline(enum exec_how how, const char *target, const char *arg, va_list ap)
 {
-	va_list ap;
 	size_t bytes;
-	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, &bytes, NULL, 0);
-	va_end(ap);
+	char *const *envp = NULL;
+	char **argv = collect_args(arg, ap, &bytes, &envp, how == EXEC_VE);
 	if (!argv) {
 		errno = ENOMEM;
 		return -1;
 	}
-	int r = execv(path, argv);
-	int e = errno;
+	int r = how == EXEC_V    ? execv(target, argv)
+		: how == EXEC_VP ? execvp(target, argv)
+				 : execve(target, argv, envp);
+	int e = errno; /* only on failure: a successful exec does not return */
 	mgp_os_free(argv, bytes);
 	errno = e;
+	return r;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	int r = exec_inline(EXEC_V, path, arg, ap);
+	va_end(ap);
 	return r;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t bytes;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, &bytes, NULL, 0);
+	int r = exec_inline(EXEC_VP, file, arg, ap);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int r = execvp(file, argv);
-	int e = errno;
-	mgp_os_free(argv, bytes);
-	errno = e;
 	return r;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t bytes;
-	char *const *envp = NULL;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, &bytes, &envp, 1);
+	int r = exec_inline(EXEC_VE, path, arg, ap);
 	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	int r = execve(path, argv, envp);
-	int e = errno;
-	mgp_os_free(argv, bytes);
-	errno = e;
 	return r;
 }
 

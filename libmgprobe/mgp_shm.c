@@ -271,12 +271,7 @@ static int on_module(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	(void)arg;
 	char exe[1024];
-	const char *name = info->dlpi_name;
-	if (!name || !*name) {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		exe[n > 0 ? n : 0] = 0;
-		name = exe;
-	}
+	const char *name = mgp_elf_name(info, exe, sizeof exe);
 	size_t nlen = strlen(name);
 	if (S.nmods >= MGC_SHM_MODULES || S.names_used + nlen > MGC_SHM_NAMES)
 		return 0;
