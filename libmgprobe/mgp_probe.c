@@ -73,7 +73,7 @@ struct real_fns {
 	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
 			   const posix_spawnattr_t *, char *const[], char *const[]);
 	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *,
-			    const posix_spawnattr_t *, char *const[], char *const[]);
+			    const posix_spawnattr_t *, char *const[], char *const[]); /* spawn_fn */
 	void (*exit_)(int);
 	void (*Exit_)(int);
 	int (*dlclose)(void *);
@@ -714,17 +714,28 @@ EXPORT pid_t fork(void)
 	return r;
 }
 
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
+
+/* posix_spawn and posix_spawnp: the real call, then the child noted in our trace. */
+static int spawn_and_note(spawn_fn real, pid_t *pid, const char *target,
+			  const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+			  char *const argv[], char *const envp[])
+{
+	pid_t local;
+	pid_t *pp = pid ? pid : &local;
+	int r = real(pp, target, fa, attr, argv, envp);
+	if (r == 0)
+		note_child(*pp, MGC_CHILD_SPAWN);
+	return r;
+}
+
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	if (unlikely(!P.real.posix_spawn))
 		resolve();
-	pid_t local;
-	pid_t *pp = pid ? pid : &local;
-	int r = P.real.posix_spawn(pp, path, fa, attr, argv, envp);
-	if (r == 0)
-		note_child(*pp, MGC_CHILD_SPAWN);
-	return r;
+	return spawn_and_note(P.real.posix_spawn, pid, path, fa, attr, argv, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
@@ -732,12 +743,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 {
 	if (unlikely(!P.real.posix_spawnp))
 		resolve();
-	pid_t local;
-	pid_t *pp = pid ? pid : &local;
-	int r = P.real.posix_spawnp(pp, file, fa, attr, argv, envp);
-	if (r == 0)
-		note_child(*pp, MGC_CHILD_SPAWN);
-	return r;
+	return spawn_and_note(P.real.posix_spawnp, pid, file, fa, attr, argv, envp);
 }
 
 static void before_exec(void)

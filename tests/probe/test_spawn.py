@@ -25,10 +25,16 @@ t.eq("parent lists both spawned children and the forked one", sorted(spawned + [
 files = os.listdir(t.dir)
 t.true("each spawned child (true) wrote its own trace",
        all(any(f.endswith(".%d.mgt" % p) for f in files) for p in spawned), files)
-# The forked child's pre-exec file ends with an END record (reason exec) and holds its allocation.
-pre = [f for f in files if f.endswith(".%d.mgt" % forked) and not f.endswith(".1.mgt")]
-t.true("the forked child's pre-exec trace exists", len(pre) >= 1, files)
-if pre:
-    d = t.report(os.path.join(t.dir, sorted(pre)[0]))
-    t.true("pre-exec trace ended (exec hook ran for execl)", d["process"]["ended"], d["process"])
+# The forked child writes two files under one pid: before the exec (its command line is the
+# parent's) and after it (the exec'd image's, with the "child" argument). Both must end cleanly:
+# the pre-exec one only does if execl went through the probe's exec hook.
+mine = sorted(f for f in files if re.search(r"\.%d(\.\d+)?\.mgt$" % forked, f))
+t.eq("the forked child wrote a trace before and one after its exec", 2, len(mine))
+docs = [t.report(os.path.join(t.dir, f)) for f in mine]
+pre = [d for d in docs if not d["process"]["command"].endswith(" child")]
+post = [d for d in docs if d["process"]["command"].endswith(" child")]
+t.eq("one pre-exec trace and one of the exec'd image", (1, 1), (len(pre), len(post)))
+for what, group in (("pre-exec", pre), ("exec'd image", post)):
+    for d in group:
+        t.true(f"{what} trace ended cleanly", d["process"]["ended"], d["process"])
 t.done()
