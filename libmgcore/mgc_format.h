@@ -49,14 +49,54 @@ enum mgc_rec_type {
 	MGC_REC_STACK2 = 12,       /* an array of struct mgc_rec_stack2: stacks as leaves of the frame tree (v2) */
 	MGC_REC_PERFMAP = 13,      /* a chunk of the process's /tmp/perf-PID.map text, in order */
 	MGC_REC_SNAPSHOT2 = 14,    /* a snapshot in varints (v2): see below */
+	MGC_REC_DEVMEM = 15,       /* struct mgc_rec_devmem + cells: CUDA bytes by kind and device, after its snapshot */
+	MGC_REC_DEVSITE = 16,      /* an array of struct mgc_rec_devsite: CUPTI activity details of device sites */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
 enum mgc_kind {
-	MGC_KIND_HEAP = 0, /* malloc family */
-	MGC_KIND_MMAP = 1, /* anonymous private mmap */
-	MGC_KIND_DEVICE = 2, /* reserved for CUDA device memory */
+	MGC_KIND_HEAP = 0,    /* malloc family */
+	MGC_KIND_MMAP = 1,    /* anonymous private mmap */
+	MGC_KIND_DEVICE = 2,  /* CUDA device memory (cudaMalloc, async pools, VMM physical handles) */
+	MGC_KIND_PINNED = 3,  /* CUDA page-locked host memory (cudaMallocHost, cudaHostAlloc) */
+	MGC_KIND_MANAGED = 4, /* CUDA managed (unified) memory */
+	MGC_KIND_POOL = 5,    /* DEVMEM cells only: a stream-ordered pool's reserved bytes (driver-held) */
 };
+
+/* A site's or a DEVMEM cell's kind field is a u16: the low byte is enum mgc_kind, the high byte
+ * the CUDA device ordinal plus one for CUDA kinds (0: not known, or host memory). Host kinds
+ * always have a zero high byte, so version 2 files written before CUDA kinds existed read the
+ * same. */
+static inline unsigned mgc_kind_mem(unsigned kind)
+{
+	return kind & 0xffu;
+}
+
+/* The device ordinal, or -1 when unknown / not a device. */
+static inline int mgc_kind_device(unsigned kind)
+{
+	return (int)((kind >> 8) & 0xffu) - 1;
+}
+
+static inline unsigned mgc_kind_make(unsigned mem, int device)
+{
+	return (mem & 0xffu) | (device >= 0 && device < 255 ? (unsigned)(device + 1) << 8 : 0u);
+}
+
+/* "heap", "mmap", "device", "pinned", "managed", "pool": the memory kind's name, without device. */
+static inline const char *mgc_kind_name(unsigned kind)
+{
+	static const char *const names[] = {"heap", "mmap", "device", "pinned", "managed", "pool"};
+	unsigned m = mgc_kind_mem(kind);
+	return m < sizeof names / sizeof names[0] ? names[m] : "other";
+}
+
+/* 1 for the CUDA kinds (traced through CUPTI), whose bytes are device_live_bytes, not host heap. */
+static inline int mgc_kind_is_cuda(unsigned kind)
+{
+	unsigned m = mgc_kind_mem(kind);
+	return m >= MGC_KIND_DEVICE && m <= MGC_KIND_MANAGED;
+}
 
 struct mgc_rec_process {
 	int32_t pid;
@@ -147,7 +187,7 @@ struct mgc_rec_snapshot {
 	uint64_t mmap_live_count;
 	uint64_t malloc_free_bytes;  /* mallinfo2: fordblks + fsmblks, free but kept by glibc */
 	uint64_t malloc_arena_bytes; /* mallinfo2: arena + hblkhd, obtained from the OS */
-	uint64_t device_live_bytes;  /* reserved for CUDA; 0 until then */
+	uint64_t device_live_bytes;  /* CUDA allocations of every kind (device, pinned, managed) */
 	uint64_t allocs_total;
 	uint64_t frees_total;
 	uint32_t nsites;          /* site entries that follow */
@@ -208,6 +248,44 @@ struct mgc_rec_notice {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct mgc_rec_notice) == 16, "notice record is frozen");
+
+/* DEVMEM follows the snapshot it belongs to, in processes that have made a CUDA allocation: one
+ * cell per (kind, device) ever seen, all of them every time (a cell that went to zero stays). Kind
+ * MGC_KIND_POOL cells are a stream-ordered pool's reserved size per device (from CUPTI activity
+ * records), which holds its live allocations and the freed memory it keeps; count is its pools. */
+struct mgc_rec_devmem {
+	uint32_t ncells;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_devmem) == 8, "devmem record is frozen");
+
+struct mgc_devmem_cell {
+	uint16_t kind;  /* mgc_kind_make(mem, device) */
+	uint16_t reserved;
+	uint32_t count; /* live allocations (pools: live pools) */
+	uint64_t bytes;
+};
+_Static_assert(sizeof(struct mgc_devmem_cell) == 16, "devmem cell is frozen");
+
+enum mgc_devsite_flags {
+	MGC_DEVSITE_ASYNC = 1u,    /* stream-ordered (cudaMallocAsync family) */
+	MGC_DEVSITE_POOL = 2u,     /* from a memory pool: pool_address and pool_type are set */
+	MGC_DEVSITE_MISMATCH = 4u, /* an activity record disagreed with its callback (address or size) */
+};
+
+/* What CUPTI activity records (MEMORY2) said about a device site's allocations, joined to the
+ * site's callbacks by correlation id: written when it first becomes known or changes. */
+struct mgc_rec_devsite {
+	uint32_t site;
+	uint32_t stream;      /* CUDA stream id of the latest allocation */
+	uint32_t mem_kind;    /* CUpti_ActivityMemoryKind of the latest allocation */
+	uint32_t device;      /* device id from the record */
+	uint32_t pool_type;   /* CUpti_ActivityMemoryPoolType; 0 none */
+	uint32_t flags;       /* enum mgc_devsite_flags */
+	uint64_t pool_address;
+	uint64_t records;     /* allocation records joined to this site so far */
+};
+_Static_assert(sizeof(struct mgc_rec_devsite) == 40, "devsite record is frozen");
 
 /* Birth-step bucket of an allocation born in `step`: 0 for step 0, k for steps in [2^(k-1), 2^k),
  * the last bucket holding everything later. Log-spaced so a day-long run stays small. */

@@ -473,6 +473,50 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 	return 0;
 }
 
+/* DEVMEM completes the snapshot before it: every cell's bytes at that snapshot (a cell it does
+ * not name is 0 there). */
+static int on_devmem(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = L->t;
+	struct mgc_rec_devmem h;
+	if (len < sizeof h)
+		return -EBADMSG;
+	memcpy(&h, p, sizeof h);
+	if (h.ncells > (len - sizeof h) / sizeof(struct mgc_devmem_cell))
+		return -EBADMSG;
+	if (!t->have_last)
+		return 0; /* no snapshot to complete */
+	struct mgc_point *grid = L->cur_is_grid && t->npoints ? &t->points[t->npoints - 1] : NULL;
+	memset(t->last.dev, 0, sizeof t->last.dev);
+	for (size_t k = 0; k < t->ndevcells; k++) {
+		t->devcells[k].bytes = 0;
+		t->devcells[k].count = 0;
+	}
+	for (uint32_t i = 0; i < h.ncells; i++) {
+		struct mgc_devmem_cell c;
+		memcpy(&c, p + sizeof h + (size_t)i * sizeof c, sizeof c);
+		size_t k = 0;
+		while (k < t->ndevcells && t->devcells[k].kind != c.kind)
+			k++;
+		if (k == t->ndevcells) {
+			if (k == MGC_DEVCELLS) {
+				t->devcells_dropped = 1;
+				continue;
+			}
+			t->devcells[t->ndevcells++] = (struct mgc_devcell){.kind = c.kind};
+		}
+		struct mgc_devcell *d = &t->devcells[k];
+		d->bytes = c.bytes;
+		d->count = c.count;
+		if (c.bytes > d->peak)
+			d->peak = c.bytes;
+		t->last.dev[k] = c.bytes;
+	}
+	if (grid && grid->t == t->last.t && grid->step == t->last.step)
+		memcpy(grid->dev, t->last.dev, sizeof grid->dev);
+	return 0;
+}
+
 static int on_record(struct loader *L, uint32_t type, const unsigned char *p, uint32_t len)
 {
 	struct mgc_trace *t = L->t;
@@ -625,6 +669,23 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 		t->end_status = e.status;
 		return 0;
 	}
+	case MGC_REC_DEVMEM:
+		return on_devmem(L, p, len);
+	case MGC_REC_DEVSITE: {
+		if (len % sizeof(struct mgc_rec_devsite))
+			return -EBADMSG;
+		for (uint32_t off = 0; off < len; off += sizeof(struct mgc_rec_devsite)) {
+			struct mgc_rec_devsite d;
+			memcpy(&d, p + off, sizeof d);
+			struct mgc_site *s = site_get(L, d.site);
+			if (!s)
+				return d.site == 0 ? -EBADMSG : -ENOMEM;
+			if (!s->cuda && !(s->cuda = malloc(sizeof *s->cuda)))
+				return -ENOMEM;
+			*s->cuda = d;
+		}
+		return 0;
+	}
 	case MGC_REC_NOTICE: {
 		struct mgc_rec_notice nt;
 		if (len < sizeof nt)
@@ -745,6 +806,7 @@ void mgc_trace_free(struct mgc_trace *t)
 		if (t->sites[i]) {
 			free(t->sites[i]->ips);
 			free(t->sites[i]->series);
+			free(t->sites[i]->cuda);
 			free(t->sites[i]);
 		}
 	}

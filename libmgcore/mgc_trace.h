@@ -14,6 +14,7 @@
 #include "mgc_format.h"
 
 #define MGC_GRID 512u /* most points kept per series */
+#define MGC_DEVCELLS 32u /* most (CUDA kind, device) cells kept (DEVMEM) */
 
 /* ---- streaming ---- */
 
@@ -53,6 +54,15 @@ struct mgc_point {
 	uint64_t free_kept, arena, device;
 	uint32_t flags;
 	char label[32];
+	uint64_t dev[MGC_DEVCELLS]; /* bytes of each of the trace's devcells (DEVMEM), 0 before one */
+};
+
+/* CUDA memory of one kind on one device (a DEVMEM cell): kind is mgc_kind_make(mem, device). */
+struct mgc_devcell {
+	uint16_t kind;
+	uint32_t count; /* as of the last DEVMEM: live allocations (pools: live pools) */
+	uint64_t bytes; /* as of the last DEVMEM */
+	uint64_t peak;  /* highest bytes seen */
 };
 
 struct mgc_site {
@@ -67,6 +77,7 @@ struct mgc_site {
 	uint64_t cohorts_step[MGC_COHORTS]; /* as of the last step-marker snapshot (the step axis's end) */
 	uint64_t updated_at; /* internal: snapshot number of its last entry */
 	float *series;    /* live bytes at each grid point (t.npoints of them), NULL if never seen */
+	struct mgc_rec_devsite *cuda; /* CUDA sites: what activity records said (DEVSITE), or NULL */
 	uint32_t filled;  /* internal: grid points filled so far */
 	uint64_t first_step_seen;
 };
@@ -116,6 +127,9 @@ struct mgc_trace {
 	uint64_t bytes_ok;        /* bytes of whole records */
 	char **notices;
 	size_t nnotices;
+	struct mgc_devcell devcells[MGC_DEVCELLS]; /* in the order first seen */
+	size_t ndevcells;
+	int devcells_dropped;     /* a DEVMEM named more cells than MGC_DEVCELLS */
 	char *perfmap;            /* the process's /tmp/perf-PID.map text, NUL-terminated, or NULL */
 	size_t perfmap_len;
 	struct mgc_perf_sym *perf_syms; /* its entries, sorted by address */

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_cupti.c: the CUPTI callback handlers for CUDA allocation calls and their bookkeeping:
- * device pointers in mgp_live (under MGP_CUPTI_KEY_BIT), VMM handles and mappings in two small
- * tables here. It never links libcupti (dlopen from mgp_cupti_start only), never calls CUPTI after
- * a fork, and never calls malloc or stdio inside a callback. */
+/* mgp_cupti.c: CUDA memory through CUPTI. The callback handlers turn allocation calls into
+ * device sites (pointers in mgp_live under MGP_CUPTI_KEY_BIT, VMM handles and mappings in two
+ * small tables here); activity records (MEMORY2, MEMORY_POOL) arrive later on CUPTI's thread and
+ * are joined to their calls by correlation id for the details the callbacks lack (stream, pool,
+ * the record's own kind and device), and give the stream-ordered pools' reserved sizes. It never
+ * links libcupti (dlopen only), never calls CUPTI after a fork, and never calls malloc or stdio
+ * inside a callback. */
 #define _GNU_SOURCE
 #include "mgp_cupti.h"
 
@@ -42,19 +45,105 @@ struct vmm_table {
 	uint32_t count;
 };
 
+/* ---- joining activity records to their calls ----
+ * One entry per correlation id holding whichever half came first: the callback's (site, pointer,
+ * size) or the record's details. The other half completes it and the entry goes. A runtime call's
+ * nested driver call has its own correlation id; both ids are entered (partners), so a record
+ * carrying either joins. Entries left half-done for JOIN_AGE flushes are given up: a record never
+ * came (dropped, or a call MEMORY2 does not report) or no callback saw the call. */
+
+#define JOIN_CAP (1u << 14)
+#define JOIN_AGE 3u
+
+enum { HALF_CB = 1, HALF_REC = 2 };
+
+struct join_entry {
+	uint32_t corr;     /* key; 0 = empty */
+	uint32_t partner;  /* the same call's other correlation id, 0 none */
+	uint8_t half;      /* HALF_CB or HALF_REC */
+	uint8_t alloc;     /* 1 allocation, 0 release */
+	uint8_t alias;     /* the partner entry holds the data */
+	uint8_t pad;
+	uint32_t epoch;    /* flush count when entered */
+	uint32_t site;     /* HALF_CB */
+	uint64_t addr, bytes;
+	struct mgc_rec_devsite rec; /* HALF_REC: the record's details (site unset) */
+};
+
+/* ---- device-site details and stream-ordered pools (from activity records) ---- */
+
+#define DETAIL_CAP 4096u
+#define POOL_CAP 64u
+
+struct detail {
+	struct mgc_rec_devsite d; /* d.site == 0: empty */
+	int dirty;
+};
+
+struct pool {
+	uint64_t address; /* 0 = empty */
+	uint64_t size;
+	uint32_t device;
+};
+
+/* A few contexts per process: context -> device ordinal, filled on first use. */
+#define CTX_CAP 32u
+
+typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
+typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
+typedef CUptiResult (*unsubscribe_fn)(CUpti_SubscriberHandle);
+typedef CUptiResult (*result_string_fn)(CUptiResult, const char **);
+typedef CUptiResult (*device_id_fn)(CUcontext, uint32_t *);
+typedef CUptiResult (*register_fn)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+typedef CUptiResult (*activity_enable_fn)(CUpti_ActivityKind);
+typedef CUptiResult (*flush_fn)(uint32_t);
+typedef CUptiResult (*next_record_fn)(uint8_t *, size_t, CUpti_Activity **);
+typedef CUptiResult (*dropped_fn)(CUcontext, uint32_t, size_t *);
+typedef CUptiResult (*timestamp_fn)(CUpti_TimestampCallbackFunc);
+
 /* The module's whole state. */
 static struct {
 	const struct mgp_cupti_sink *sink;
 	int alive;                 /* handlers run (init done, no fork since) */
-	int vmm_lock;
+	int activity;              /* activity records are enabled: calls are entered for joining */
+	int vmm_lock, join_lock, ctx_lock;
 	struct vmm_table handles, maps;
+	struct join_entry *join;
+	uint32_t join_count, epoch;
+	struct detail *details;
+	uint32_t ndetails;
+	struct pool pools[POOL_CAP];
+	struct {
+		CUcontext ctx;
+		int device;
+	} ctx[CTX_CAP];
+	uint32_t nctx;
 	CUpti_SubscriberHandle sub;
+	struct {
+		subscribe_fn subscribe;
+		enable_fn enable;
+		unsubscribe_fn unsubscribe;
+		result_string_fn result_string;
+		device_id_fn device_id;
+		register_fn register_buffers;
+		activity_enable_fn activity_enable;
+		flush_fn flush;
+		next_record_fn next_record;
+		dropped_fn dropped;
+		timestamp_fn timestamp;
+	} api;
+	void *free_bufs[8];        /* activity buffers handed back, for reuse */
+	int buf_lock;
 	struct mgp_cupti_stats st; /* relaxed atomics */
 } C;
 
+#define ACT_BUF_SIZE (1u << 20)
+
 /* Depth of runtime allocation calls on this thread: driver callbacks inside one are its own
- * implementation and must not count again. */
+ * implementation and must not count again. tls_nested_corr: the correlation id of the last
+ * such driver allocation or release call, the runtime call's partner for joining. */
 static __thread int tls_rt_depth __attribute__((tls_model("initial-exec")));
+static __thread uint32_t tls_nested_corr __attribute__((tls_model("initial-exec")));
 
 static inline void stat_add(uint64_t *c, uint64_t v)
 {
@@ -66,16 +155,26 @@ static inline void stat_sub(uint64_t *c, uint64_t v)
 	__atomic_fetch_sub(c, v, __ATOMIC_RELAXED);
 }
 
+static inline void spin_lock(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			sched_yield();
+}
+
+static inline void spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
 static inline void vmm_lock(void)
 {
-	while (__atomic_exchange_n(&C.vmm_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&C.vmm_lock, __ATOMIC_RELAXED))
-			sched_yield();
+	spin_lock(&C.vmm_lock);
 }
 
 static inline void vmm_unlock(void)
 {
-	__atomic_store_n(&C.vmm_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&C.vmm_lock);
 }
 
 static inline uint32_t vmm_slot(uint64_t key)
@@ -159,19 +258,23 @@ static void dev_free(uint64_t ptr)
 		site_free(en.site, en.size, en.birth);
 }
 
-static void dev_alloc(uint64_t ptr, uint64_t bytes)
+/* The site of the calling stack for this kind code; 0 when the allocation is not recorded. */
+static uint32_t dev_alloc(uint64_t ptr, uint64_t bytes, unsigned kind)
 {
 	if (!ptr)
-		return; /* cudaMalloc(&p, 0) succeeds with NULL */
+		return 0; /* cudaMalloc(&p, 0) succeeds with NULL */
 	C.sink->guard(1);
 	dev_free(ptr); /* a free we missed: the address is new memory now */
-	uint32_t site = C.sink->capture();
+	uint32_t site = C.sink->capture(kind);
 	uint32_t birth = C.sink->birth();
-	if (mgp_live_insert(ptr | MGP_CUPTI_KEY_BIT, bytes, site, birth) == 0)
+	if (mgp_live_insert(ptr | MGP_CUPTI_KEY_BIT, bytes, site, birth) == 0) {
 		site_alloc(site, bytes, birth);
-	else
+	} else {
 		C.sink->oom();
+		site = 0;
+	}
 	C.sink->guard(0);
+	return site;
 }
 
 /* A handle's physical memory goes when it is released and no mapping still uses it. */
@@ -184,12 +287,12 @@ static void handle_settle(struct vmm_entry *h)
 	vmm_del(&C.handles, h);
 }
 
-static void vmm_create(uint64_t handle, uint64_t bytes)
+static void vmm_create(uint64_t handle, uint64_t bytes, unsigned kind)
 {
 	if (!handle)
 		return;
 	C.sink->guard(1);
-	uint32_t site = C.sink->capture();
+	uint32_t site = C.sink->capture(kind);
 	uint32_t birth = C.sink->birth();
 	struct vmm_entry e = {.key = handle, .bytes = bytes, .site = site, .birth = birth};
 	vmm_lock();
@@ -259,59 +362,364 @@ static void vmm_unmap(uint64_t va, uint64_t bytes)
 	vmm_unlock();
 }
 
+/* ---- the device a call ran on ---- */
+
+/* The device of a callback's context: cuptiGetDeviceId once per context, then a table. -1 when
+ * unknown (no context, CUPTI not loaded, or CUPTI refused). */
+static int context_device(CUcontext ctx)
+{
+	if (!ctx)
+		return -1;
+	uint32_t n = __atomic_load_n(&C.nctx, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++)
+		if (C.ctx[i].ctx == ctx)
+			return C.ctx[i].device;
+	uint32_t dev;
+	if (!C.api.device_id || C.api.device_id(ctx, &dev) != CUPTI_SUCCESS || dev > 254)
+		return -1;
+	spin_lock(&C.ctx_lock);
+	n = C.nctx;
+	if (n < CTX_CAP) {
+		C.ctx[n].ctx = ctx;
+		C.ctx[n].device = (int)dev;
+		__atomic_store_n(&C.nctx, n + 1, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&C.ctx_lock);
+	return (int)dev;
+}
+
+/* ---- site details and pools (join lock held) ---- */
+
+static struct detail *detail_for(uint32_t site)
+{
+	uint32_t i = (site * 2654435761u) & (DETAIL_CAP - 1);
+	for (uint32_t k = 0; k < DETAIL_CAP; k++, i = (i + 1) & (DETAIL_CAP - 1)) {
+		if (C.details[i].d.site == site)
+			return &C.details[i];
+		if (C.details[i].d.site == 0) {
+			if (C.ndetails >= DETAIL_CAP - DETAIL_CAP / 8)
+				return NULL;
+			C.ndetails++;
+			C.details[i].d.site = site;
+			return &C.details[i];
+		}
+	}
+	return NULL;
+}
+
+static void pool_set(uint64_t address, uint64_t size, uint32_t device)
+{
+	if (!address)
+		return;
+	struct pool *free_slot = NULL;
+	for (unsigned i = 0; i < POOL_CAP; i++) {
+		if (C.pools[i].address == address) {
+			C.pools[i].size = size;
+			C.pools[i].device = device;
+			return;
+		}
+		if (!C.pools[i].address && !free_slot)
+			free_slot = &C.pools[i];
+	}
+	if (free_slot)
+		*free_slot = (struct pool){address, size, device};
+	else
+		stat_add(&C.st.pools_untracked, 1);
+}
+
+static void pool_drop(uint64_t address)
+{
+	for (unsigned i = 0; i < POOL_CAP; i++)
+		if (C.pools[i].address == address && address)
+			C.pools[i] = (struct pool){0};
+}
+
+/* ---- the join table (join lock held) ---- */
+
+static uint32_t join_slot(uint32_t corr)
+{
+	return (corr * 2654435761u) >> 18; /* JOIN_CAP = 2^14 */
+}
+
+static struct join_entry *join_find(uint32_t corr)
+{
+	for (uint32_t i = join_slot(corr);; i = (i + 1) & (JOIN_CAP - 1)) {
+		if (C.join[i].corr == corr)
+			return &C.join[i];
+		if (C.join[i].corr == 0)
+			return NULL;
+	}
+}
+
+static struct join_entry *join_add(uint32_t corr)
+{
+	if (C.join_count >= JOIN_CAP - JOIN_CAP / 8)
+		return NULL;
+	uint32_t i = join_slot(corr);
+	while (C.join[i].corr)
+		i = (i + 1) & (JOIN_CAP - 1);
+	memset(&C.join[i], 0, sizeof C.join[i]);
+	C.join[i].corr = corr;
+	C.join[i].epoch = C.epoch;
+	C.join_count++;
+	return &C.join[i];
+}
+
+static void join_del(struct join_entry *e)
+{
+	uint32_t i = (uint32_t)(e - C.join), j = i;
+	for (;;) {
+		j = (j + 1) & (JOIN_CAP - 1);
+		if (C.join[j].corr == 0)
+			break;
+		uint32_t k = join_slot(C.join[j].corr);
+		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (!stays) {
+			C.join[i] = C.join[j];
+			i = j;
+		}
+	}
+	C.join[i].corr = 0;
+	C.join_count--;
+}
+
+/* Deletes e and its partner entry. */
+static void join_del_pair(struct join_entry *e)
+{
+	uint32_t partner = e->partner;
+	join_del(e);
+	struct join_entry *p = partner ? join_find(partner) : NULL;
+	if (p)
+		join_del(p);
+}
+
+/* Both halves are here: the record's details go to the call's site. */
+static void join_complete(uint32_t site, uint64_t addr, uint64_t bytes, int alloc,
+			  const struct mgc_rec_devsite *rec, uint64_t rec_addr, uint64_t rec_bytes)
+{
+	int mismatch = rec_addr != addr || (alloc && rec_bytes != bytes);
+	if (mismatch)
+		stat_add(&C.st.join_mismatches, 1);
+	if (!alloc) {
+		stat_add(&C.st.joined_frees, 1);
+		return;
+	}
+	stat_add(&C.st.joined_allocs, 1);
+	struct detail *d = site ? detail_for(site) : NULL;
+	if (!d) {
+		if (site)
+			stat_add(&C.st.details_untracked, 1);
+		return;
+	}
+	uint32_t flags = (d->d.flags & MGC_DEVSITE_MISMATCH) | rec->flags |
+			 (mismatch ? MGC_DEVSITE_MISMATCH : 0);
+	if (d->d.stream != rec->stream || d->d.mem_kind != rec->mem_kind || d->d.device != rec->device ||
+	    d->d.pool_type != rec->pool_type || d->d.pool_address != rec->pool_address ||
+	    d->d.flags != flags || d->d.records == 0)
+		d->dirty = 1;
+	d->d.stream = rec->stream;
+	d->d.mem_kind = rec->mem_kind;
+	d->d.device = rec->device;
+	d->d.pool_type = rec->pool_type;
+	d->d.pool_address = rec->pool_address;
+	d->d.flags = flags;
+	d->d.records++;
+}
+
+/* The callback half of a call with correlation id corr (and partner, the nested driver call's). */
+static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t site, uint64_t addr,
+			  uint64_t bytes)
+{
+	if (!__atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) || !corr)
+		return;
+	spin_lock(&C.join_lock);
+	uint32_t ids[2] = {corr, partner};
+	for (unsigned i = 0; i < 2; i++) {
+		struct join_entry *e = ids[i] ? join_find(ids[i]) : NULL;
+		if (e && e->half == HALF_REC) { /* the record came first */
+			struct join_entry r = *e;
+			join_del(e);
+			join_complete(site, addr, bytes, alloc, &r.rec, r.addr, r.bytes);
+			spin_unlock(&C.join_lock);
+			return;
+		}
+	}
+	struct join_entry *e = join_add(corr);
+	if (e) {
+		e->half = HALF_CB;
+		e->alloc = (uint8_t)alloc;
+		e->site = site;
+		e->addr = addr;
+		e->bytes = bytes;
+		e->partner = partner;
+		struct join_entry *a = partner && !join_find(partner) ? join_add(partner) : NULL;
+		if (a) {
+			a->half = HALF_CB;
+			a->alias = 1;
+			a->partner = corr;
+		} else {
+			e->partner = 0;
+		}
+	} else {
+		stat_add(&C.st.join_full, 1);
+	}
+	spin_unlock(&C.join_lock);
+}
+
+static uint32_t devsite_mem_flags(const CUpti_ActivityMemory4 *m)
+{
+	uint32_t f = m->isAsync ? MGC_DEVSITE_ASYNC : 0;
+	if (m->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID)
+		f |= MGC_DEVSITE_POOL;
+	return f;
+}
+
+static void on_memory_record(const CUpti_ActivityMemory4 *m)
+{
+	int alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	if (!alloc && m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+		return;
+	stat_add(alloc ? &C.st.alloc_records : &C.st.free_records, 1);
+	struct mgc_rec_devsite rec = {
+		.stream = m->streamId,
+		.mem_kind = (uint32_t)m->memoryKind,
+		.device = m->deviceId,
+		.pool_type = (uint32_t)m->memoryPoolConfig.memoryPoolType,
+		.flags = devsite_mem_flags(m),
+		.pool_address = m->memoryPoolConfig.address,
+	};
+	spin_lock(&C.join_lock);
+	if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
+		pool_set(m->memoryPoolConfig.address, m->memoryPoolConfig.pool.size, m->deviceId);
+	if (m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC ||
+	    m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC || m->correlationId == 0) {
+		/* a module's __device__ / __managed__ variables: no API call to join */
+		if (alloc)
+			stat_add(&C.st.static_bytes, m->bytes);
+		spin_unlock(&C.join_lock);
+		return;
+	}
+	struct join_entry *e = join_find(m->correlationId);
+	if (e && e->half == HALF_CB) {
+		if (e->alias) { /* the data is with the partner (the runtime call's id) */
+			struct join_entry *p = join_find(e->partner);
+			join_del(e);
+			e = p;
+		}
+		if (e) {
+			struct join_entry c = *e;
+			join_del_pair(e);
+			join_complete(c.site, c.addr, c.bytes, c.alloc, &rec, m->address, m->bytes);
+		}
+	} else if (!e) {
+		e = join_add(m->correlationId);
+		if (e) {
+			e->half = HALF_REC;
+			e->alloc = (uint8_t)alloc;
+			e->addr = m->address;
+			e->bytes = m->bytes;
+			e->rec = rec;
+		} else {
+			stat_add(&C.st.join_full, 1);
+		}
+	} else {
+		stat_add(&C.st.duplicate_records, 1); /* a second record for one call */
+	}
+	spin_unlock(&C.join_lock);
+}
+
+static void on_pool_record(const CUpti_ActivityMemoryPool3 *m)
+{
+	stat_add(&C.st.pool_records, 1);
+	spin_lock(&C.join_lock);
+	switch (m->memoryPoolOperationType) {
+	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
+	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
+		if (m->memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
+			pool_set(m->address, m->size, m->deviceId);
+		break;
+	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED:
+		pool_drop(m->address);
+		break;
+	default:
+		break;
+	}
+	spin_unlock(&C.join_lock);
+}
+
+void mgp_cupti_activity_buffer(uint8_t *buf, size_t valid)
+{
+	if (!buf || !C.api.next_record || !C.join)
+		return;
+	CUpti_Activity *rec = NULL;
+	for (;;) {
+		CUptiResult r = C.api.next_record(buf, valid, &rec);
+		if (r != CUPTI_SUCCESS)
+			break; /* CUPTI_ERROR_MAX_LIMIT_REACHED: the end; anything else: stop too */
+		if (rec->kind == CUPTI_ACTIVITY_KIND_MEMORY2)
+			on_memory_record((const CUpti_ActivityMemory4 *)rec);
+		else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMORY_POOL)
+			on_pool_record((const CUpti_ActivityMemoryPool3 *)rec);
+	}
+}
+
 /* ---- the handler ----
- * One row per traced call: what it does and where its pointer and size sit in its `*_params`
- * struct (offsets taken from the CUPTI headers' own structs). */
+ * One row per traced call: what it does, the memory it gives, and where its pointer and size sit
+ * in its `*_params` struct (offsets taken from the CUPTI headers' own structs). */
 
 enum op { OP_ALLOC, OP_FREE, OP_CREATE, OP_RELEASE, OP_MAP, OP_UNMAP, OP_RESERVE, OP_ADDRESS_FREE };
 
 struct call {
 	CUpti_CallbackId id;
 	uint8_t op;
+	uint8_t mem;  /* enum mgc_kind of OP_ALLOC (OP_CREATE: from the call's properties) */
 	uint8_t ptr;  /* offset: OP_ALLOC, OP_CREATE, OP_RESERVE: the output pointer's address;
 			 otherwise the pointer / handle / va itself */
-	uint8_t size; /* offset of the size_t size (unused for frees and releases) */
-	uint8_t handle; /* OP_MAP: offset of the handle */
+	uint8_t size; /* offset of the size_t size (unused for frees and releases); OP_CREATE: of
+			 the properties pointer in `handle` */
+	uint8_t handle; /* OP_MAP: offset of the handle; OP_CREATE: of the properties pointer */
 };
 
-#define ROW(prefix, name, op, ptrf, sizef, handlef)                                              \
-	{prefix##name, op, offsetof(name##_params, ptrf), offsetof(name##_params, sizef),        \
+#define ROW(prefix, name, op, mem, ptrf, sizef, handlef)                                          \
+	{prefix##name, op, mem, offsetof(name##_params, ptrf), offsetof(name##_params, sizef),    \
 	 offsetof(name##_params, handlef)}
-#define RT(name, op, ptrf, sizef) ROW(CUPTI_RUNTIME_TRACE_CBID_, name, op, ptrf, sizef, ptrf)
-#define DRV(name, op, ptrf, sizef) ROW(CUPTI_DRIVER_TRACE_CBID_, name, op, ptrf, sizef, ptrf)
+#define RT(name, op, mem, ptrf, sizef) ROW(CUPTI_RUNTIME_TRACE_CBID_, name, op, mem, ptrf, sizef, ptrf)
+#define DRV(name, op, mem, ptrf, sizef) ROW(CUPTI_DRIVER_TRACE_CBID_, name, op, mem, ptrf, sizef, ptrf)
+
+enum { DEV = MGC_KIND_DEVICE, PIN = MGC_KIND_PINNED, MAN = MGC_KIND_MANAGED };
 
 static const struct call runtime_calls[] = {
-	RT(cudaMalloc_v3020, OP_ALLOC, devPtr, size),
-	RT(cudaMallocHost_v3020, OP_ALLOC, ptr, size),
-	RT(cudaHostAlloc_v3020, OP_ALLOC, pHost, size),
-	RT(cudaMallocManaged_v6000, OP_ALLOC, devPtr, size),
-	RT(cudaMallocAsync_v11020, OP_ALLOC, devPtr, size),
-	RT(cudaMallocAsync_ptsz_v11020, OP_ALLOC, devPtr, size),
-	RT(cudaMallocFromPoolAsync_v11020, OP_ALLOC, ptr, size),
-	RT(cudaMallocFromPoolAsync_ptsz_v11020, OP_ALLOC, ptr, size),
-	RT(cudaFree_v3020, OP_FREE, devPtr, devPtr),
-	RT(cudaFreeHost_v3020, OP_FREE, ptr, ptr),
-	RT(cudaFreeAsync_v11020, OP_FREE, devPtr, devPtr),
-	RT(cudaFreeAsync_ptsz_v11020, OP_FREE, devPtr, devPtr),
+	RT(cudaMalloc_v3020, OP_ALLOC, DEV, devPtr, size),
+	RT(cudaMallocHost_v3020, OP_ALLOC, PIN, ptr, size),
+	RT(cudaHostAlloc_v3020, OP_ALLOC, PIN, pHost, size),
+	RT(cudaMallocManaged_v6000, OP_ALLOC, MAN, devPtr, size),
+	RT(cudaMallocAsync_v11020, OP_ALLOC, DEV, devPtr, size),
+	RT(cudaMallocAsync_ptsz_v11020, OP_ALLOC, DEV, devPtr, size),
+	RT(cudaMallocFromPoolAsync_v11020, OP_ALLOC, DEV, ptr, size),
+	RT(cudaMallocFromPoolAsync_ptsz_v11020, OP_ALLOC, DEV, ptr, size),
+	RT(cudaFree_v3020, OP_FREE, DEV, devPtr, devPtr),
+	RT(cudaFreeHost_v3020, OP_FREE, PIN, ptr, ptr),
+	RT(cudaFreeAsync_v11020, OP_FREE, DEV, devPtr, devPtr),
+	RT(cudaFreeAsync_ptsz_v11020, OP_FREE, DEV, devPtr, devPtr),
 };
 
 static const struct call driver_calls[] = {
-	DRV(cuMemAlloc_v2, OP_ALLOC, dptr, bytesize),
-	DRV(cuMemAllocHost_v2, OP_ALLOC, pp, bytesize),
-	DRV(cuMemHostAlloc, OP_ALLOC, pp, bytesize),
-	DRV(cuMemAllocManaged, OP_ALLOC, dptr, bytesize),
-	DRV(cuMemAllocAsync, OP_ALLOC, dptr, bytesize),
-	DRV(cuMemAllocAsync_ptsz, OP_ALLOC, dptr, bytesize),
-	DRV(cuMemFree_v2, OP_FREE, dptr, dptr),
-	DRV(cuMemFreeHost, OP_FREE, p, p),
-	DRV(cuMemFreeAsync, OP_FREE, dptr, dptr),
-	DRV(cuMemFreeAsync_ptsz, OP_FREE, dptr, dptr),
-	DRV(cuMemCreate, OP_CREATE, handle, size),
-	DRV(cuMemRelease, OP_RELEASE, handle, handle),
-	ROW(CUPTI_DRIVER_TRACE_CBID_, cuMemMap, OP_MAP, ptr, size, handle),
-	DRV(cuMemUnmap, OP_UNMAP, ptr, size),
-	DRV(cuMemAddressReserve, OP_RESERVE, ptr, size),
-	DRV(cuMemAddressFree, OP_ADDRESS_FREE, ptr, size),
+	DRV(cuMemAlloc_v2, OP_ALLOC, DEV, dptr, bytesize),
+	DRV(cuMemAllocHost_v2, OP_ALLOC, PIN, pp, bytesize),
+	DRV(cuMemHostAlloc, OP_ALLOC, PIN, pp, bytesize),
+	DRV(cuMemAllocManaged, OP_ALLOC, MAN, dptr, bytesize),
+	DRV(cuMemAllocAsync, OP_ALLOC, DEV, dptr, bytesize),
+	DRV(cuMemAllocAsync_ptsz, OP_ALLOC, DEV, dptr, bytesize),
+	DRV(cuMemFree_v2, OP_FREE, DEV, dptr, dptr),
+	DRV(cuMemFreeHost, OP_FREE, PIN, p, p),
+	DRV(cuMemFreeAsync, OP_FREE, DEV, dptr, dptr),
+	DRV(cuMemFreeAsync_ptsz, OP_FREE, DEV, dptr, dptr),
+	ROW(CUPTI_DRIVER_TRACE_CBID_, cuMemCreate, OP_CREATE, DEV, handle, size, prop),
+	DRV(cuMemRelease, OP_RELEASE, DEV, handle, handle),
+	ROW(CUPTI_DRIVER_TRACE_CBID_, cuMemMap, OP_MAP, DEV, ptr, size, handle),
+	DRV(cuMemUnmap, OP_UNMAP, DEV, ptr, size),
+	DRV(cuMemAddressReserve, OP_RESERVE, DEV, ptr, size),
+	DRV(cuMemAddressFree, OP_ADDRESS_FREE, DEV, ptr, size),
 };
 
 /* Every pointer, handle, CUdeviceptr and size these rows read is 8 bytes wide. */
@@ -345,17 +753,37 @@ static inline uint64_t out_field(const void *params, unsigned off)
 	return v;
 }
 
-static void on_exit_call(const struct call *c, const void *prm)
+/* cuMemCreate's memory: the device its properties name, or pinned host memory. */
+static unsigned create_kind(const void *prm, unsigned off)
 {
+	const CUmemAllocationProp *prop = (const CUmemAllocationProp *)(uintptr_t)field(prm, off);
+	if (!prop)
+		return mgc_kind_make(MGC_KIND_DEVICE, -1);
+	if (prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+		return mgc_kind_make(MGC_KIND_DEVICE, prop->location.id);
+	if (prop->location.type == CU_MEM_LOCATION_TYPE_INVALID)
+		return mgc_kind_make(MGC_KIND_DEVICE, -1);
+	return mgc_kind_make(MGC_KIND_PINNED, -1); /* host, host NUMA node */
+}
+
+static void on_exit_call(const struct call *c, const CUpti_CallbackData *cb, uint32_t partner)
+{
+	const void *prm = cb->functionParams;
 	switch (c->op) {
-	case OP_ALLOC:
-		dev_alloc(out_field(prm, c->ptr), field(prm, c->size));
+	case OP_ALLOC: {
+		uint64_t p = out_field(prm, c->ptr), n = field(prm, c->size);
+		int dev = c->mem == MGC_KIND_PINNED ? -1 : context_device(cb->context);
+		uint32_t site = dev_alloc(p, n, mgc_kind_make(c->mem, dev));
+		if (site)
+			join_callback(cb->correlationId, partner, 1, site, p, n);
 		break;
+	}
 	case OP_FREE:
 		dev_free(field(prm, c->ptr));
+		join_callback(cb->correlationId, partner, 0, 0, field(prm, c->ptr), 0);
 		break;
 	case OP_CREATE:
-		vmm_create(out_field(prm, c->ptr), field(prm, c->size));
+		vmm_create(out_field(prm, c->ptr), field(prm, c->size), create_kind(prm, c->handle));
 		break;
 	case OP_RELEASE:
 		vmm_release(field(prm, c->ptr));
@@ -381,21 +809,28 @@ void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 	if (!cb || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
 		return;
 	const struct call *c;
+	uint32_t partner = 0;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
 		if (!(c = find_call(runtime_calls, NCALLS(runtime_calls), cbid)))
 			return;
 		if (cb->callbackSite == CUPTI_API_ENTER) {
-			tls_rt_depth++;
+			if (tls_rt_depth++ == 0)
+				tls_nested_corr = 0;
 			return;
 		}
 		if (tls_rt_depth > 0)
 			tls_rt_depth--;
+		partner = tls_nested_corr;
+		tls_nested_corr = 0;
 	} else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
 		if (!(c = find_call(driver_calls, NCALLS(driver_calls), cbid)))
 			return;
 		if (tls_rt_depth > 0) {
-			if (cb->callbackSite == CUPTI_API_EXIT)
+			if (cb->callbackSite == CUPTI_API_EXIT) {
 				stat_add(&C.st.ignored_nested, 1);
+				if (c->op == OP_ALLOC || c->op == OP_FREE)
+					tls_nested_corr = cb->correlationId;
+			}
 			return;
 		}
 		if (cb->callbackSite != CUPTI_API_EXIT)
@@ -410,7 +845,82 @@ void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 		return;
 	}
 	if (cb->functionParams && recording())
-		on_exit_call(c, cb->functionParams);
+		on_exit_call(c, cb, partner);
+}
+
+/* ---- what the trace writer takes at each snapshot ---- */
+
+uint32_t mgp_cupti_take_devsites(struct mgc_rec_devsite *out, uint32_t max)
+{
+	uint32_t n = 0;
+	if (!C.details || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+		return 0;
+	spin_lock(&C.join_lock);
+	for (uint32_t i = 0; i < DETAIL_CAP && n < max; i++) {
+		if (C.details[i].d.site && C.details[i].dirty) {
+			out[n++] = C.details[i].d;
+			C.details[i].dirty = 0;
+		}
+	}
+	spin_unlock(&C.join_lock);
+	return n;
+}
+
+uint32_t mgp_cupti_pool_cells(struct mgc_devmem_cell *out, uint32_t max)
+{
+	uint32_t n = 0;
+	if (!C.join || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+		return 0;
+	spin_lock(&C.join_lock);
+	for (unsigned i = 0; i < POOL_CAP; i++) {
+		const struct pool *p = &C.pools[i];
+		if (!p->address)
+			continue;
+		uint16_t kind = (uint16_t)mgc_kind_make(MGC_KIND_POOL, p->device < 255 ? (int)p->device : -1);
+		uint32_t k = 0;
+		while (k < n && out[k].kind != kind)
+			k++;
+		if (k == n) {
+			if (n == max)
+				continue;
+			out[n++] = (struct mgc_devmem_cell){.kind = kind};
+		}
+		out[k].count++;
+		out[k].bytes += p->size;
+	}
+	spin_unlock(&C.join_lock);
+	return n;
+}
+
+/* Gives up entries older than JOIN_AGE flushes (all of them when final). */
+static void join_age(int final)
+{
+	spin_lock(&C.join_lock);
+	C.epoch++;
+	for (uint32_t i = 0; i < JOIN_CAP;) {
+		struct join_entry *e = &C.join[i];
+		if (!e->corr || (!final && C.epoch - e->epoch < JOIN_AGE)) {
+			i++;
+			continue;
+		}
+		if (!e->alias)
+			stat_add(e->half == HALF_CB ? &C.st.callback_only : &C.st.record_only, 1);
+		if (e->half == HALF_REC && e->alloc)
+			stat_add(&C.st.record_only_bytes, e->bytes);
+		join_del(e); /* slot i now holds the next entry, or is empty */
+	}
+	spin_unlock(&C.join_lock);
+}
+
+void mgp_cupti_flush(int final)
+{
+	if (!__atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+		return;
+	if (C.api.flush)
+		C.api.flush(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	join_age(final);
+	if (final) /* nothing more is joined: later calls would only wait for records */
+		__atomic_store_n(&C.activity, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- life cycle ---- */
@@ -422,7 +932,9 @@ int mgp_cupti_init(const struct mgp_cupti_sink *sink)
 	size_t n = VMM_CAP * sizeof(struct vmm_entry);
 	C.handles.tab = mgp_os_alloc(n);
 	C.maps.tab = mgp_os_alloc(n);
-	if (!C.handles.tab || !C.maps.tab)
+	C.join = mgp_os_alloc(JOIN_CAP * sizeof *C.join);
+	C.details = mgp_os_alloc(DETAIL_CAP * sizeof *C.details);
+	if (!C.handles.tab || !C.maps.tab || !C.join || !C.details)
 		return -ENOMEM;
 	C.sink = sink;
 	__atomic_store_n(&C.alive, 1, __ATOMIC_RELEASE);
@@ -436,23 +948,65 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 	mgp_cupti_handle(domain, cbid, data);
 }
 
-typedef CUptiResult (*subscribe_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc, void *);
-typedef CUptiResult (*enable_fn)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId);
-typedef CUptiResult (*unsubscribe_fn)(CUpti_SubscriberHandle);
-typedef CUptiResult (*result_string_fn)(CUptiResult, const char **);
+static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	void *b = NULL;
+	spin_lock(&C.buf_lock);
+	for (unsigned i = 0; i < 8 && !b; i++) {
+		b = C.free_bufs[i];
+		C.free_bufs[i] = NULL;
+	}
+	spin_unlock(&C.buf_lock);
+	if (!b)
+		b = mgp_os_alloc(ACT_BUF_SIZE); /* page-aligned, never malloc */
+	*buffer = b;
+	*size = b ? ACT_BUF_SIZE : 0;
+	*max_records = 0;
+}
 
-static const char *result_name(result_string_fn str, CUptiResult r)
+static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+					 size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	if (__atomic_load_n(&C.alive, __ATOMIC_RELAXED)) {
+		mgp_cupti_activity_buffer(buffer, valid);
+		size_t dropped = 0;
+		if (C.api.dropped && C.api.dropped(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+			stat_add(&C.st.dropped_records, dropped);
+	}
+	if (!buffer)
+		return;
+	spin_lock(&C.buf_lock);
+	for (unsigned i = 0; i < 8 && buffer; i++) {
+		if (!C.free_bufs[i]) {
+			C.free_bufs[i] = buffer;
+			buffer = NULL;
+		}
+	}
+	spin_unlock(&C.buf_lock);
+	if (buffer)
+		mgp_os_free(buffer, ACT_BUF_SIZE);
+}
+
+static uint64_t CUPTIAPI timestamp_now(void)
+{
+	return mgp_now_ns();
+}
+
+static const char *result_name(CUptiResult r)
 {
 	const char *s = NULL;
-	if (!str || str(r, &s) != CUPTI_SUCCESS || !s)
+	if (!C.api.result_string || C.api.result_string(r, &s) != CUPTI_SUCCESS || !s)
 		s = "unknown CUPTI error";
 	return s;
 }
 
-int mgp_cupti_start(void)
+int mgp_cupti_load(void)
 {
-	if (!__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
-		return -ENODEV;
+	if (C.api.subscribe)
+		return 0;
 	const char *names[] = {"libcupti.so.13", "libcupti.so", MGP_CUPTI_PATH};
 	void *lib = NULL;
 	for (unsigned i = 0; i < 3 && !lib; i++)
@@ -462,23 +1016,67 @@ int mgp_cupti_start(void)
 			dlerror());
 		return -ENOENT;
 	}
-	subscribe_fn subscribe = (subscribe_fn)dlsym(lib, "cuptiSubscribe");
-	enable_fn enable = (enable_fn)dlsym(lib, "cuptiEnableCallback");
-	unsubscribe_fn unsubscribe = (unsubscribe_fn)dlsym(lib, "cuptiUnsubscribe");
-	result_string_fn str = (result_string_fn)dlsym(lib, "cuptiGetResultString");
-	if (!subscribe || !enable || !unsubscribe) {
+#define SYM(field, name) C.api.field = (__typeof__(C.api.field))dlsym(lib, name)
+	SYM(enable, "cuptiEnableCallback");
+	SYM(unsubscribe, "cuptiUnsubscribe");
+	SYM(result_string, "cuptiGetResultString");
+	SYM(device_id, "cuptiGetDeviceId");
+	SYM(register_buffers, "cuptiActivityRegisterCallbacks");
+	SYM(activity_enable, "cuptiActivityEnable");
+	SYM(flush, "cuptiActivityFlushAll");
+	SYM(next_record, "cuptiActivityGetNextRecord");
+	SYM(dropped, "cuptiActivityGetNumDroppedRecords");
+	SYM(timestamp, "cuptiActivityRegisterTimestampCallback");
+	if (!C.api.enable || !C.api.unsubscribe || !dlsym(lib, "cuptiSubscribe")) {
 		mgp_log("CUDA memory is not traced: libcupti lacks cuptiSubscribe/cuptiEnableCallback; "
 			"host profiling goes on");
 		return -ENOENT;
 	}
-	CUptiResult r = subscribe(&C.sub, on_callback, NULL);
+	SYM(subscribe, "cuptiSubscribe");
+#undef SYM
+	return 0;
+}
+
+/* Activity records are enrichment: when they cannot be had, one line, and the callbacks go on. */
+static void start_activity(void)
+{
+	CUptiResult r = CUPTI_ERROR_NOT_INITIALIZED;
+	const char *what = "cuptiActivityRegisterCallbacks";
+	if (!C.api.register_buffers || !C.api.activity_enable || !C.api.flush || !C.api.next_record)
+		goto fail;
+	if (C.api.timestamp)
+		C.api.timestamp(timestamp_now); /* before any kind is enabled; our clock, if allowed */
+	if ((r = C.api.register_buffers(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
+		goto fail;
+	what = "cuptiActivityEnable(MEMORY2)";
+	__atomic_store_n(&C.activity, 1, __ATOMIC_RELEASE);
+	if ((r = C.api.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY2)) != CUPTI_SUCCESS) {
+		__atomic_store_n(&C.activity, 0, __ATOMIC_RELEASE);
+		goto fail;
+	}
+	if (C.api.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
+		mgp_log("CUDA memory pools are not traced (cuptiActivityEnable(MEMORY_POOL) failed)");
+	return;
+fail:
+	mgp_log("CUDA activity records are not available (%s: %s, %d): allocations are traced "
+		"through callbacks only, without stream and pool details", what, result_name(r), (int)r);
+}
+
+int mgp_cupti_start(void)
+{
+	if (!__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+		return -ENODEV;
+	int rc = mgp_cupti_load();
+	if (rc < 0)
+		return rc;
+	CUptiResult r = C.api.subscribe(&C.sub, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
 			mgp_log("CUDA memory is not traced: another CUPTI client (Nsight, torch.profiler) "
 				"holds the subscription; host profiling goes on");
 		else
 			mgp_log("CUDA memory is not traced: cuptiSubscribe failed (%s, %d); host profiling "
-				"goes on", result_name(str, r), (int)r);
+				"goes on", result_name(r), (int)r);
 		return r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? -EBUSY : -EIO;
 	}
 	struct {
@@ -492,15 +1090,16 @@ int mgp_cupti_start(void)
 	for (unsigned s = 0; s < 2; s++) {
 		for (unsigned i = 0; i < sets[s].n; i++) {
 			CUpti_CallbackId id = sets[s].calls[i].id;
-			r = enable(1, C.sub, sets[s].dom, id);
+			r = C.api.enable(1, C.sub, sets[s].dom, id);
 			if (r != CUPTI_SUCCESS) {
 				mgp_log("CUDA memory is not traced: cuptiEnableCallback(%u) failed (%s, %d); "
-					"host profiling goes on", (unsigned)id, result_name(str, r), (int)r);
-				unsubscribe(C.sub);
+					"host profiling goes on", (unsigned)id, result_name(r), (int)r);
+				C.api.unsubscribe(C.sub);
 				return -EIO;
 			}
 		}
 	}
+	start_activity();
 	return 0;
 }
 
@@ -510,17 +1109,21 @@ void mgp_cupti_atfork_child(void)
 		return;
 	/* The parent's device memory stays the parent's: zero the device sites in the child. */
 	tls_rt_depth = 0;
+	tls_nested_corr = 0;
+	C.activity = 0; /* CUPTI's thread is not in the child: never flush there */
 	uint32_t n = mgp_sites_count();
 	for (uint32_t id = 1; id < n; id++) {
 		struct mgp_site *s = mgp_site_get(id);
-		if (s->kind != MGC_KIND_DEVICE || !__atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED))
+		if (!mgc_kind_is_cuda(s->kind) || !__atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED))
 			continue;
 		for (unsigned k = 0; k < MGC_COHORTS; k++)
 			s->cohorts[k] = 0;
 		s->live_bytes = 0;
 		mgp_site_mark(s);
 	}
-	C.vmm_lock = 0; /* a parent thread may have held it; the tables are unused from now on */
+	/* a parent thread may have held a lock; the tables are unused from now on */
+	C.vmm_lock = C.join_lock = C.ctx_lock = C.buf_lock = 0;
+	memset(C.pools, 0, sizeof C.pools);
 	memset(&C.st, 0, sizeof C.st);
 }
 
@@ -529,9 +1132,19 @@ int mgp_cupti_alive(void)
 	return __atomic_load_n(&C.alive, __ATOMIC_RELAXED);
 }
 
+int mgp_cupti_activity_on(void)
+{
+	return __atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) && mgp_cupti_alive();
+}
+
 void mgp_cupti_stats(struct mgp_cupti_stats *out)
 {
 	uint64_t *src = (uint64_t *)&C.st, *dst = (uint64_t *)out;
 	for (size_t i = 0; i < sizeof C.st / sizeof(uint64_t); i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+void mgp_cupti_set_joining(int on)
+{
+	__atomic_store_n(&C.activity, on, __ATOMIC_RELEASE);
 }

@@ -524,10 +524,40 @@ static void write_state(uint32_t flags)
 	mgp_shm_publish(__atomic_load_n(&P.step, __ATOMIC_RELAXED), flags, P.label);
 }
 
+#if MG_HAVE_CUPTI
+/* What joining activity records to the callbacks found, as a notice in the trace: the cross-check
+ * of the two sources (calls the callbacks missed show up as records without a call). */
+static void cupti_notice(void)
+{
+	struct mgp_cupti_stats st;
+	char text[400];
+	mgp_cupti_stats(&st);
+	if (!st.alloc_records && !st.free_records && !st.callback_only)
+		return;
+	mgp_fmt(text, sizeof text,
+		"CUDA activity records: %llu allocations and %llu releases joined to their calls, %llu calls "
+		"without a record, %llu records without a call (%llu bytes), %llu mismatched, %llu dropped "
+		"by CUPTI, %llu bytes of static device variables",
+		(unsigned long long)st.joined_allocs, (unsigned long long)st.joined_frees,
+		(unsigned long long)st.callback_only, (unsigned long long)st.record_only,
+		(unsigned long long)st.record_only_bytes, (unsigned long long)st.join_mismatches,
+		(unsigned long long)st.dropped_records, (unsigned long long)st.static_bytes);
+	mgp_trace_notice(text);
+}
+#endif
+
 static void finish(uint32_t reason, int status)
 {
+#if MG_HAVE_CUPTI
+	/* Records still in CUPTI's buffers (at exit: the atexit handler has done it already). */
+	if (reason == MGC_END__EXIT && P.tracking && !P.closed && mgp_getpid() == P.pid)
+		mgp_cupti_flush(1);
+#endif
 	if (!writer_enter())
 		return;
+#if MG_HAVE_CUPTI
+	cupti_notice();
+#endif
 	write_state(MGC_SNAP_FINAL); /* changed sites only: the reader carries the rest */
 	mgp_trace_perfmap(P.pid);
 	mgp_shm_exit(status);
@@ -546,6 +576,10 @@ static void *sampler_main(void *arg)
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 		tls_guard = 0; /* writer_enter counts */
+#if MG_HAVE_CUPTI
+		if (P.tracking && !P.closed)
+			mgp_cupti_flush(0); /* outside the writer lock: CUPTI may call back here */
+#endif
 		if (!writer_enter()) {
 			tls_guard = 1;
 			if (P.closed || !P.tracking)
@@ -941,9 +975,9 @@ static int cupti_active(void)
 	return P.tracking && !P.closed && mgp_getpid() == P.pid;
 }
 
-static uint32_t cupti_capture(void)
+static uint32_t cupti_capture(unsigned kind)
 {
-	return capture_site(MGC_KIND_DEVICE);
+	return capture_site(kind);
 }
 
 static void cupti_guard(int on)
@@ -954,14 +988,30 @@ static void cupti_guard(int on)
 static const struct mgp_cupti_sink cupti_sink = {cupti_active, cupti_capture, birth_now, cupti_guard,
 						 note_oom};
 
+/* Registered at cuInit, so it runs before the library destructors (libcupti's among them) and
+ * before the probe's own: the last activity records reach the final snapshot. */
+static void cupti_at_exit(void)
+{
+	if (P.tracking && !P.closed && mgp_getpid() == P.pid) {
+		tls_guard++;
+		mgp_cupti_flush(1);
+		tls_guard--;
+	}
+}
+
 EXPORT int InitializeInjection(void)
 {
 	static int done;
 	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) || !P.tracking)
 		return 1;
 	tls_guard++;
-	if (mgp_cupti_init(&cupti_sink) == 0)
-		mgp_cupti_start();
+	static const struct mgp_trace_cuda cuda = {mgp_cupti_pool_cells, mgp_cupti_take_devsites};
+	if (mgp_cupti_init(&cupti_sink) == 0 && mgp_cupti_start() == 0) {
+		pthread_mutex_lock(&P.wlock);
+		mgp_trace_set_cuda(&cuda);
+		pthread_mutex_unlock(&P.wlock);
+		atexit(cupti_at_exit);
+	}
 	tls_guard--;
 	return 1; /* CUPTI failing must never fail cuInit */
 }

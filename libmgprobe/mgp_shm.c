@@ -443,7 +443,7 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 		if (s->kind == MGC_KIND_MMAP) {
 			sn.mmap_live_bytes += live;
 			sn.mmap_live_count += cnt;
-		} else if (s->kind == MGC_KIND_DEVICE) {
+		} else if (mgc_kind_is_cuda(s->kind)) {
 			sn.device_live_bytes += live;
 		} else {
 			sn.heap_live_bytes += live;

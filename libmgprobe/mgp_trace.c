@@ -51,9 +51,14 @@ static struct {
 	uint64_t trie_cap;
 	uint32_t trie_nodes;
 	struct {
-		uint64_t live[3], count[3]; /* heap, mmap, device */
+		uint64_t live[3], count[3]; /* heap, mmap, CUDA */
 		uint64_t allocs, frees;
 	} tot;
+	/* CUDA bytes by (kind, device), kept like tot; written as DEVMEM after each snapshot once
+	 * any is seen. The pool cells and device-site details come from the CUDA source. */
+	struct mgc_devmem_cell cells[MGP_TRACE_MAX_CELLS];
+	uint32_t ncells;
+	const struct mgp_trace_cuda *cuda;
 	uint64_t prev_t, prev_step; /* the previous snapshot's, for SNAPSHOT2's deltas */
 	char prev_label[32];
 	uint32_t max_sites;
@@ -524,6 +529,46 @@ static int scratch_reserve(size_t need)
 	return 0;
 }
 
+void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
+{
+	W.cuda = cuda;
+}
+
+/* A CUDA site's change goes to its (kind, device) cell. Cells are never removed: a cell that went
+ * back to zero is still written, so a reader sees it drop. */
+static void cell_add(uint16_t kind, uint64_t dbytes, uint64_t dcount)
+{
+	uint32_t c = 0;
+	while (c < W.ncells && W.cells[c].kind != kind)
+		c++;
+	if (c == W.ncells) {
+		if (W.ncells == MGP_TRACE_MAX_CELLS)
+			return; /* the totals keep them; DEVMEM names the first cells only */
+		W.cells[W.ncells++] = (struct mgc_devmem_cell){.kind = kind};
+	}
+	W.cells[c].bytes += dbytes;
+	W.cells[c].count += (uint32_t)dcount;
+}
+
+/* After a snapshot in a process that has CUDA memory: DEVMEM (the cells, then the pools') and
+ * DEVSITE for device-site details that changed. */
+static void write_cuda(void)
+{
+	struct mgc_devmem_cell pools[MGP_TRACE_MAX_CELLS];
+	uint32_t np = W.cuda ? W.cuda->pool_cells(pools, MGP_TRACE_MAX_CELLS) : 0;
+	if (W.ncells + np) {
+		struct mgc_rec_devmem r = {.ncells = W.ncells + np};
+		record3(MGC_REC_DEVMEM, &r, sizeof r, W.cells, W.ncells * sizeof W.cells[0], pools,
+			np * sizeof pools[0]);
+	}
+	if (!W.cuda)
+		return;
+	struct mgc_rec_devsite ds[64];
+	uint32_t n;
+	while ((n = W.cuda->take_devsites(ds, 64)) > 0)
+		record3(MGC_REC_DEVSITE, ds, n * sizeof ds[0], NULL, 0, NULL, 0);
+}
+
 void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 {
 	static char status[8192];
@@ -554,8 +599,11 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 	uint32_t prev_id = 0;
 	uint32_t nd = mgp_sites_take_dirty(W.dirty_ids);
 	uint32_t nvisit = full ? (count > 1 ? count - 1 : 0) : nd;
-	if (full)
+	if (full) {
 		memset(&W.tot, 0, sizeof W.tot);
+		for (uint32_t c = 0; c < W.ncells; c++)
+			W.cells[c].bytes = W.cells[c].count = 0;
+	}
 	for (uint32_t i = 0; i < nvisit; i++) {
 		uint32_t id = full ? i + 1 : W.dirty_ids[i];
 		const struct mgp_site *s = mgp_site_get(id);
@@ -564,9 +612,11 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 		uint64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
 		uint64_t la = full ? 0 : W.last_allocs[id], lf = full ? 0 : W.last_frees[id];
 		uint64_t ll = full ? 0 : W.last_live[id];
-		unsigned k = s->kind == MGC_KIND_MMAP ? 1 : s->kind == MGC_KIND_DEVICE ? 2 : 0;
+		unsigned k = s->kind == MGC_KIND_MMAP ? 1 : mgc_kind_is_cuda(s->kind) ? 2 : 0;
 		W.tot.live[k] += live - ll; /* modular: a transiently negative read evens out later */
 		W.tot.count[k] += (a - f) - (la - lf);
+		if (k == 2)
+			cell_add(s->kind, live - ll, (a - f) - (la - lf));
 		W.tot.allocs += a - la;
 		W.tot.frees += f - lf;
 		W.last_allocs[id] = a;
@@ -645,6 +695,7 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 	W.prev_t = sn.t_ns;
 	W.prev_step = sn.step;
 	record3(MGC_REC_SNAPSHOT2, h, hn, W.scratch, off, NULL, 0);
+	write_cuda();
 }
 
 void mgp_trace_step(uint64_t step)
@@ -717,6 +768,7 @@ void mgp_trace_forget(void)
 	memset(W.last_frees, 0, used);
 	memset(W.last_live, 0, used);
 	memset(&W.tot, 0, sizeof W.tot);
+	W.ncells = 0;
 	W.prev_t = W.prev_step = 0;
 	memset(W.prev_label, 0, sizeof W.prev_label);
 	/* the child's file starts its own frame tree */

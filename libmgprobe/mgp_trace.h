@@ -30,8 +30,17 @@ void mgp_trace_sync_modules(int force);
 /* Writes stack records for sites published since the last call. */
 void mgp_trace_write_stacks(void);
 
-/* Writes a snapshot (sites that changed since the last one, or all with MGC_SNAP_FULL). */
+/* Writes a snapshot (sites that changed since the last one, or all with MGC_SNAP_FULL), then, in
+ * a process with CUDA memory, its DEVMEM record and any new DEVSITE details. */
 void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label);
+
+/* What the CUDA tracer (mgp_cupti.c, built only with CUPTI) lends the writer. */
+#define MGP_TRACE_MAX_CELLS 32u
+struct mgp_trace_cuda {
+	uint32_t (*pool_cells)(struct mgc_devmem_cell *out, uint32_t max);
+	uint32_t (*take_devsites)(struct mgc_rec_devsite *out, uint32_t max);
+};
+void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda);
 
 void mgp_trace_step(uint64_t step);
 void mgp_trace_label(uint64_t step, const char *label);

@@ -504,7 +504,7 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 		if (ms->ok && ms->fit.verdict == MGC_VERDICT_LEAK) {
 			v->leaking++;
 			/* device sites judge the GPU series, not the host process (as in mgreport) */
-			if (ms->fit.slope > 0 && e->kind != MGC_KIND_DEVICE) {
+			if (ms->fit.slope > 0 && !mgc_kind_is_cuda(e->kind)) {
 				leak_slope += ms->fit.slope;
 				leak_conf = fmax(leak_conf, ms->fit.confidence);
 			}

@@ -208,7 +208,16 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 	int rest = width - 42;
 	if (rest < 8)
 		rest = 8;
+	char fnbuf[300];
 	const char *fn = mgm_site_function(s);
+	if (mgc_kind_is_cuda(s->kind)) { /* "[device:0] fn": GPU sites say so */
+		int dev = mgc_kind_device(s->kind);
+		char d[8] = "";
+		if (dev >= 0)
+			snprintf(d, sizeof d, ":%d", dev);
+		snprintf(fnbuf, sizeof fnbuf, "[%s%s] %s", mgc_kind_name(s->kind), d, fn);
+		fn = fnbuf;
+	}
 	int fl = (int)strlen(fn), wl = (int)strlen(where);
 	char tail[512];
 	if (fl + 2 + wl <= rest)

@@ -3,6 +3,8 @@
  * scripts, logs and tests, or as JSON. Never emits terminal control sequences. */
 #include "mgm_text.h"
 
+#include "mgc_format.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -176,6 +178,11 @@ int mgm_json_frame(FILE *out, const struct mgm_view *v)
 		if (!e)
 			continue;
 		cJSON_AddNumberToObject(e, "site", ms->id);
+		cJSON_AddStringToObject(e, "kind", mgc_kind_name(ms->kind));
+		if (mgc_kind_device(ms->kind) >= 0)
+			cJSON_AddNumberToObject(e, "device", mgc_kind_device(ms->kind));
+		else if (mgc_kind_is_cuda(ms->kind))
+			cJSON_AddNullToObject(e, "device");
 		cJSON_AddNumberToObject(e, "live_bytes", (double)ms->live_bytes);
 		cJSON_AddNumberToObject(e, "live_count", (double)ms->live_count);
 		cJSON_AddNumberToObject(e, "allocs", (double)ms->allocs);

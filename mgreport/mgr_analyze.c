@@ -12,18 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *mgr_kind_name(unsigned kind)
+const char *mgr_devcell_name(unsigned kind, char *buf, size_t cap)
 {
-	switch (kind) {
-	case MGC_KIND_HEAP:
-		return "heap";
-	case MGC_KIND_MMAP:
-		return "mmap";
-	case MGC_KIND_DEVICE:
-		return "device";
-	default:
-		return "other";
-	}
+	int dev = mgc_kind_device(kind);
+	if (dev >= 0)
+		snprintf(buf, cap, "%s:%d", mgc_kind_name(kind), dev);
+	else
+		snprintf(buf, cap, "%s", mgc_kind_name(kind));
+	return buf;
 }
 
 /* Indexes of the grid points that make the x axis. With step markers: one point per step, the
@@ -135,7 +131,7 @@ static void upgrade_with_sites(struct mgr_process *p)
 		const struct mgr_site *ms = &p->sites[i];
 		if (!ms->classified || ms->fit.verdict != MGC_VERDICT_LEAK || !(ms->fit.slope > 0))
 			continue;
-		if (ms->s->kind == MGC_KIND_DEVICE)
+		if (mgc_kind_is_cuda(ms->s->kind))
 			continue; /* GPU memory is not in RSS: the device series has its own verdict */
 		leak_slope += ms->fit.slope;
 		conf = fmax(conf, ms->fit.confidence);
@@ -277,7 +273,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		}
 		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK)
 			p->leaking_sites++;
-		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK && s->kind == MGC_KIND_DEVICE)
+		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK && mgc_kind_is_cuda(s->kind))
 			p->leaking_device_sites++;
 		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
 			free(y);

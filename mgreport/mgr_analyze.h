@@ -70,7 +70,8 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 
 void mgr_process_free(struct mgr_process *p);
 
-/* "kind" name of a site: "heap", "mmap", "device". */
-const char *mgr_kind_name(unsigned kind);
+/* A DEVMEM cell's or CUDA site's name: "device:0", "pinned", "pool:1" (":N" when the device is
+ * known). Writes into buf and returns it. */
+const char *mgr_devcell_name(unsigned kind, char *buf, size_t cap);
 
 #endif /* MGR_ANALYZE_H */

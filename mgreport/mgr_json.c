@@ -33,6 +33,16 @@ static void add_fit(cJSON *o, const struct mgc_fit *f, int ok, int x_is_steps)
 	cJSON_AddStringToObject(o, "why", ok ? f->why : "");
 }
 
+/* "device": the CUDA device ordinal, null when not known (pinned host memory has none). */
+static void add_device(cJSON *o, unsigned kind)
+{
+	int dev = mgc_kind_device(kind);
+	if (dev >= 0)
+		cJSON_AddNumberToObject(o, "device", dev);
+	else
+		cJSON_AddNullToObject(o, "device");
+}
+
 static cJSON *process_json(const struct mgr_process *p)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -95,11 +105,31 @@ static cJSON *process_json(const struct mgr_process *p)
 			cJSON_AddNumberToObject(po, "free_kept", (double)pt->free_kept);
 			if (p->device)
 				cJSON_AddNumberToObject(po, "device", (double)pt->device);
+			if (t->ndevcells) {
+				cJSON *dc = cJSON_AddArrayToObject(po, "device_cells");
+				for (size_t k = 0; k < t->ndevcells; k++)
+					cJSON_AddItemToArray(dc, cJSON_CreateNumber((double)pt->dev[k]));
+			}
 			if (pt->label[0])
 				cJSON_AddStringToObject(po, "label", pt->label);
 			cJSON_AddItemToArray(pts, po);
 		}
 		cJSON_AddNumberToObject(o, "sites_total", (double)p->sites_total);
+		if (t->ndevcells) {
+			cJSON *cells = cJSON_AddArrayToObject(o, "device_cells");
+			for (size_t k = 0; k < t->ndevcells; k++) {
+				const struct mgc_devcell *d = &t->devcells[k];
+				char name[32];
+				cJSON *c = cJSON_CreateObject();
+				cJSON_AddStringToObject(c, "name", mgr_devcell_name(d->kind, name, sizeof name));
+				cJSON_AddStringToObject(c, "kind", mgc_kind_name(d->kind));
+				add_device(c, d->kind);
+				cJSON_AddNumberToObject(c, "bytes", (double)d->bytes);
+				cJSON_AddNumberToObject(c, "count", (double)d->count);
+				cJSON_AddNumberToObject(c, "peak", (double)d->peak);
+				cJSON_AddItemToArray(cells, c);
+			}
+		}
 	}
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
 	for (size_t i = 0; t && i < p->nsites; i++) {
@@ -107,7 +137,26 @@ static cJSON *process_json(const struct mgr_process *p)
 		const struct mgc_site *s = ms->s;
 		cJSON *so = cJSON_CreateObject();
 		cJSON_AddNumberToObject(so, "id", s->id);
-		cJSON_AddStringToObject(so, "kind", mgr_kind_name(s->kind));
+		cJSON_AddStringToObject(so, "kind", mgc_kind_name(s->kind));
+		if (mgc_kind_is_cuda(s->kind)) {
+			add_device(so, s->kind);
+			if (s->cuda) {
+				cJSON *cu = cJSON_AddObjectToObject(so, "cuda");
+				char hex[32];
+				cJSON_AddNumberToObject(cu, "device", s->cuda->device);
+				cJSON_AddNumberToObject(cu, "stream", s->cuda->stream);
+				cJSON_AddNumberToObject(cu, "memory_kind", s->cuda->mem_kind);
+				cJSON_AddBoolToObject(cu, "async", (s->cuda->flags & MGC_DEVSITE_ASYNC) != 0);
+				if (s->cuda->flags & MGC_DEVSITE_POOL) {
+					snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)s->cuda->pool_address);
+					cJSON_AddStringToObject(cu, "pool", hex);
+				} else {
+					cJSON_AddNullToObject(cu, "pool");
+				}
+				cJSON_AddNumberToObject(cu, "records", (double)s->cuda->records);
+				cJSON_AddBoolToObject(cu, "mismatch", (s->cuda->flags & MGC_DEVSITE_MISMATCH) != 0);
+			}
+		}
 		cJSON_AddNumberToObject(so, "live_bytes", (double)s->live_bytes);
 		cJSON_AddNumberToObject(so, "live_count", (double)s->live_count);
 		cJSON_AddNumberToObject(so, "allocs", (double)s->allocs);

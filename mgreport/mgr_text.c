@@ -14,6 +14,41 @@ const char *mgr_bytes(double b, char *buf, size_t cap)
 	return mgc_human_bytes(b, buf, cap);
 }
 
+static const char *mgr_hex(uint64_t v, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "0x%llx", (unsigned long long)v);
+	return buf;
+}
+
+/* "  device, GPU 0", "  pinned host", "  pool reserved, GPU 1": a DEVMEM cell in the breakdown. */
+static const char *devcell_label(unsigned kind, char *buf, size_t cap)
+{
+	int dev = mgc_kind_device(kind);
+	unsigned mem = mgc_kind_mem(kind);
+	const char *what = mem == MGC_KIND_PINNED ? "pinned host" : mem == MGC_KIND_POOL ? "pool reserved"
+							    : mgc_kind_name(kind);
+	if (dev >= 0)
+		snprintf(buf, cap, "  %s, GPU %d", what, dev);
+	else
+		snprintf(buf, cap, "  %s", what);
+	return buf;
+}
+
+/* "[device GPU 0] ", "[pinned] ", "" for host sites: the kind tag of a site's line. */
+static const char *cuda_tag(const struct mgc_site *s, char *buf, size_t cap)
+{
+	if (!mgc_kind_is_cuda(s->kind))
+		return "";
+	int dev = mgc_kind_device(s->kind);
+	if (dev < 0 && s->cuda && mgc_kind_mem(s->kind) != MGC_KIND_PINNED)
+		dev = (int)s->cuda->device; /* the callback did not know it; the records did */
+	if (dev >= 0)
+		snprintf(buf, cap, "[%s GPU %d] ", mgc_kind_name(s->kind), dev);
+	else
+		snprintf(buf, cap, "[%s] ", mgc_kind_name(s->kind));
+	return buf;
+}
+
 static const char *xunit(const struct mgr_process *p)
 {
 	return p->x_is_steps ? "step" : "s";
@@ -125,7 +160,7 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 		/* Host memory here: device sites have their own sentence (device_summary). */
 		for (size_t i = 0; i < p->nsites && !top; i++)
 			if (p->sites[i].classified && p->sites[i].fit.verdict == MGC_VERDICT_LEAK &&
-			    p->sites[i].s->kind != MGC_KIND_DEVICE)
+			    !mgc_kind_is_cuda(p->sites[i].s->kind))
 				top = &p->sites[i];
 		size_t leaking = p->leaking_sites - p->leaking_device_sites;
 		if (!top) {
@@ -154,7 +189,7 @@ static void device_summary(const struct mgr_process *p, char *out, size_t cap)
 	if (n < cap) {
 		const struct mgr_site *top = NULL;
 		for (size_t i = 0; i < p->nsites && !top; i++)
-			if (p->sites[i].s->kind == MGC_KIND_DEVICE && p->sites[i].classified &&
+			if (mgc_kind_is_cuda(p->sites[i].s->kind) && p->sites[i].classified &&
 			    p->sites[i].fit.verdict == MGC_VERDICT_LEAK)
 				top = &p->sites[i];
 		const char *fn = "??";
@@ -233,8 +268,22 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		if (p->limit > 0)
 			fprintf(f, "  %-22s %10s\n", "limit", mgr_bytes(p->limit, b, sizeof b));
 		if (p->device)
-			fprintf(f, "  %-22s %10s  (GPU memory, not in rss)\n", "live device (CUDA)",
-				mgr_bytes((double)pt->device, c, sizeof c));
+			fprintf(f, "  %-22s %10s  (CUDA allocations; device memory is not in rss)\n",
+				"live CUDA", mgr_bytes((double)pt->device, c, sizeof c));
+		for (size_t k = 0; t && k < t->ndevcells; k++) {
+			const struct mgc_devcell *dc = &t->devcells[k];
+			char label[48];
+			if (mgc_kind_mem(dc->kind) == MGC_KIND_POOL)
+				fprintf(f, "  %-22s %10s  (%u stream-ordered pool%s: live and kept; peak %s)\n",
+					devcell_label(dc->kind, label, sizeof label),
+					mgr_bytes((double)pt->dev[k], a, sizeof a), dc->count,
+					dc->count == 1 ? "" : "s", mgr_bytes((double)dc->peak, b, sizeof b));
+			else
+				fprintf(f, "  %-22s %10s  (%u allocation%s; peak %s)\n",
+					devcell_label(dc->kind, label, sizeof label),
+					mgr_bytes((double)pt->dev[k], a, sizeof a), dc->count, dc->count == 1 ? "" : "s",
+					mgr_bytes((double)dc->peak, b, sizeof b));
+		}
 		fputc('\n', f);
 	}
 	fprintf(f, "%sSeries%s:\n", bold, off);
@@ -282,15 +331,23 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		const struct mgr_site *ms = &p->sites[i];
 		const struct mgc_site *s = ms->s;
 		const char *v = ms->classified ? mgc_verdict_name(ms->fit.verdict) : "-";
+		char tag[40];
 		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
-			s->kind == MGC_KIND_DEVICE ? "[device] " : "",
+			cuda_tag(s, tag, sizeof tag),
 			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->live_bytes, c, sizeof c),
 			(unsigned long long)s->live_count,
-			s->kind == MGC_KIND_MMAP ? "mappings" : s->kind == MGC_KIND_DEVICE ? "device allocations" : "blocks",
+			s->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(s->kind) ? "CUDA allocations" : "blocks",
 			mgr_bytes(ms->classified ? ms->fit.slope : 0.0, d, sizeof d), xunit(p),
 			(unsigned long long)s->allocs, (unsigned long long)s->frees,
 			mgr_bytes((double)s->peak_bytes, b, sizeof b));
+		if (s->cuda)
+			fprintf(f, "        cuda: stream %u%s%s%s, %llu record%s joined%s\n", s->cuda->stream,
+				s->cuda->flags & MGC_DEVSITE_ASYNC ? ", stream-ordered" : "",
+				s->cuda->flags & MGC_DEVSITE_POOL ? ", pool " : "",
+				s->cuda->flags & MGC_DEVSITE_POOL ? mgr_hex(s->cuda->pool_address, a, sizeof a) : "",
+				(unsigned long long)s->cuda->records, s->cuda->records == 1 ? "" : "s",
+				s->cuda->flags & MGC_DEVSITE_MISMATCH ? " (a record disagreed with its call)" : "");
 		size_t shown = 0;
 		for (size_t j = 0; j < ms->nframes && shown < 8; j++) {
 			const struct mgr_frame *fr = &ms->frames[j];

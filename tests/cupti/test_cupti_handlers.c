@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* test_cupti_handlers.c: drives the probe's CUPTI handlers (mgp_cupti.c, linked from the probe's
- * own objects) with fake CUpti_CallbackData holding real `*_params` structs: no GPU, no driver.
- * It must never need CUDA to run; mgp_cupti_start is only checked to fail politely. */
+ * own objects) with fake CUpti_CallbackData holding real `*_params` structs, and with hand-built
+ * activity buffers of real CUpti_ActivityMemory4 / CUpti_ActivityMemoryPool3 records walked by the
+ * real libcupti (which loads without a driver): no GPU, no driver. mgp_cupti_start is only checked
+ * to fail politely. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,12 +33,13 @@ static int failures;
 
 static int sink_on = 1, guard_depth, guard_max, ooms;
 static uintptr_t cur_frame = 0x1000;
+static uint32_t cur_corr; /* correlation id the next fake callbacks carry */
 
 static int t_active(void) { return sink_on; }
-static uint32_t t_capture(void)
+static uint32_t t_capture(unsigned kind)
 {
 	uintptr_t ips[2] = {cur_frame, 0x4242};
-	return mgp_sites_intern(ips, 2, MGC_KIND_DEVICE);
+	return mgp_sites_intern(ips, 2, kind);
 }
 static uint32_t t_birth(void) { return 3; }
 static void t_guard(int on)
@@ -58,6 +62,7 @@ static void feed(CUpti_CallbackDomain dom, CUpti_CallbackId id, CUpti_ApiCallbac
 	cb.functionName = "fake";
 	cb.functionParams = params;
 	cb.functionReturnValue = site == CUPTI_API_EXIT ? &ret : NULL;
+	cb.correlationId = cur_corr;
 	mgp_cupti_handle(dom, id, &cb);
 }
 
@@ -78,13 +83,19 @@ static struct mgp_cupti_stats stats(void)
 	return s;
 }
 
-static struct mgp_site *site_for(uintptr_t frame)
+static struct mgp_site *site_kind(uintptr_t frame, unsigned kind)
 {
 	uintptr_t saved = cur_frame;
 	cur_frame = frame;
-	struct mgp_site *s = mgp_site_get(t_capture());
+	struct mgp_site *s = mgp_site_get(t_capture(kind));
 	cur_frame = saved;
 	return s;
+}
+
+/* The device-memory site of a frame (no context in fake callbacks: device unknown). */
+static struct mgp_site *site_for(uintptr_t frame)
+{
+	return site_kind(frame, MGC_KIND_DEVICE);
 }
 
 static void *rt_malloc(size_t n, void *result, int ret)
@@ -221,6 +232,17 @@ static void test_other_kinds(void)
 	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, &(cuMemAllocManaged_params){&dm, 20, 1}, 0);
 	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz, &(cuMemAllocAsync_ptsz_params){&da, 30, NULL}, 0);
 	CHECK_EQ(stats().live_bytes - s0.live_bytes, 60);
+	/* Each kind is its own site: pinned host, managed, device (async and pool included). */
+	struct mgp_site *pin = site_kind(0x1300, MGC_KIND_PINNED), *man = site_kind(0x1300, MGC_KIND_MANAGED);
+	struct mgp_site *dev = site_kind(0x1300, MGC_KIND_DEVICE);
+	CHECK_EQ(pin->allocs, 3);
+	CHECK_EQ(pin->alloc_bytes, 160);
+	CHECK_EQ(pin->live_bytes, 10);
+	CHECK_EQ(man->allocs, 2);
+	CHECK_EQ(man->live_bytes, 20);
+	CHECK_EQ(dev->allocs, 3);
+	CHECK_EQ(dev->alloc_bytes, 730);
+	CHECK_EQ(dev->live_bytes, 30);
 	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, &(cuMemFreeHost_params){pp}, 0);
 	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, &(cuMemFree_v2_params){dm}, 0);
 	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, &(cuMemFreeAsync_params){da, NULL}, 0);
@@ -263,6 +285,16 @@ static void vmm_reserve(CUdeviceptr *va, size_t n)
 static void vmm_create(CUmemGenericAllocationHandle h, size_t n)
 {
 	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &(cuMemCreate_params){&h, n, NULL, 0}, 0);
+}
+
+/* cuMemCreate with properties naming where the memory is. */
+static void vmm_create_at(CUmemGenericAllocationHandle h, size_t n, CUmemLocationType type, int id)
+{
+	CUmemAllocationProp prop = {0};
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = type;
+	prop.location.id = id;
+	call(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, &(cuMemCreate_params){&h, n, &prop, 0}, 0);
 }
 
 static void vmm_map(CUdeviceptr va, size_t n, CUmemGenericAllocationHandle h)
@@ -340,6 +372,221 @@ static void test_vmm(void)
 	CHECK_EQ(stats().vmm_handles, s0.vmm_handles);
 	rt_free(p);
 	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+	/* The properties name the device (its own site, device 1 in the kind) or host memory. */
+	cur_frame = 0x1510;
+	vmm_create_at(0x400, MB2, CU_MEM_LOCATION_TYPE_DEVICE, 1);
+	vmm_create_at(0x401, MB2, CU_MEM_LOCATION_TYPE_HOST, 0);
+	struct mgp_site *d1 = site_kind(0x1510, mgc_kind_make(MGC_KIND_DEVICE, 1));
+	struct mgp_site *hm = site_kind(0x1510, MGC_KIND_PINNED);
+	CHECK_EQ(d1->kind, 0x202);
+	CHECK_EQ(mgc_kind_device(d1->kind), 1);
+	CHECK_EQ(d1->live_bytes, MB2);
+	CHECK_EQ(hm->live_bytes, MB2);
+	CHECK_EQ(site_for(0x1510)->allocs, 0);
+	vmm_release(0x400);
+	vmm_release(0x401);
+	CHECK_EQ(stats().live_bytes, s0.live_bytes);
+}
+
+/* ---- activity records ---- */
+
+static _Alignas(8) uint8_t actbuf[64 * 1024];
+static size_t actlen;
+
+static void mem_record(uint32_t corr, int alloc, uint64_t addr, uint64_t bytes, uint32_t kind,
+		       uint32_t stream, uint32_t device, uint64_t pool, uint64_t pool_size)
+{
+	CUpti_ActivityMemory4 r;
+	memset(&r, 0, sizeof r);
+	r.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	r.memoryOperationType = alloc ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+				      : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	r.memoryKind = (CUpti_ActivityMemoryKind)kind;
+	r.correlationId = corr;
+	r.address = addr;
+	r.bytes = bytes;
+	r.deviceId = device;
+	r.streamId = stream;
+	r.isAsync = pool != 0;
+	if (pool) {
+		r.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+		r.memoryPoolConfig.address = pool;
+		r.memoryPoolConfig.pool.size = pool_size;
+	}
+	memcpy(actbuf + actlen, &r, sizeof r);
+	actlen += sizeof r;
+}
+
+static void pool_record(CUpti_ActivityMemoryPoolOperationType op, uint64_t pool, uint64_t size, uint32_t device)
+{
+	CUpti_ActivityMemoryPool3 r;
+	memset(&r, 0, sizeof r);
+	r.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+	r.memoryPoolOperationType = op;
+	r.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+	r.address = pool;
+	r.size = size;
+	r.deviceId = device;
+	memcpy(actbuf + actlen, &r, sizeof r);
+	actlen += sizeof r;
+}
+
+/* Hands the buffer to the handler as CUPTI's completed-buffer callback would. */
+static void deliver(void)
+{
+	mgp_cupti_activity_buffer(actbuf, actlen);
+	actlen = 0;
+}
+
+/* A flush that delivers nothing: entries age by one. */
+static void age(unsigned n)
+{
+	while (n--)
+		mgp_cupti_flush(0);
+}
+
+static struct mgc_rec_devsite devsite_of(uint32_t site, int *found)
+{
+	struct mgc_rec_devsite ds[64], r = {0};
+	uint32_t n = mgp_cupti_take_devsites(ds, 64);
+	*found = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ds[i].site == site) {
+			r = ds[i];
+			(*found)++;
+		}
+	}
+	return r;
+}
+
+static void test_activity(void)
+{
+	const uint32_t DEVICE = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	if (mgp_cupti_load() < 0) {
+		fprintf(stderr, "test_activity: libcupti does not load\n");
+		failures++;
+		return;
+	}
+	mgp_cupti_set_joining(1);
+	int found;
+	struct mgp_cupti_stats s0 = stats();
+	/* Callback first, then its record (the usual order): stream and pool go to the site. */
+	cur_frame = 0x1700;
+	cur_corr = 101;
+	rt_malloc(4096, (void *)0x770000000000ull, 0);
+	uint32_t site = site_for(0x1700)->id;
+	mem_record(101, 1, 0x770000000000ull, 4096, DEVICE, 7, 0, 0x76f000000000ull, 64u << 20);
+	deliver();
+	CHECK_EQ(stats().alloc_records - s0.alloc_records, 1);
+	CHECK_EQ(stats().joined_allocs - s0.joined_allocs, 1);
+	struct mgc_rec_devsite d = devsite_of(site, &found);
+	CHECK_EQ(found, 1);
+	CHECK_EQ(d.stream, 7);
+	CHECK_EQ(d.device, 0);
+	CHECK_EQ(d.mem_kind, DEVICE);
+	CHECK_EQ(d.flags, MGC_DEVSITE_ASYNC | MGC_DEVSITE_POOL);
+	CHECK_EQ(d.pool_type, CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL);
+	CHECK_EQ(d.pool_address, 0x76f000000000ull);
+	CHECK_EQ(d.records, 1);
+	devsite_of(site, &found);
+	CHECK_EQ(found, 0); /* taken once, until it changes */
+	struct mgc_devmem_cell cells[8];
+	CHECK_EQ(mgp_cupti_pool_cells(cells, 8), 1);
+	CHECK_EQ(cells[0].kind, mgc_kind_make(MGC_KIND_POOL, 0));
+	CHECK_EQ(cells[0].bytes, 64u << 20);
+	CHECK_EQ(cells[0].count, 1);
+	/* The record first (delivered between the driver's work and the API exit), then the call. */
+	cur_corr = 202;
+	mem_record(202, 1, 0x770000100000ull, 8192, DEVICE, 9, 0, 0, 0);
+	deliver();
+	CHECK_EQ(stats().joined_allocs - s0.joined_allocs, 1);
+	rt_malloc(8192, (void *)0x770000100000ull, 0);
+	CHECK_EQ(stats().joined_allocs - s0.joined_allocs, 2);
+	d = devsite_of(site, &found);
+	CHECK_EQ(found, 1);
+	CHECK_EQ(d.stream, 9);
+	CHECK_EQ(d.flags, 0);
+	CHECK_EQ(d.records, 2);
+	/* A runtime call's record may carry its nested driver call's id: either joins, once. */
+	cur_corr = 301;
+	void *p = NULL;
+	CUdeviceptr dp = 0;
+	cudaMalloc_v3020_params rp = {&p, 1024};
+	cuMemAlloc_v2_params dprm = {&dp, 1024};
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_ENTER, &rp, 0);
+	cur_corr = 302;
+	feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_ENTER, &dprm, 0);
+	dp = 0x770000200000ull;
+	feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_EXIT, &dprm, 0);
+	p = (void *)(uintptr_t)dp;
+	cur_corr = 301;
+	feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_EXIT, &rp, 0);
+	mem_record(302, 1, 0x770000200000ull, 1024, DEVICE, 3, 0, 0, 0);
+	deliver();
+	CHECK_EQ(stats().joined_allocs - s0.joined_allocs, 3);
+	/* Releases join their frees. */
+	cur_corr = 401;
+	rt_free((void *)0x770000000000ull);
+	mem_record(401, 0, 0x770000000000ull, 4096, DEVICE, 7, 0, 0, 0);
+	deliver();
+	CHECK_EQ(stats().free_records - s0.free_records, 1);
+	CHECK_EQ(stats().joined_frees - s0.joined_frees, 1);
+	/* A record that disagrees with its call is joined and flagged. */
+	cur_corr = 501;
+	rt_malloc(100, (void *)0x770000300000ull, 0);
+	mem_record(501, 1, 0x770000300000ull, 512, DEVICE, 3, 0, 0, 0);
+	deliver();
+	CHECK_EQ(stats().join_mismatches - s0.join_mismatches, 1);
+	d = devsite_of(site, &found);
+	CHECK_EQ(d.flags & MGC_DEVSITE_MISMATCH, MGC_DEVSITE_MISMATCH);
+	CHECK_EQ(d.records, 4);
+	struct mgp_cupti_stats s1 = stats();
+	CHECK_EQ(s1.callback_only, s0.callback_only);
+	CHECK_EQ(s1.record_only, s0.record_only);
+	/* A dropped record: the call waits a few flushes, then is given up (it stays recorded). */
+	cur_corr = 601;
+	rt_malloc(64, (void *)0x770000400000ull, 0);
+	age(2);
+	CHECK_EQ(stats().callback_only, s0.callback_only);
+	age(1);
+	CHECK_EQ(stats().callback_only - s0.callback_only, 1);
+	CHECK_EQ(site_for(0x1700)->live_bytes, 8192 + 1024 + 100 + 64);
+	/* A record no callback saw (a call the callbacks missed): counted, never memory. */
+	uint64_t live = stats().live_bytes;
+	mem_record(701, 1, 0x770000500000ull, 1u << 20, DEVICE, 0, 0, 0, 0);
+	/* __device__ variables: no call to join. */
+	mem_record(0, 1, 0x770000600000ull, 4096, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC, 0, 0, 0, 0);
+	deliver();
+	age(3);
+	CHECK_EQ(stats().record_only - s0.record_only, 1);
+	CHECK_EQ(stats().record_only_bytes - s0.record_only_bytes, 1u << 20);
+	CHECK_EQ(stats().static_bytes - s0.static_bytes, 4096);
+	CHECK_EQ(stats().live_bytes, live);
+	/* Pools: created, grown (allocation records carry the pool's size), trimmed, destroyed. */
+	pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED, 0x76e000000000ull, 32u << 20, 1);
+	deliver();
+	CHECK_EQ(stats().pool_records - s0.pool_records, 1);
+	CHECK_EQ(mgp_cupti_pool_cells(cells, 8), 2);
+	CHECK_EQ(cells[1].kind, mgc_kind_make(MGC_KIND_POOL, 1));
+	CHECK_EQ(cells[1].bytes, 32u << 20);
+	pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED, 0x76f000000000ull, 2u << 20, 0);
+	deliver();
+	mgp_cupti_pool_cells(cells, 8);
+	CHECK_EQ(cells[0].bytes, 2u << 20);
+	pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED, 0x76f000000000ull, 0, 0);
+	pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED, 0x76e000000000ull, 0, 1);
+	deliver();
+	CHECK_EQ(mgp_cupti_pool_cells(cells, 8), 0);
+	/* The final flush gives up whatever is left and ends joining. */
+	cur_corr = 801;
+	rt_free((void *)0x770000100000ull);
+	mgp_cupti_flush(1);
+	CHECK_EQ(stats().callback_only - s0.callback_only, 2);
+	CHECK_EQ(mgp_cupti_activity_on(), 0);
+	for (uint64_t a = 0x770000200000ull; a <= 0x770000400000ull; a += 0x100000)
+		rt_free((void *)a);
+	CHECK_EQ(site_for(0x1700)->live_bytes, 0);
+	cur_corr = 0;
 }
 
 static void test_fork(void)
@@ -400,6 +647,7 @@ int main(void)
 	test_other_kinds();
 	test_failed_calls();
 	test_vmm();
+	test_activity();
 	test_start_without_driver();
 	test_fork(); /* last: it checks the parent stays alive */
 	CHECK_EQ(ooms, 0);

@@ -10,8 +10,15 @@ COHORTS = 32
 
 PROCESS, MODULE_LOAD, MODULE_UNLOAD, STACK, SNAPSHOT, STEP, LABEL, CHILD, END, NOTICE = range(1, 11)
 PERFMAP = 13
+DEVMEM, DEVSITE = 15, 16
 SNAP_STEP, SNAP_FINAL, SNAP_FULL = 1, 2, 4
-KIND_HEAP, KIND_MMAP, KIND_DEVICE = 0, 1, 2
+KIND_HEAP, KIND_MMAP, KIND_DEVICE, KIND_PINNED, KIND_MANAGED, KIND_POOL = 0, 1, 2, 3, 4, 5
+DEVSITE_ASYNC, DEVSITE_POOL, DEVSITE_MISMATCH = 1, 2, 4
+
+
+def kind(mem, device=-1):
+    """A site's or DEVMEM cell's kind field: memory kind, device ordinal + 1 in the high byte."""
+    return mem | ((device + 1) << 8 if device >= 0 else 0)
 
 
 def fnv1a(b):
@@ -80,6 +87,16 @@ class TraceWriter:
                           label)
         assert len(hdr) == 152
         self.record(SNAPSHOT, hdr + body)
+
+    def devmem(self, cells):
+        """The DEVMEM completing the snapshot just written: cells are (kind, count, bytes)."""
+        self.record(DEVMEM, struct.pack("<II", len(cells), 0) +
+                    b"".join(struct.pack("<HHIQ", k, 0, c, b) for k, c, b in cells))
+
+    def devsite(self, site, stream=0, mem_kind=3, device=0, pool_type=0, flags=0, pool_address=0,
+                records=1):
+        self.record(DEVSITE, struct.pack("<IIIIIIQQ", site, stream, mem_kind, device, pool_type, flags,
+                                         pool_address, records))
 
     def step(self, t_ns, step):
         self.record(STEP, struct.pack("<QQ", t_ns, step))

@@ -232,6 +232,71 @@ def seeds():
           ("plateau", "75..95", "17000..17800"), (rc, s.get("verdict"), s.get("plateau_at"), mb, err))
 
 
+def gpu_kinds(tmp):
+    """CUDA memory by kind and device (DEVMEM cells after each snapshot) and what activity records
+    said of a site (DEVSITE): the breakdown, the per-point cells, a pool that is destroyed (its
+    cell drops to 0), the sites' kind, device and CUDA details, in JSON and text."""
+    sys.path.insert(0, HERE)
+    import gen_run
+    import mgtrace
+    MB = 1 << 20
+    base = 0x400000
+    path = os.path.join(tmp, "gpu_kinds.mgt")
+    dev0, pinned, pool0 = mgtrace.kind(2, 0), mgtrace.kind(3), mgtrace.kind(5, 0)
+    with open(path, "wb") as f:
+        w = mgtrace.TraceWriter(f)
+        w.process(cmdline=b"mgtrain\0--device\0cuda")
+        w.module(1, 1, 0, base, base + 0x100000, b"/nonexistent/mg-golden/mgtrain")
+        cache = gen_run.Site(3, [base + 0x3010, base + 0x300])
+        pin = gen_run.Site(4, [base + 0x4010, base + 0x400])
+        w.stack(3, cache.ips, kind=dev0)
+        w.stack(4, pin.ips, kind=pinned)
+        pin.alloc(16 * MB, 0)
+        t = 0
+        for step in range(300):
+            t += 500_000_000
+            cache.alloc(2 * MB, step)
+            sites = [s.entry() for s in (cache, pin) if s.dirty and s.allocs]
+            for s in (cache, pin):
+                s.dirty = False
+            w.step(t, step)
+            w.snapshot(t, step, 300 * MB, 0, 0, sites=sites, flags=mgtrace.SNAP_STEP,
+                       device=cache.live + pin.live)
+            cells = [(dev0, cache.count, cache.live), (pinned, 1, pin.live)]
+            if step < 200:  # the pool is destroyed at step 200: its cell is gone from DEVMEM
+                cells.append((pool0, 1, (128 if step < 100 else 256) * MB))
+            w.devmem(cells)
+            if step == 5:
+                w.devsite(3, stream=7, mem_kind=3, device=0, pool_type=1,
+                          flags=mgtrace.DEVSITE_ASYNC | mgtrace.DEVSITE_POOL, pool_address=0x7f00000000,
+                          records=6)
+        w.end(t + 1000)
+    rc, out, err = mgreport(["--json", "--top", "5", path])
+    doc = json.loads(out) if rc == 0 else {}
+    cells = doc.get("device_cells", [])
+    check([(c["name"], c["kind"], c["device"], c["bytes"], c["count"], c["peak"]) for c in cells]
+          == [("device:0", "device", 0, 600 * MB, 300, 600 * MB), ("pinned", "pinned", None, 16 * MB, 1, 16 * MB),
+              ("pool:0", "pool", 0, 0, 0, 256 * MB)],
+          "gpu kinds: device_cells by kind and device, a destroyed pool at 0 with its peak", None, (cells, err))
+    pts = doc.get("points", [])
+    by_step = {p["step"]: p.get("device_cells") for p in pts}
+    check(pts and pts[-1].get("device_cells") == [600 * MB, 16 * MB, 0]
+          and by_step.get(50) == [102 * MB, 16 * MB, 128 * MB] and by_step.get(150) == [302 * MB, 16 * MB, 256 * MB],
+          "gpu kinds: each point carries its cells", None, [(p["step"], p.get("device_cells")) for p in pts[::60]])
+    sites = {s["id"]: s for s in doc.get("sites", [])}
+    c3, c4 = sites.get(3, {}), sites.get(4, {})
+    check(c3.get("kind") == "device" and c3.get("device") == 0 and c3.get("verdict") == "leak"
+          and c3.get("cuda") == {"device": 0, "stream": 7, "memory_kind": 3, "async": True, "pool": "0x7f00000000",
+                                 "records": 6, "mismatch": False}
+          and c4.get("kind") == "pinned" and c4.get("device") is None and "cuda" not in c4,
+          "gpu kinds: sites carry kind, device and the activity records' details", None, (c3.get("cuda"), c4))
+    rc, out, err = mgreport(["--no-color", "--top", "5", path])
+    check(rc == 0 and "  device, GPU 0" in out and "  pinned host" in out and "  pool reserved, GPU 0" in out
+          and "[device GPU 0]" in out and "[pinned]" in out
+          and "cuda: stream 7, stream-ordered, pool 0x7f00000000, 6 records joined" in out,
+          "gpu kinds: text breakdown by kind and device, site tags and details", None, out[:3000])
+
+
 def gpu(tmp):
     """GPU memory (device sites, snapshots' device_live_bytes) is its own series: a caching pool's
     warmup on the device is `plateau`, device buffers kept every step are `leak`; device sites are
@@ -296,11 +361,11 @@ def gpu(tmp):
         check(doc["points"] and doc["points"][-1].get("device") == (9 * 64 + (600 if leak else 0)) * MB,
               "gpu %s: points carry device bytes" % name, "device", doc["points"][-1:])
         rc, out, err = mgreport(["--no-color", path])
-        check(rc == 0 and "live device (CUDA)" in out and "[device]" in out
-              and "device allocations at exit" in out and ("GPU leak" if leak else "GPU warmup") in out
+        check(rc == 0 and "live CUDA" in out and "[device]" in out
+              and "CUDA allocations at exit" in out and ("GPU leak" if leak else "GPU warmup") in out
               and "     device\n" in out,
               "gpu %s: text shows the device breakdown, series, column and sites" % name,
-              "live device (CUDA)", out[:2000])
+              "live CUDA", out[:2000])
         rc, _, _ = mgreport(["--fail-on", "leak", path])
         check(rc == (3 if leak else 0), "gpu %s: --fail-on leak -> exit %d" % (name, 3 if leak else 0),
               3 if leak else 0, rc)
@@ -326,6 +391,7 @@ def main():
             seeds()
             process_tree(tmp)
             gpu(tmp)
+            gpu_kinds(tmp)
     print("%d failed" % failures)
     return 1 if failures else 0
 
