@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* mge_main.c: mgtrain's entry point: options, --help/--version, exit status.
- * It must print one line per error and exit 2 for bad usage, 1 for a failed run, 0 otherwise. */
+ * It must print one line per error and exit 2 for bad usage (--device cuda in a build without CUDA
+ * included), 3 for --device cuda without a usable GPU, 1 for a failed run, 0 otherwise. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "mg_config.h"
+#include "mge_devtrain.h"
 #include "mge_options.h"
 #include "mge_train.h"
 
@@ -26,6 +29,13 @@ int main(int argc, char **argv)
 	if (o.version) {
 		printf("mgtrain %s\n", MG_VERSION);
 		return 0;
+	}
+	if (o.device == MGE_DEVICE_CUDA) {
+		rc = mge_devtrain_probe(err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "mgtrain: %s\n", err);
+			return rc == -ENOSYS ? 2 : 3;
+		}
 	}
 	rc = mge_train_run(&o, stdout, &what);
 	if (rc) {

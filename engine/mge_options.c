@@ -28,10 +28,11 @@ const char *mge_scenario_name(enum mge_scenario s)
 const char *mge_options_usage(void)
 {
 	return "usage: mgtrain [--steps N] [--batch B] [--threads T] [--scale X] [--seed S]\n"
-	       "               [--scenario NAME] [--malloc-stats] [--help] [--version]\n"
+	       "               [--scenario NAME] [--device cpu|cuda] [--malloc-stats]\n"
+	       "               [--help] [--version]\n"
 	       "\n"
 	       "Trains a small CNN on a synthetic PNG image set and prints, every 10 steps,\n"
-	       "  step N loss L acc A rss MB tensors T\n"
+	       "  step N loss L acc A rss MB tensors T [dev MB]\n"
 	       "and at the end\n"
 	       "  done: steps=N loss=L accuracy=A\n"
 	       "\n"
@@ -47,9 +48,13 @@ const char *mge_options_usage(void)
 	       "      late-leak   healthy until epoch 2, then an unbounded mining buffer\n"
 	       "      validation  a validation pass every 50 steps that allocates and frees a lot\n"
 	       "      retention   live heap flat while glibc keeps freed loader memory\n"
+	       "  --device D      cpu (default) or cuda: the model, its activations and AdamW on\n"
+	       "                  the GPU through a caching allocator; 'dev MB' is its reserved\n"
+	       "                  memory (scenarios healthy, leak, late-leak and retention)\n"
 	       "  --malloc-stats  append 'heap H free F' (MiB, glibc mallinfo2) to each step line\n"
 	       "\n"
-	       "Exit status: 0 done, 1 runtime error, 2 bad option.\n"
+	       "Exit status: 0 done, 1 runtime error, 2 bad option (or --device cuda in a build\n"
+	       "without CUDA), 3 --device cuda and no usable GPU.\n"
 	       "See docs/ENGINE.md for each scenario's mechanism and measured memory shape.\n";
 }
 
@@ -136,7 +141,8 @@ int mge_options_parse(struct mge_options *o, int argc, char **argv, char *err, s
 			strcpy(name, arg);
 		}
 		if (strcmp(name, "--steps") && strcmp(name, "--batch") && strcmp(name, "--threads") &&
-		    strcmp(name, "--scale") && strcmp(name, "--seed") && strcmp(name, "--scenario"))
+		    strcmp(name, "--scale") && strcmp(name, "--seed") && strcmp(name, "--scenario") &&
+		    strcmp(name, "--device"))
 			return fail(err, errlen, "unknown option '%s' (see --help)", name);
 		if (!val) {
 			if (i + 1 >= argc)
@@ -160,6 +166,13 @@ int mge_options_parse(struct mge_options *o, int argc, char **argv, char *err, s
 		} else if (!strcmp(name, "--seed")) {
 			if (parse_u64(val, 0, UINT64_MAX, &o->seed))
 				return fail(err, errlen, "bad --seed '%s': want an unsigned integer", val);
+		} else if (!strcmp(name, "--device")) {
+			if (!strcmp(val, "cpu"))
+				o->device = MGE_DEVICE_CPU;
+			else if (!strcmp(val, "cuda"))
+				o->device = MGE_DEVICE_CUDA;
+			else
+				return fail(err, errlen, "bad --device '%s': want cpu or cuda", val);
 		} else {
 			int found = -1;
 			for (int s = 0; s < MGE_SCENARIO_COUNT; s++)
@@ -172,5 +185,9 @@ int mge_options_parse(struct mge_options *o, int argc, char **argv, char *err, s
 			o->scenario = (enum mge_scenario)found;
 		}
 	}
+	/* slow-leak reads the weights and validation runs the model on the host: CPU only. */
+	if (o->device == MGE_DEVICE_CUDA &&
+	    (o->scenario == MGE_SCENARIO_SLOW_LEAK || o->scenario == MGE_SCENARIO_VALIDATION))
+		return fail(err, errlen, "scenario %s is CPU-only (use --device cpu)", scenario_names[o->scenario]);
 	return 0;
 }

@@ -17,6 +17,11 @@ enum mge_scenario {
 	MGE_SCENARIO_COUNT
 };
 
+enum mge_device {
+	MGE_DEVICE_CPU,
+	MGE_DEVICE_CUDA,   /* the model on the GPU (mge_devtrain.h); healthy, leak, late-leak, retention */
+};
+
 struct mge_options {
 	uint64_t steps;            /* training steps, >= 1 */
 	int batch;                 /* images per batch, 1..64 */
@@ -24,6 +29,7 @@ struct mge_options {
 	double scale;              /* multiplies the memory effects (source image area), 0.25..16 */
 	uint64_t seed;             /* everything random derives from it */
 	enum mge_scenario scenario;
+	enum mge_device device;
 	int malloc_stats;          /* --malloc-stats: add glibc's live/free heap to each log line */
 	int help;                  /* --help given: print usage, run nothing */
 	int version;               /* --version given */

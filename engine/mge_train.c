@@ -20,8 +20,16 @@ static void log_step(struct mge_trainer *t, uint64_t step)
 	double rss = mge_memstat_rss_mb();
 
 	mge_pool_stats(t->pool, &ps);
-	fprintf(t->out, "step %" PRIu64 " loss %.4f acc %.3f rss %.1f tensors %zu", step,
-		t->win_loss / t->win_steps, t->win_acc / t->win_steps, rss, ps.live_tensors);
+	if (t->dev) {
+		size_t tensors;
+		double dev;
+		mge_devtrain_log(t->dev, &tensors, &dev);
+		fprintf(t->out, "step %" PRIu64 " loss %.4f acc %.3f rss %.1f tensors %zu dev %.1f", step,
+			t->win_loss / t->win_steps, t->win_acc / t->win_steps, rss, tensors, dev);
+	} else {
+		fprintf(t->out, "step %" PRIu64 " loss %.4f acc %.3f rss %.1f tensors %zu", step,
+			t->win_loss / t->win_steps, t->win_acc / t->win_steps, rss, ps.live_tensors);
+	}
 	if (t->opt.malloc_stats) {
 		double live, kept;
 		mge_memstat_heap_mb(&live, &kept);
@@ -66,15 +74,19 @@ static int train_step(struct mge_trainer *t, uint64_t step, const char **what)
 			return err;
 		}
 	}
-	err = mge_model_train_step(&t->model, b->x, b->labels, losses, &loss, &correct);
-	if (!err)
-		err = mge_optim_step(&t->optim, &t->model);
+	*what = "out of memory in the training step";
+	if (t->dev) {
+		err = mge_devtrain_step(t->dev, b, losses, &loss, &correct, what);
+	} else {
+		err = mge_model_train_step(&t->model, b->x, b->labels, losses, &loss, &correct);
+		if (!err)
+			err = mge_optim_step(&t->optim, &t->model);
+	}
 	if (!err && t->opt.scenario == MGE_SCENARIO_LATE_LEAK)
 		err = mge_mining_append(&t->mining, b, losses);
 	if (!err && t->opt.scenario == MGE_SCENARIO_SLOW_LEAK)
 		err = mge_diag_record_step(&t->diag, step, &t->model, b->x);
 	if (err) {
-		*what = "out of memory in the training step";
 		mge_batch_release(b);
 		return err;
 	}
@@ -88,6 +100,7 @@ static int train_step(struct mge_trainer *t, uint64_t step, const char **what)
 
 static void teardown(struct mge_trainer *t)
 {
+	mge_devtrain_stop(t->dev);
 	mge_loader_stop(t->loader);
 	mge_mining_free(&t->mining);
 	mge_diag_free(&t->diag);
@@ -129,10 +142,20 @@ int mge_train_run(const struct mge_options *o, FILE *out, const char **what)
 		goto fail;
 	}
 	mge_optim_init(&t.optim, MGE_LR);
+	if (o->device == MGE_DEVICE_CUDA) {
+		err = mge_devtrain_start(&t.dev, &t.model, &t.optim, o->scenario == MGE_SCENARIO_LEAK, what);
+		if (err)
+			goto fail;
+		/* The parameters live on the device from here on. */
+		mge_model_free(&t.model);
+	}
 	lc = (struct mge_loader_config){
 		.ds = &t.data, .batch = o->batch, .threads = o->threads, .seed = o->seed,
 		.batches = o->steps, .scenario = o->scenario,
 	};
+	/* --device cuda: the leak is the collator's device cache (mge_devtrain.c), not its host one. */
+	if (t.dev && o->scenario == MGE_SCENARIO_LEAK)
+		lc.scenario = MGE_SCENARIO_HEALTHY;
 	err = mge_loader_start(&t.loader, &lc);
 	if (err) {
 		*what = "cannot start the loader threads";

@@ -8,6 +8,7 @@
 
 #include "mge_chain.h"
 #include "mge_dataset.h"
+#include "mge_devtrain.h"
 #include "mge_diag.h"
 #include "mge_loader.h"
 #include "mge_mining.h"
@@ -29,6 +30,7 @@ struct mge_trainer {
 	struct mge_model model;
 	struct mge_optim optim;
 	struct mge_loader *loader;
+	struct mge_devtrain *dev;       /* --device cuda: the model on the GPU (mge_devtrain.h), else NULL */
 	struct mge_mining mining;       /* late-leak */
 	struct mge_diag diag;           /* slow-leak */
 	struct mge_chain chain;         /* retention */

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 STEP = re.compile(r"^step (\d+) loss ([0-9.]+) acc ([0-9.]+) rss ([0-9.]+) tensors (\d+)"
-                  r"(?: heap ([0-9.]+) free ([0-9.]+))?$")
+                  r"(?: dev ([0-9.]+))?(?: heap ([0-9.]+) free ([0-9.]+))?$")
 DONE = re.compile(r"^done: steps=(\d+) loss=([0-9.]+) accuracy=([0-9.]+)$")
 
 
@@ -39,8 +39,9 @@ def parse(out):
             steps[int(m.group(1))] = {
                 "loss": float(m.group(2)), "acc": float(m.group(3)), "rss": float(m.group(4)),
                 "tensors": int(m.group(5)),
-                "heap": float(m.group(6)) if m.group(6) else None,
-                "free": float(m.group(7)) if m.group(7) else None,
+                "dev": float(m.group(6)) if m.group(6) else None,
+                "heap": float(m.group(7)) if m.group(7) else None,
+                "free": float(m.group(8)) if m.group(8) else None,
             }
         m = DONE.match(line)
         if m:
@@ -140,14 +141,41 @@ def test_options(exe):
     check(done["steps"] == 15 and 10 in steps, "--opt=value form and small runs work")
 
 
+def test_device(exe, build):
+    """--device: bad values and CPU-only scenarios are usage errors; --device cuda says in one line
+    that the build has no CUDA (exit 2) or, built with CUDA, that there is no usable GPU (exit 3),
+    or runs on the GPU when there is one. build: 'cuda' or 'nocuda' (how mgtrain was built)."""
+    for args in (["--device", "gpu"], ["--device"], ["--device=CUDA"],
+                 ["--device", "cuda", "--scenario", "slow-leak"], ["--device=cuda", "--scenario=validation"]):
+        p = run(exe, *args, expect_rc=2)
+        lines = p.stderr.strip().splitlines()
+        check(len(lines) == 1 and lines[0].startswith("mgtrain: ") and not p.stdout,
+              f"{' '.join(args)}: exit 2 with one line: {lines}")
+    check("--device" in run(exe, "--help").stdout, "--help lists --device")
+    steps, done = parse(run(exe, "--device", "cpu", "--steps", "10").stdout)
+    check(done["steps"] == 10 and steps[10]["dev"] is None, "--device cpu: runs, no dev column")
+    p = subprocess.run([exe, "--device", "cuda", "--steps", "20"], capture_output=True, text=True, timeout=300)
+    lines = p.stderr.strip().splitlines()
+    if build == "nocuda":
+        check(p.returncode == 2 and len(lines) == 1 and lines[0].startswith("mgtrain: built without CUDA")
+              and not p.stdout, f"built without CUDA: --device cuda exits 2 with one line: {p.returncode} {lines}")
+    elif p.returncode == 0:
+        steps, done = parse(p.stdout)
+        check(done["steps"] == 20 and steps[20]["dev"] is not None and steps[20]["dev"] > 0
+              and steps[20]["tensors"] == 32, f"a GPU: --device cuda trains with a dev column: {steps[20]}")
+    else:
+        check(p.returncode == 3 and len(lines) == 1 and lines[0].startswith("mgtrain: no usable GPU: ")
+              and not p.stdout, f"built with CUDA, no GPU: exit 3 with one line: {p.returncode} {lines}")
+
+
 TESTS = {
     "healthy": test_healthy, "determinism": test_determinism, "leak": test_leak,
     "late-leak": test_late_leak, "slow-leak": test_slow_leak, "validation": test_validation,
-    "retention": test_retention, "options": test_options,
+    "retention": test_retention, "options": test_options, "device": test_device,
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[2] not in TESTS:
-        print("usage: engine_test.py MGTRAIN {" + ",".join(TESTS) + "}")
+    if len(sys.argv) < 3 or sys.argv[2] not in TESTS:
+        print("usage: engine_test.py MGTRAIN {" + ",".join(TESTS) + "} [ARG]")
         sys.exit(2)
-    TESTS[sys.argv[2]](sys.argv[1])
+    TESTS[sys.argv[2]](sys.argv[1], *sys.argv[3:])
