@@ -602,9 +602,9 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 	struct join_entry *e = join_find(m->correlationId);
 	if (e && e->half == HALF_CB) {
 		if (e->alias) { /* the data is with the partner (the runtime call's id) */
-			struct join_entry *p = join_find(e->partner);
-			join_del(e);
-			e = p;
+			uint32_t partner = e->partner;
+			join_del(e); /* may move entries: look the partner up after */
+			e = join_find(partner);
 		}
 		if (e) {
 			struct join_entry c = *e;

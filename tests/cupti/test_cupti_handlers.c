@@ -589,6 +589,60 @@ static void test_activity(void)
 	cur_corr = 0;
 }
 
+/* Thousands of calls pending at once (a crowded join table: entries move when others are
+ * deleted), each a runtime call with a nested driver call whose id the record carries, the
+ * records delivered in a shuffled order: every one joins, and nothing is left over. */
+static void test_join_crowded(void)
+{
+	enum { N = 5000 };
+	static uint32_t order[N];
+	mgp_cupti_set_joining(1);
+	struct mgp_cupti_stats s0 = stats();
+	cur_frame = 0x1800;
+	for (uint32_t i = 0; i < N; i++) {
+		void *p = NULL;
+		CUdeviceptr dp = 0;
+		cudaMalloc_v3020_params rp = {&p, 256};
+		cuMemAlloc_v2_params dprm = {&dp, 256};
+		cur_corr = 100000 + 2 * i;
+		feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_ENTER, &rp, 0);
+		cur_corr = 100001 + 2 * i;
+		feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_ENTER, &dprm, 0);
+		dp = 0x760000000000ull + ((uint64_t)i << 12);
+		feed(DRV, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, CUPTI_API_EXIT, &dprm, 0);
+		p = (void *)(uintptr_t)dp;
+		cur_corr = 100000 + 2 * i;
+		feed(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, CUPTI_API_EXIT, &rp, 0);
+		order[i] = i;
+	}
+	uint64_t x = 88172645463325252ull; /* xorshift: a fixed shuffle */
+	for (uint32_t i = N - 1; i > 0; i--) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint32_t j = (uint32_t)(x % (i + 1)), tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	for (uint32_t k = 0; k < N; k++) {
+		uint32_t i = order[k];
+		mem_record(100001 + 2 * i, 1, 0x760000000000ull + ((uint64_t)i << 12), 256,
+			   CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 1, 0, 0, 0);
+		if (actlen + sizeof(CUpti_ActivityMemory4) > sizeof actbuf)
+			deliver();
+	}
+	deliver();
+	struct mgp_cupti_stats s1 = stats();
+	CHECK_EQ(s1.joined_allocs - s0.joined_allocs, N);
+	CHECK_EQ(s1.join_mismatches, s0.join_mismatches);
+	CHECK_EQ(s1.join_full, s0.join_full);
+	mgp_cupti_flush(1); /* nothing may be left to give up */
+	CHECK_EQ(stats().callback_only, s0.callback_only);
+	CHECK_EQ(stats().record_only, s0.record_only);
+	for (uint32_t i = 0; i < N; i++)
+		rt_free((void *)(uintptr_t)(0x760000000000ull + ((uint64_t)i << 12)));
+	CHECK_EQ(site_for(0x1800)->live_bytes, 0);
+	cur_corr = 0;
+}
+
 static void test_fork(void)
 {
 	cur_frame = 0x1600;
@@ -648,6 +702,7 @@ int main(void)
 	test_failed_calls();
 	test_vmm();
 	test_activity();
+	test_join_crowded();
 	test_start_without_driver();
 	test_fork(); /* last: it checks the parent stays alive */
 	CHECK_EQ(ooms, 0);
