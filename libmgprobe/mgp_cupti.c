@@ -106,6 +106,7 @@ static struct {
 	const struct mgp_cupti_sink *sink;
 	int alive;                 /* handlers run (init done, no fork since) */
 	int activity;              /* activity records are enabled: calls are entered for joining */
+	int started;               /* subscribed: CUDA allocations are being traced */
 	int vmm_lock, join_lock, ctx_lock;
 	struct vmm_table handles, maps;
 	struct join_entry *join;
@@ -1100,13 +1101,16 @@ int mgp_cupti_start(void)
 		}
 	}
 	start_activity();
+	__atomic_store_n(&C.started, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-void mgp_cupti_atfork_child(void)
+int mgp_cupti_atfork_child(void)
 {
+	int was_tracing = C.started;
+	C.started = 0;
 	if (!__atomic_exchange_n(&C.alive, 0, __ATOMIC_RELAXED))
-		return;
+		return 0;
 	/* The parent's device memory stays the parent's: zero the device sites in the child. */
 	tls_rt_depth = 0;
 	tls_nested_corr = 0;
@@ -1125,6 +1129,12 @@ void mgp_cupti_atfork_child(void)
 	C.vmm_lock = C.join_lock = C.ctx_lock = C.buf_lock = 0;
 	memset(C.pools, 0, sizeof C.pools);
 	memset(&C.st, 0, sizeof C.st);
+	return was_tracing;
+}
+
+int mgp_cupti_tracing(void)
+{
+	return __atomic_load_n(&C.started, __ATOMIC_ACQUIRE) && mgp_cupti_alive();
 }
 
 int mgp_cupti_alive(void)

@@ -68,8 +68,11 @@ void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 
 /* From the probe's atfork child handler, before the child's first snapshot: CUPTI is dead in the
  * child (it must never be called there), and the parent's device memory is not the child's, so
- * device-kind sites drop to zero live bytes. */
-void mgp_cupti_atfork_child(void);
+ * CUDA sites drop to zero live bytes. Returns 1 when the parent was tracing CUDA (subscribed). */
+int mgp_cupti_atfork_child(void);
+
+/* 1 while CUDA allocations are traced in this process (mgp_cupti_start succeeded, no fork since). */
+int mgp_cupti_tracing(void);
 
 /* 1 after mgp_cupti_init until a fork kills CUPTI in this process. */
 int mgp_cupti_alive(void);

@@ -690,6 +690,12 @@ static void atfork_parent(void)
 	mgp_mmaps_unlock();
 	mgp_sites_unlock();
 	pthread_mutex_unlock(&P.wlock);
+#if MG_HAVE_CUPTI
+	static int told;
+	if (mgp_cupti_tracing() && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED))
+		mgp_log("children forked after CUDA started trace host memory only (CUDA cannot be used "
+			"after fork); this process's CUDA tracing goes on");
+#endif
 	tls_guard--;
 }
 
@@ -699,8 +705,9 @@ static void atfork_child(void)
 	mgp_mmaps_unlock();
 	mgp_sites_unlock();
 	pthread_mutex_unlock(&P.wlock);
+	int had_cuda = 0;
 #if MG_HAVE_CUPTI
-	mgp_cupti_atfork_child(); /* before the child's first snapshot */
+	had_cuda = mgp_cupti_atfork_child(); /* before the child's first snapshot */
 #endif
 	P.pid = mgp_getpid();
 	mgp_trace_forget();
@@ -718,6 +725,9 @@ static void atfork_child(void)
 		tls_guard--;
 		return;
 	}
+	if (had_cuda)
+		mgp_trace_notice("CUDA memory is not traced in this forked child: CUDA cannot be used after "
+				 "fork, and the parent's device memory is not the child's");
 	mgp_trace_sync_modules(1);
 	mgp_trace_write_stacks();
 	mgp_trace_snapshot(__atomic_load_n(&P.step, __ATOMIC_RELAXED), MGC_SNAP_FULL, P.label);

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* gpu_alloc.c: the GPU suite's CUDA program: known CUDA allocations from named functions
  * (cudaMalloc/cudaFree loop, cudaMallocAsync/FreeAsync, cudaMallocHost, cudaMallocManaged, one VMM
- * reserve/create/map/unmap/release sequence) for test_gpu.py to find under the probe. It loads
+ * reserve/create/map/unmap/release sequence, then a fork whose child only touches host memory) for
+ * test_gpu.py to find under the probe. It loads
  * CUDA with dlopen so it builds and starts anywhere, and exits 77 (skipped) when there is no GPU. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cuda.h>
 
@@ -113,6 +116,24 @@ static NOINLINE void do_vmm(size_t *granule)
 	ok("cuMemRelease", F.cuMemRelease(h[1]));
 }
 
+/* A child forked after CUDA started, as DataLoader workers are: host memory only, then _exit. */
+static NOINLINE void do_fork(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *volatile p = malloc(4096);
+		p[0] = 1;
+		free(p);
+		_exit(0);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("gpu_alloc: the forked child failed\n");
+		failed = 1;
+	}
+}
+
 int main(void)
 {
 	void *cu = dlopen("libcuda.so.1", RTLD_NOW);
@@ -160,6 +181,7 @@ int main(void)
 	do_managed();
 	do_vmm(&granule);
 	ok("cudaDeviceSynchronize", F.cudaDeviceSynchronize());
+	do_fork();
 	printf("granule %zu\n", granule);
 	return failed;
 }

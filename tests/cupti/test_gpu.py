@@ -23,8 +23,16 @@ granule = int(plain.stdout.decode().split()[-1])
 out = t.path("gpu.mgt")
 probed = t.probe([prog], out, timeout=300)
 t.eq("under the probe: exit status", 0, probed.returncode)
-t.eq("no CUPTI notice", [], [l for l in probe_lines(probed.stderr) if "CUDA" in l])
+# One line: the fork after CUDA started (CUDA is not traced in the child); no CUPTI failure.
+cuda_lines = [l for l in probe_lines(probed.stderr) if "CUDA" in l]
+t.true("one CUDA notice on stderr, the fork's", len(cuda_lines) == 1 and "forked after CUDA" in cuda_lines[0],
+       cuda_lines)
 rep = t.report(out)
+kids = [p for p in (rep or {}).get("processes", [])[1:]]
+t.true("the forked child's trace says CUDA is not traced there, and it has no CUDA site",
+       len(kids) == 1 and any("not traced in this forked child" in n for n in kids[0]["process"]["notices"])
+       and not [s for s in kids[0]["sites"] if s["kind"] in ("device", "pinned", "managed")],
+       [(k.get("process", {}).get("notices"), len(k.get("sites", []))) for k in kids])
 
 
 CUDA_KINDS = ("device", "pinned", "managed")
