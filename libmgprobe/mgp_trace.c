@@ -542,8 +542,8 @@ static void cell_add(uint16_t kind, uint64_t dbytes, uint64_t dcount)
 	while (c < W.ncells && W.cells[c].kind != kind)
 		c++;
 	if (c == W.ncells) {
-		if (W.ncells == MGP_TRACE_MAX_CELLS)
-			return; /* the totals keep them; DEVMEM names the first cells only */
+		if (W.ncells == MGP_TRACE_MAX_CELLS || (!dbytes && !dcount))
+			return; /* full: the totals keep them; nothing yet (a forked child's zeroed sites) */
 		W.cells[W.ncells++] = (struct mgc_devmem_cell){.kind = kind};
 	}
 	W.cells[c].bytes += dbytes;

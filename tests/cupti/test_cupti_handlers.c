@@ -13,9 +13,12 @@
 #include <unistd.h>
 
 #include "mgc_format.h"
+#include "mgc_trace.h"
 #include "mgp_cupti.h"
 #include "mgp_live.h"
+#include "mgp_os.h"
 #include "mgp_sites.h"
+#include "mgp_trace.h"
 
 static int failures;
 
@@ -643,6 +646,86 @@ static void test_join_crowded(void)
 	cur_corr = 0;
 }
 
+/* The probe's trace writer and mgreport's reader: CUDA sites keep their kind and device, each
+ * snapshot is followed by DEVMEM cells (a cell that went to zero stays, a pool's reserved bytes),
+ * DEVSITE carries a joined site's details, and device_live_bytes is all CUDA kinds. */
+static void test_trace_roundtrip(void)
+{
+	static const struct mgp_trace_cuda cuda = {mgp_cupti_pool_cells, mgp_cupti_take_devsites};
+	char path[] = "/tmp/mg-cupti-trace-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || mgp_trace_init(4096) < 0) {
+		fprintf(stderr, "test_trace_roundtrip: setup failed\n");
+		failures++;
+		return;
+	}
+	close(fd);
+	struct mgp_process_info info = {.pid = getpid(), .ppid = getppid(), .start_mono_ns = mgp_now_ns(),
+					.interval_ms = 1000, .depth = 64, .rank = -1, .local_rank = -1};
+	CHECK_EQ(mgp_trace_open(path, 0, &info), 0);
+	mgp_trace_set_cuda(&cuda);
+	mgp_cupti_set_joining(1);
+	const uint64_t MB = 1 << 20;
+	cur_frame = 0x1900;
+	cur_corr = 900001;
+	rt_malloc(3 * MB, (void *)0x750000000000ull, 0);
+	mem_record(900001, 1, 0x750000000000ull, 3 * MB, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, 5, 0,
+		   0x74f000000000ull, 8 * MB);
+	deliver();
+	cur_corr = 0;
+	vmm_create_at(0x900, 2 * MB, CU_MEM_LOCATION_TYPE_DEVICE, 1);
+	void *out = (void *)0x750000400000ull;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, &(cudaMallocHost_v3020_params){&out, MB}, 0);
+	out = (void *)0x750000800000ull;
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
+	     &(cudaMallocManaged_v6000_params){&out, 4 * MB, 1}, 0);
+	mgp_trace_write_stacks();
+	mgp_trace_snapshot(1, MGC_SNAP_STEP | MGC_SNAP_FULL, "");
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, &(cudaFreeHost_v3020_params){(void *)0x750000400000ull}, 0);
+	mgp_trace_snapshot(2, MGC_SNAP_STEP, "");
+	CHECK_EQ(mgp_trace_flush(), 0);
+	mgp_trace_close();
+
+	struct mgc_trace *t = NULL;
+	char err[256];
+	if (mgc_trace_load(path, &t, err, sizeof err) < 0) {
+		fprintf(stderr, "test_trace_roundtrip: %s\n", err);
+		failures++;
+		unlink(path);
+		return;
+	}
+	CHECK_EQ(t->npoints, 2);
+	CHECK_EQ(t->last.device, 3 * MB + 2 * MB + 4 * MB);
+	CHECK_EQ(t->points[0].device, 3 * MB + 2 * MB + MB + 4 * MB);
+	CHECK_EQ(t->ndevcells, 5);
+	uint64_t want_kinds[5] = {mgc_kind_make(MGC_KIND_DEVICE, -1), mgc_kind_make(MGC_KIND_DEVICE, 1),
+				  MGC_KIND_PINNED, MGC_KIND_MANAGED, mgc_kind_make(MGC_KIND_POOL, 0)};
+	uint64_t first[5] = {3 * MB, 2 * MB, MB, 4 * MB, 8 * MB}, last[5] = {3 * MB, 2 * MB, 0, 4 * MB, 8 * MB};
+	for (size_t k = 0; k < 5 && k < t->ndevcells; k++) {
+		CHECK_EQ(t->devcells[k].kind, want_kinds[k]);
+		CHECK_EQ(t->points[0].dev[k], first[k]);
+		CHECK_EQ(t->points[1].dev[k], last[k]);
+		CHECK_EQ(t->devcells[k].peak, first[k]);
+	}
+	CHECK_EQ(t->devcells[2].count, 0);
+	CHECK_EQ(t->devcells[3].count, 1);
+	CHECK_EQ(t->devcells[4].count, 1);
+	uint32_t dev_site = site_for(0x1900)->id, d1_site = site_kind(0x1900, mgc_kind_make(MGC_KIND_DEVICE, 1))->id;
+	const struct mgc_site *ds = dev_site < t->nsites ? t->sites[dev_site] : NULL;
+	CHECK_EQ(ds && ds->kind == MGC_KIND_DEVICE && ds->live_bytes == 3 * MB, 1);
+	CHECK_EQ(ds && ds->cuda && ds->cuda->stream == 5 && ds->cuda->pool_address == 0x74f000000000ull &&
+			 ds->cuda->records == 1 && ds->cuda->flags == (MGC_DEVSITE_ASYNC | MGC_DEVSITE_POOL),
+		 1);
+	const struct mgc_site *d1 = d1_site < t->nsites ? t->sites[d1_site] : NULL;
+	CHECK_EQ(d1 && mgc_kind_device(d1->kind) == 1 && d1->live_bytes == 2 * MB && !d1->cuda, 1);
+	mgc_trace_free(t);
+	unlink(path);
+	mgp_cupti_set_joining(0);
+	rt_free((void *)0x750000000000ull);
+	vmm_release(0x900);
+	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, &(cudaFree_v3020_params){(void *)0x750000800000ull}, 0);
+}
+
 static void test_fork(void)
 {
 	cur_frame = 0x1600;
@@ -702,6 +785,7 @@ int main(void)
 	test_vmm();
 	test_activity();
 	test_join_crowded();
+	test_trace_roundtrip();
 	test_start_without_driver();
 	test_fork(); /* last: it checks the parent stays alive */
 	CHECK_EQ(ooms, 0);
