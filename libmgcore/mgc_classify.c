@@ -485,6 +485,22 @@ static double mgc_dx_median(const double *x, size_t n, double *scratch)
 	return mgc_median_copy(scratch, n - 1, scratch + n);
 }
 
+static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct mgc_fit *out);
+
+/* Judges a reduced series in place of the one in x, y (which in points at and which it
+ * overwrites): the k points mx, my (a floor under spikes, or the points left after setting spikes
+ * aside, in w's scratch), with spikes every period_x. */
+static void decide_reduced(struct mgc_core_in *in, struct mgc_work *w, double *x, double *y,
+			   const double *mx, const double *my, size_t k, double period_x, struct mgc_fit *out)
+{
+	memcpy(w->hy, my, k * sizeof(double));
+	memcpy(x, mx, k * sizeof(double));
+	memcpy(y, w->hy, k * sizeof(double));
+	in->n = k;
+	mgc_decide(in, w, out);
+	out->period = period_x;
+}
+
 /* The core decision on a non-periodic series (see docs/CLASSIFIER.md, "Decision"). */
 static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct mgc_fit *out)
 {
@@ -958,14 +974,7 @@ static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
 		}
 		if (k >= 8) {
 			double period_x = (double)per * mgc_dx_median(x, n, w.s1);
-			memcpy(w.hy, my, k * sizeof(double));
-			memcpy(x, mx, k * sizeof(double));
-			memcpy(y, w.hy, k * sizeof(double));
-			in.n = k;
-			in.x = x;
-			in.y = y;
-			mgc_decide(&in, &w, out);
-			out->period = period_x;
+			decide_reduced(&in, &w, x, y, mx, my, k, period_x, out);
 			size_t len = strlen(out->why);
 			if (len + 48 < sizeof(out->why))
 				snprintf(out->why + len, sizeof(out->why) - len,
@@ -992,14 +1001,7 @@ static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
 		}
 		double period_x = (double)per * mgc_dx_median(x, n, w.s1);
 		/* the floor is classified as a series of its own */
-		memcpy(w.hy, my, np * sizeof(double));
-		memcpy(x, mx, np * sizeof(double));
-		memcpy(y, w.hy, np * sizeof(double));
-		in.n = np;
-		in.x = x;
-		in.y = y;
-		mgc_decide(&in, &w, out);
-		out->period = period_x;
+		decide_reduced(&in, &w, x, y, mx, my, np, period_x, out);
 		if (opts && opts->limit > 0 && out->slope > 0 &&
 		    (out->verdict == MGC_VERDICT_GROWING || out->verdict == MGC_VERDICT_LEAK)) {
 			double head = opts->limit - peak;

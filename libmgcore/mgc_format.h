@@ -140,7 +140,7 @@ _Static_assert(sizeof(struct mgc_rec_module_unload) == 8, "unload record is froz
 struct mgc_rec_stack {
 	uint32_t id;      /* site id, > 0 */
 	uint32_t gen;
-	uint16_t kind;    /* enum mgc_kind */
+	uint16_t kind;    /* enum mgc_kind (v1: host kinds only) */
 	uint16_t nframes;
 	uint32_t reserved;
 };
@@ -163,7 +163,7 @@ _Static_assert(sizeof(struct mgc_rec_frames) == 8, "frames record is frozen");
 struct mgc_rec_stack2 {
 	uint32_t id;      /* site id, > 0 */
 	uint32_t gen;     /* module generation */
-	uint16_t kind;    /* enum mgc_kind */
+	uint16_t kind;    /* mgc_kind_make(mem, device): see mgc_kind_mem */
 	uint16_t nframes;
 	uint32_t leaf;    /* innermost frame's node; 0 for an empty stack */
 };
@@ -348,6 +348,18 @@ static inline uint64_t mgc_zigzag(int64_t v)
 static inline int64_t mgc_unzigzag(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A 64-bit finalizer (MurmurHash3's fmix64): every input bit reaches every output bit. The
+ * probe's stack hash and the symbolizer's tables end with it. */
+static inline uint64_t mgc_mix64(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return h;
 }
 
 static inline uint32_t mgc_fnv1a(const void *p, size_t n)

@@ -77,7 +77,7 @@ enum mgc_shm_site_rank { MGC_SHM_TOP_LIVE = 1u, MGC_SHM_TOP_GROWTH = 2u };
  * point, and its stack (innermost first, return addresses). */
 struct mgc_shm_site {
 	uint32_t site;
-	uint16_t kind;            /* enum mgc_kind */
+	uint16_t kind;            /* mgc_kind_make: enum mgc_kind, CUDA device + 1 in the high byte */
 	uint16_t nframes;         /* frames kept (<= MGC_SHM_FRAMES) */
 	uint32_t ranks;           /* enum mgc_shm_site_rank bits */
 	uint32_t full_nframes;    /* the stack's real depth */

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mgc_format.h"
+
 /* From the C++ runtime (libstdc++, linked by libmgcore); C has no header for it. Returns a
  * malloc'd string or NULL with *status != 0. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -37,16 +39,6 @@ struct sym_htab {
 };
 
 typedef bool (*sym_eq_fn)(const void *item, const void *key);
-
-static uint64_t sym_mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
 
 static uint64_t sym_hash_bytes(uint64_t h, const void *p, size_t n)
 {
@@ -187,14 +179,14 @@ static bool sym_string_eq(const void *item, const void *key)
 
 static uint64_t sym_addr_hash(const struct sym_module *m, uint64_t offset)
 {
-	return sym_mix((uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ULL ^ offset);
+	return mgc_mix64((uint64_t)(uintptr_t)m * 0x9e3779b97f4a7c15ULL ^ offset);
 }
 
 /* Returns the pool's copy of str, or NULL on ENOMEM. */
 static const char *sym_intern(struct mgc_symbolizer *s, const char *str)
 {
 	size_t len = strlen(str);
-	uint64_t h = sym_mix(sym_hash_bytes(0xcbf29ce484222325ULL, str, len));
+	uint64_t h = mgc_mix64(sym_hash_bytes(0xcbf29ce484222325ULL, str, len));
 	char *copy = sym_htab_find(&s->strings, h, sym_string_eq, str);
 
 	if (copy != NULL)
@@ -333,7 +325,7 @@ static struct sym_module *sym_module_get(struct mgc_symbolizer *s, const char *p
 	uint64_t h = sym_hash_bytes(0xcbf29ce484222325ULL, path, path_len + 1);
 	struct sym_module *m;
 
-	h = sym_mix(sym_hash_bytes(h, build_id, build_id_len));
+	h = mgc_mix64(sym_hash_bytes(h, build_id, build_id_len));
 	m = sym_htab_find(&s->modules, h, sym_module_eq, &key);
 	if (m != NULL)
 		return m;

@@ -14,7 +14,7 @@
 #include "mgc_format.h"
 
 #define MGC_GRID 512u /* most points kept per series */
-#define MGC_DEVCELLS 32u /* most (CUDA kind, device) cells kept (DEVMEM) */
+#define MGC_DEVCELLS 64u /* most (CUDA kind, device) cells kept (DEVMEM): the probe writes <= 2 x 32 */
 
 /* ---- streaming ---- */
 
@@ -67,7 +67,7 @@ struct mgc_devcell {
 
 struct mgc_site {
 	uint32_t id;
-	uint16_t kind;    /* enum mgc_kind */
+	uint16_t kind;    /* mgc_kind_make: memory kind, CUDA device + 1 in the high byte */
 	uint16_t nframes;
 	uint32_t gen;     /* module generation its IPs belong to */
 	uint64_t *ips;

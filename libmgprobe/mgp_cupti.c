@@ -178,6 +178,13 @@ static inline void vmm_unlock(void)
 	spin_unlock(&C.vmm_lock);
 }
 
+/* Backward-shift deletion (both tables here): after emptying slot i, the entry at j moves back to
+ * i unless its home slot k lies cyclically in (i, j]. */
+static inline int home_between(uint32_t i, uint32_t k, uint32_t j)
+{
+	return i <= j ? (i < k && k <= j) : (i < k || k <= j);
+}
+
 static inline uint32_t vmm_slot(uint64_t key)
 {
 	key *= 0x9e3779b97f4a7c15ull;
@@ -219,10 +226,7 @@ static void vmm_del(struct vmm_table *t, struct vmm_entry *e)
 		j = (j + 1) & (VMM_CAP - 1);
 		if (t->tab[j].key == 0)
 			break;
-		uint32_t k = vmm_slot(t->tab[j].key);
-		/* Move j back to i unless its home slot k lies cyclically in (i, j]. */
-		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-		if (!stays) {
+		if (!home_between(i, vmm_slot(t->tab[j].key), j)) {
 			t->tab[i] = t->tab[j];
 			i = j;
 		}
@@ -473,9 +477,7 @@ static void join_del(struct join_entry *e)
 		j = (j + 1) & (JOIN_CAP - 1);
 		if (C.join[j].corr == 0)
 			break;
-		uint32_t k = join_slot(C.join[j].corr);
-		int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
-		if (!stays) {
+		if (!home_between(i, join_slot(C.join[j].corr), j)) {
 			C.join[i] = C.join[j];
 			i = j;
 		}

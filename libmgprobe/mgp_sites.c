@@ -36,16 +36,6 @@ static struct {
 uint64_t *mgp_sites_dirty_words;
 uint64_t *mgp_sites_dirty_sum;
 
-static inline uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
 /* One multiply per frame on the dependency chain (the fast path hashes every allocation's
  * stack), then a full mix once. */
 static uint64_t hash_stack(const uintptr_t *ips, unsigned n, unsigned kind)
@@ -53,7 +43,7 @@ static uint64_t hash_stack(const uintptr_t *ips, unsigned n, unsigned kind)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)kind ^ ((uint64_t)n << 8);
 	for (unsigned i = 0; i < n; i++)
 		h = (h ^ (uint64_t)ips[i]) * 0x9e3779b97f4a7c15ull;
-	h = mix(h);
+	h = mgc_mix64(h);
 	return h ? h : 1;
 }
 

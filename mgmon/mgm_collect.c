@@ -252,14 +252,20 @@ static int alloc_series(struct mgm_view *v, size_t n)
 	return 0;
 }
 
-static uint64_t gpu_bytes(struct mgm_collector *c, int *found)
+/* The process's GPU memory from NVML (loaded on first use), into v when NVML knows the process. */
+static void gpu_from_nvml(struct mgm_collector *c, struct mgm_view *v)
 {
-	*found = 0;
+	int found = 0;
 	if (!c->nvml_tried) {
 		c->nvml_tried = 1;
 		c->nvml = mgm_nvml_open();
 	}
-	return c->nvml ? mgm_nvml_process_bytes(c->nvml, c->pid, found) : 0;
+	uint64_t g = c->nvml ? mgm_nvml_process_bytes(c->nvml, c->pid, &found) : 0;
+	if (found) {
+		v->have_gpu = 1;
+		v->gpu = g;
+		v->gpu_source = "NVML";
+	}
 }
 
 /* ---- symbolization ---- */
@@ -412,15 +418,8 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 			v->gpu_source = "probe";
 		}
 	}
-	if (!v->have_gpu && !v->exited) {
-		int found;
-		uint64_t g = gpu_bytes(c, &found);
-		if (found) {
-			v->have_gpu = 1;
-			v->gpu = g;
-			v->gpu_source = "NVML";
-		}
-	}
+	if (!v->have_gpu && !v->exited)
+		gpu_from_nvml(c, v);
 	find_limit(v->pid, h->cgroup_limit, v->rss, v);
 
 	/* The x axis: grid points with strictly increasing x. */
@@ -578,13 +577,7 @@ static int collect_proc(struct mgm_collector *c, struct mgm_view *v)
 				v->swap = kv_kb(buf, "Swap");
 			}
 			v->uptime = proc_uptime(c->pid);
-			int found;
-			uint64_t g = gpu_bytes(c, &found);
-			if (found) {
-				v->have_gpu = 1;
-				v->gpu = g;
-				v->gpu_source = "NVML";
-			}
+			gpu_from_nvml(c, v);
 			hist_add(c, v->uptime, (double)v->rss, (double)v->gpu);
 			find_limit(c->pid, 0, v->rss, v);
 		}

@@ -31,7 +31,7 @@ struct mgm_stack {
 
 struct mgm_site {
 	uint32_t id;
-	unsigned kind;            /* enum mgc_kind */
+	unsigned kind;            /* mgc_kind_make code (mgc_kind_mem, mgc_kind_device) */
 	uint64_t live_bytes, live_count, allocs, frees, peak_bytes;
 	double growth;            /* bytes gained over the recent half of the window */
 	int ok;                   /* fit is valid */

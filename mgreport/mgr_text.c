@@ -284,6 +284,8 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 					mgr_bytes((double)pt->dev[k], a, sizeof a), dc->count, dc->count == 1 ? "" : "s",
 					mgr_bytes((double)dc->peak, b, sizeof b));
 		}
+		if (t && t->devcells_dropped)
+			fprintf(f, "    (the trace names more CUDA kinds and devices than the %u shown)\n", MGC_DEVCELLS);
 		fputc('\n', f);
 	}
 	fprintf(f, "%sSeries%s:\n", bold, off);
