@@ -66,25 +66,39 @@ int mgc_pycodes_add(struct mgc_pycodes **codes, const void *payload, uint32_t le
 	if (r.id == 0 || r.id > (1u << 30) ||
 	    (uint64_t)r.qualname_len + r.file_len + r.linetable_len > len - sizeof r)
 		return -EBADMSG;
+	const unsigned char *p = (const unsigned char *)payload + sizeof r;
+	return mgc_pycodes_put(codes, r.id, r.firstlineno, p, r.qualname_len, p + r.qualname_len, r.file_len,
+			       p + r.qualname_len + r.file_len, r.linetable_len);
+}
+
+int mgc_pycodes_put(struct mgc_pycodes **codes, uint32_t id, int32_t firstlineno, const void *qualname,
+		    size_t qualname_len, const void *file, size_t file_len, const void *table, size_t table_len)
+{
+	if (id == 0 || id > (1u << 30))
+		return -EBADMSG;
 	if (!*codes && !(*codes = calloc(1, sizeof **codes)))
 		return -ENOMEM;
 	struct mgc_pycodes *pc = *codes;
-	if (ensure(pc, r.id) < 0)
+	if (ensure(pc, id) < 0)
 		return -ENOMEM;
-	struct pycode *c = &pc->codes[r.id];
+	struct pycode *c = &pc->codes[id];
 	pycode_clear(c);
-	const unsigned char *p = (const unsigned char *)payload + sizeof r;
-	c->qualname = dup_bytes(p, r.qualname_len);
-	c->file = dup_bytes(p + r.qualname_len, r.file_len);
-	c->table = malloc(r.linetable_len ? r.linetable_len : 1);
+	c->qualname = dup_bytes(qualname, qualname_len);
+	c->file = dup_bytes(file, file_len);
+	c->table = malloc(table_len ? table_len : 1);
 	if (!c->qualname || !c->file || !c->table) {
 		pycode_clear(c);
 		return -ENOMEM;
 	}
-	memcpy(c->table, p + r.qualname_len + r.file_len, r.linetable_len);
-	c->table_len = r.linetable_len;
-	c->firstlineno = r.firstlineno;
+	memcpy(c->table, table, table_len);
+	c->table_len = (uint32_t)table_len;
+	c->firstlineno = firstlineno;
 	return 0;
+}
+
+int mgc_pycodes_has(const struct mgc_pycodes *codes, uint32_t id)
+{
+	return codes && id < codes->cap && codes->codes[id].qualname;
 }
 
 void mgc_pycodes_free(struct mgc_pycodes *codes)

@@ -24,6 +24,13 @@ struct mgc_pyframe {
  * record with the same id replaces the earlier one. */
 int mgc_pycodes_add(struct mgc_pycodes **codes, const void *payload, uint32_t len);
 
+/* The same from its parts (mgmon: the live segment's table). Strings need no NUL; copied. */
+int mgc_pycodes_put(struct mgc_pycodes **codes, uint32_t id, int32_t firstlineno, const void *qualname,
+		    size_t qualname_len, const void *file, size_t file_len, const void *table, size_t table_len);
+
+/* 1 when the code object `id` is known. */
+int mgc_pycodes_has(const struct mgc_pycodes *codes, uint32_t id);
+
 void mgc_pycodes_free(struct mgc_pycodes *codes);
 
 /* Resolves a tagged frame (mgc_pyframe_is(frame)). 0 and *out; -ENOENT when the trace has no

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "mgc_format.h"
+#define MGC_SHM_LAYOUT_ONLY
+#include "mgc_shm.h"
 #include "mgp_os.h"
 
 #define MAX_CODES (1u << 17)       /* code objects kept; later ones are plain native frames */
@@ -187,4 +189,41 @@ const struct mgp_pycode *mgp_pycode_get(uint32_t id)
 const char *mgp_pycode_bytes(void)
 {
 	return C.arena;
+}
+
+/* One bit per code id: which are in the segment's table already (cleared after each publish). */
+static uint64_t published[MAX_CODES / 64];
+
+static void publish_one(struct mgc_shm_py *py, uint32_t id)
+{
+	const struct mgp_pycode *c = &C.codes[id];
+	uint32_t strings = c->qualname_len + c->file_len;
+	if (py->ncodes == MGC_SHM_PYCODES || py->bytes_used + strings > MGC_SHM_PYBYTES)
+		return;
+	uint32_t table = py->bytes_used + strings + c->linetable_len <= MGC_SHM_PYBYTES ? c->linetable_len : 0;
+	py->codes[py->ncodes++] = (struct mgc_shm_pycode){id, c->firstlineno, py->bytes_used, c->qualname_len,
+							  c->file_len, table};
+	memcpy(py->bytes + py->bytes_used, C.arena + c->qualname_off, strings + table);
+	py->bytes_used += strings + table;
+}
+
+void mgp_pycode_publish(struct mgc_shm_py *py, const struct mgc_shm_site *sites, uint32_t n)
+{
+	uint32_t count = mgp_pycode_count();
+	py->ncodes = 0;
+	py->bytes_used = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		for (unsigned k = 0; k < sites[i].nframes && k < MGC_SHM_FRAMES; k++) {
+			uint64_t f = sites[i].ips[k];
+			uint32_t id = mgc_pyframe_code(f);
+			if (!mgc_pyframe_is(f) || id == 0 || id >= count || (published[id >> 6] & (1ull << (id & 63))))
+				continue;
+			published[id >> 6] |= 1ull << (id & 63);
+			publish_one(py, id);
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < sites[i].nframes && k < MGC_SHM_FRAMES; k++)
+			if (mgc_pyframe_is(sites[i].ips[k]))
+				published[mgc_pyframe_code(sites[i].ips[k]) >> 6] = 0;
 }

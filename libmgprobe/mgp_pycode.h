@@ -55,4 +55,11 @@ uint32_t mgp_pycode_count(void);
 const struct mgp_pycode *mgp_pycode_get(uint32_t id);
 const char *mgp_pycode_bytes(void);
 
+struct mgc_shm_py;
+struct mgc_shm_site;
+
+/* Copies the code objects that the Python frames of sites[0..n) name into the live segment's
+ * table (as many as fit, line tables last). Writer lock held, inside the segment's seqlock. */
+void mgp_pycode_publish(struct mgc_shm_py *py, const struct mgc_shm_site *sites, uint32_t n);
+
 #endif /* MGP_PYCODE_H */
