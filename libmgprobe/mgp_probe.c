@@ -194,14 +194,17 @@ static inline uint32_t birth_now(void)
 static uint32_t capture_site(unsigned kind)
 {
 	uintptr_t ips[MGC_MAX_FRAMES + SKIP_SLACK];
-	int got = unw_backtrace((void **)ips, (int)(P.depth + SKIP_SLACK));
+	/* Python: twice the depth, so the Python frames above a deep native library (PyTorch's
+	 * dispatcher) stay; the interpreter's own frames between them are dropped. */
+	unsigned want = mgp_python_on() ? (P.depth * 2 < MGC_MAX_FRAMES ? P.depth * 2 : MGC_MAX_FRAMES) : P.depth;
+	int got = unw_backtrace((void **)ips, (int)(want + SKIP_SLACK));
 	int s = 0;
 	while (s < got && ips[s] >= P.self_lo && ips[s] < P.self_hi)
 		s++;
 	unsigned n = got > s ? (unsigned)(got - s) : 0;
 	if (mgp_python_on()) {
 		uintptr_t merged[MGC_MAX_FRAMES];
-		return mgp_sites_intern(merged, mgp_python_merge(ips + s, n, merged, P.depth), kind);
+		return mgp_sites_intern(merged, mgp_python_merge(ips + s, n, merged, want), kind);
 	}
 	if (n > P.depth)
 		n = P.depth;

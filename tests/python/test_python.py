@@ -178,14 +178,13 @@ def check_torch(t, mode, mgprobe, mgreport, py, sample, tmp):
         want = ("leaky_collate", L("p = _libc.malloc(LEAK_BYTES)"))
     else:
         procs = rep["processes"][:1]
-        want = ("main", L("history.append(loss_fn(model(images), labels))"))
+        want = ("main", L("    history.append(loss_fn(model(images), labels))"))
     for proc in procs:
-        leaking = [s for s in proc["sites"] if s["verdict"] == "leak"]
+        top = top_growing(proc)
         who = f"pid {proc['process']['pid']}"
-        if not t.true(f"{who}: a leaking site", bool(leaking), proc["process_verdict"]):
+        if not t.true(f"{who}: a growing site", top is not None):
             continue
-        top = leaking[0]
-        print(f"{who}: top leaking site: {show(top)}")
+        print(f"{who}: top site by growth ({top['verdict']}, {top['growth_per_x']:.0f} B per x): {show(top)}")
         got = [(f[0], f[2]) for f in pyframes(top) if f[1] == sample]
         t.true(f"{who}: its Python frames name {want[0]} at line {want[1]} of the sample", want in got, got)
         if mode == "torch-ctypes":
