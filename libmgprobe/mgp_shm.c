@@ -22,6 +22,7 @@
 #include "mgc_shm.h"
 #include "mgp_elf.h"
 #include "mgp_os.h"
+#include "mgp_pycode.h"
 #include "mgp_sites.h"
 
 #define G MGC_SHM_GRID
@@ -498,6 +499,7 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 			fill_site(&seg->sites[ne++], S.by_live[i].id, MGC_SHM_TOP_LIVE);
 	}
 	h->nsites = ne;
+	mgp_pycode_publish(&seg->py, seg->sites, ne);
 	if (S.mods_dirty == 2) {
 		memcpy(seg->modules, S.mods, S.nmods * sizeof S.mods[0]);
 		memcpy(seg->names, S.names, S.names_used);
