@@ -26,7 +26,7 @@ const char *mgr_devcell_name(unsigned kind, char *buf, size_t cap)
  * snapshot taken at the step's marker (the state as the step begins), else the step's first
  * snapshot; snapshots inside a step and the exit snapshot (taken after the program's teardown)
  * are not on the axis. Without markers: every snapshot, in time. */
-static size_t axis_points(const struct mgc_trace *t, int steps, size_t *idx)
+size_t mgr_axis_points(const struct mgc_trace *t, int steps, size_t *idx)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < t->npoints; i++) {
@@ -80,7 +80,7 @@ static int cmp_sites(const void *a, const void *b)
 	return x->s->id < y->s->id ? -1 : 1;
 }
 
-static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym, struct mgr_site *ms)
+int mgr_symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym, struct mgr_site *ms)
 {
 	const struct mgc_site *s = ms->s;
 	size_t cap = (size_t)s->nframes * 2 + 1, n = 0;
@@ -158,7 +158,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	size_t *idx = calloc(t->npoints ? t->npoints : 1, sizeof *idx);
 	if (!idx)
 		return -ENOMEM;
-	size_t n = axis_points(t, p->x_is_steps, idx);
+	size_t n = mgr_axis_points(t, p->x_is_steps, idx);
 	p->end = n ? &t->points[idx[n - 1]] : NULL;
 
 	double rss0 = n ? (double)(t->points[idx[0]].rss_anon + t->points[idx[0]].rss_file +
@@ -284,7 +284,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK && mgc_kind_is_cuda(s->kind))
 			p->leaking_device_sites++;
 		ms->pyarena = mgc_pyarena_site(t, s);
-		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
+		if (o->symbolize && mgr_symbolize_site(t, sym, ms) < 0) {
 			free(y);
 			goto nomem;
 		}

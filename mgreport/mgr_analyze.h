@@ -77,6 +77,13 @@ void mgr_process_free(struct mgr_process *p);
  * none. Writes into buf when it formats, and returns buf or a frame's string. */
 const char *mgr_site_name(const struct mgr_site *ms, char *buf, size_t cap);
 
+/* The grid points of t that make the x axis (steps when `steps`, else seconds), written to idx
+ * (room for t->npoints); returns how many. Point i of every mgr_series is grid point idx[i]. */
+size_t mgr_axis_points(const struct mgc_trace *t, int steps, size_t *idx);
+
+/* Fills ms->frames (owned by ms, innermost first) from ms->s's return addresses. 0 or -ENOMEM. */
+int mgr_symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym, struct mgr_site *ms);
+
 /* A DEVMEM cell's or CUDA site's name: "device:0", "pinned", "pool:1" (":N" when the device is
  * known). Writes into buf and returns it. */
 const char *mgr_devcell_name(unsigned kind, char *buf, size_t cap);

@@ -15,6 +15,11 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n);
 /* Writes the terminal report; colour when `color`. */
 void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color);
 
+/* The answer the text report opens with, one sentence (the process verdict, time to OOM, the top
+ * leaking host site), and the GPU's own sentence ("" when the trace has no device memory). */
+void mgr_answer(const struct mgr_process *p, char *out, size_t cap);
+void mgr_device_answer(const struct mgr_process *p, char *out, size_t cap);
+
 /* Human-readable bytes: "17.4 GB", "512 KB", "12 B" (1000-based, as `free -h` users read it). */
 const char *mgr_bytes(double b, char *buf, size_t cap);
 

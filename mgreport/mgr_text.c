@@ -400,3 +400,16 @@ void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
 	for (size_t i = 0; i < n; i++)
 		print_process(f, &procs[i], color);
 }
+
+void mgr_answer(const struct mgr_process *p, char *out, size_t cap)
+{
+	summary(p, out, cap);
+}
+
+void mgr_device_answer(const struct mgr_process *p, char *out, size_t cap)
+{
+	if (p->device && p->device->ok && p->device->n)
+		device_summary(p, out, cap);
+	else if (cap)
+		out[0] = 0;
+}
