@@ -22,7 +22,7 @@
 
 #define MGR_HTML_TABLE_SITES 50 /* sites in the HTML report's table, unless --top */
 #define MGR_DIFF_RANKED 200     /* sites of each run a diff judges, at least */
-#define MGR_EXPORT_SITES 5000   /* sites in --folded and --speedscope, unless --top */
+#define MGR_EXPORT_SITES 1000   /* sites in --folded and --speedscope, unless --top */
 
 struct mgr_ctx {
 	int json;
@@ -374,9 +374,10 @@ static int build_stacks(const struct writer *w, struct mgr_stacks *sets)
 			return rc;
 		if (note[0])
 			fprintf(stderr, "mgreport: %s\n", note);
+		char b[32];
 		if (sets[i].negative < 0)
-			fprintf(stderr, "mgreport: pid %d: sites that shrank (%.0f bytes in all) are left out of the "
-					"growth stacks\n", w->procs[i].t->proc.pid, -sets[i].negative);
+			fprintf(stderr, "mgreport: pid %d: sites that shrank (%s in all) are left out of the growth "
+					"stacks\n", w->procs[i].t->proc.pid, mgr_bytes(-sets[i].negative, b, sizeof b));
 	}
 	return 0;
 }

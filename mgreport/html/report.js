@@ -489,7 +489,8 @@
       for (n = focus; n; n = n.parent) crumbs.unshift(n);
       box.querySelector('.crumbs').innerHTML = crumbs.length > 1 ? crumbs.map(function (c, i) {
         return '<a data-up="' + i + '">' + esc(nodeName(P, c)) + '</a>';
-      }).join(' &rsaquo; ') : '<span class="muted">Click a frame to zoom in; the bar above it zooms out.</span>';
+      }).join(' &rsaquo; ') : '<span class="muted">Width is bytes, callers above callees; red frames hold mostly the bytes of leaking sites. ' +
+        'Click a frame to zoom in, a bar above it to zoom out.</span>';
       if (!(root.value > 0)) { box.querySelector('.flame-box').innerHTML = '<p class="muted">Nothing to show: no site grew between these points.</p>'; return; }
       var ic = icicleSvg(P, root, focus);
       box.querySelector('.flame-box').innerHTML = ic.svg;
