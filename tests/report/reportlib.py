@@ -149,3 +149,43 @@ def png_size(png):
 def with_script(html, script):
     """The page with one more script run after its own (to click through it in a real browser)."""
     return html.replace("</body>", "<script>\n" + script + "\n</script>\n</body>")
+
+
+# ---- speedscope ----
+
+SPEEDSCOPE_SCHEMA = "https://www.speedscope.app/file-format-schema.json"
+
+
+def speedscope_problems(doc):
+    """What a document lacks of speedscope's file-format schema (FileFormat.File with sampled
+    profiles): required fields, their types, indices in range, one weight per sample, endValue
+    the weights' sum. [] when it has none."""
+    bad = []
+    if doc.get("$schema") != SPEEDSCOPE_SCHEMA:
+        bad.append("$schema is %r" % doc.get("$schema"))
+    frames = doc.get("shared", {}).get("frames")
+    if not isinstance(frames, list) or not frames:
+        return bad + ["shared.frames is not a non-empty list"]
+    for f in frames:
+        if not isinstance(f.get("name"), str) or not isinstance(f.get("file", ""), str) or \
+                not isinstance(f.get("line", 0), (int, float)) or not set(f) <= {"name", "file", "line", "col"}:
+            bad.append("frame %r" % f)
+    profiles = doc.get("profiles")
+    if not isinstance(profiles, list) or not profiles:
+        return bad + ["profiles is not a non-empty list"]
+    for p in profiles:
+        need = {"type", "name", "unit", "startValue", "endValue", "samples", "weights"}
+        if not need <= set(p):
+            bad.append("profile lacks %s" % sorted(need - set(p)))
+            continue
+        if p["type"] != "sampled" or p["unit"] != "bytes" or p["startValue"] != 0 or not isinstance(p["name"], str):
+            bad.append("profile %r: type %r, unit %r, startValue %r" % (p["name"], p["type"], p["unit"], p["startValue"]))
+        if len(p["samples"]) != len(p["weights"]):
+            bad.append("profile %r: %d samples, %d weights" % (p["name"], len(p["samples"]), len(p["weights"])))
+        if p["endValue"] != sum(p["weights"]):
+            bad.append("profile %r: endValue %r, weights sum to %r" % (p["name"], p["endValue"], sum(p["weights"])))
+        if not all(isinstance(i, int) and 0 <= i < len(frames) for s in p["samples"] for i in s):
+            bad.append("profile %r: a sample indexes no frame" % p["name"])
+        if not all(isinstance(w, (int, float)) and w > 0 for w in p["weights"]):
+            bad.append("profile %r: a weight is not a positive number" % p["name"])
+    return bad

@@ -21,9 +21,6 @@ import tempfile
 
 import reportlib as rl
 
-SCHEMA = "https://www.speedscope.app/file-format-schema.json"
-
-
 def label(f):
     """A JSON frame as the exports name it (mgr_frame_label)."""
     if f.get("kind") == "python":
@@ -105,28 +102,13 @@ def check_weights(t, mgreport, trace, whole):
 
 
 def check_schema(t, doc):
-    """The fields speedscope's file-format schema requires, with their types."""
-    t.equal("speedscope: $schema", SCHEMA, doc.get("$schema"))
-    frames = doc.get("shared", {}).get("frames")
-    t.true("speedscope: shared.frames is a list of {name, file?, line?}",
-           isinstance(frames, list) and frames and all(
-               isinstance(f.get("name"), str) and isinstance(f.get("file", ""), str) and
-               isinstance(f.get("line", 0), (int, float)) and set(f) <= {"name", "file", "line", "col"}
-               for f in frames), "frames", frames[:2] if frames else frames)
-    profiles = doc.get("profiles")
-    t.true("speedscope: profiles is a non-empty list", isinstance(profiles, list) and profiles)
-    for p in profiles or []:
-        need = {"type", "name", "unit", "startValue", "endValue", "samples", "weights"}
-        t.true("speedscope: profile has %s" % sorted(need), need <= set(p), sorted(need), sorted(p))
-        t.equal("speedscope: type sampled", "sampled", p.get("type"))
-        t.equal("speedscope: unit bytes", "bytes", p.get("unit"))
-        t.equal("speedscope: startValue 0", 0, p.get("startValue"))
-        t.equal("speedscope: one weight per sample", len(p["samples"]), len(p["weights"]))
-        t.equal("speedscope: endValue = the sum of the weights", sum(p["weights"]), p["endValue"])
-        t.true("speedscope: samples index shared.frames",
-               all(isinstance(i, int) and 0 <= i < len(frames) for s in p["samples"] for i in s))
-        t.true("speedscope: weights are positive numbers",
-               all(isinstance(w, (int, float)) and w > 0 for w in p["weights"]))
+    problems = rl.speedscope_problems(doc)
+    t.true("speedscope: the file has every field of speedscope's file-format schema, with its type "
+           "($schema, shared.frames, sampled profiles in bytes with samples and weights)", not problems, [], problems)
+    broken = json.loads(json.dumps(doc))
+    broken["profiles"][0]["weights"].pop()
+    del broken["shared"]["frames"][0]["name"]
+    t.true("speedscope: the schema check itself catches a broken file", len(rl.speedscope_problems(broken)) >= 2)
     t.true("speedscope: name, activeProfileIndex, exporter",
            isinstance(doc.get("name"), str) and doc.get("activeProfileIndex") == 0 and
            str(doc.get("exporter", "")).startswith("mgreport "))
