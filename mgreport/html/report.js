@@ -193,7 +193,7 @@
       if (main) {
         var txt = fit.verdict + ': ' + bytes(fit.slope) + ' ' + perX(P);
         if (ox !== null) txt += ', limit reached at ' + fmtX(P, ox);
-        out += '<text class="note leak" x="' + fixed(W - M.r - 4, 1) + '" y="' + (M.t + 12) + '" text-anchor="end">' + esc(txt) + '</text>';
+        out += '<text class="note leak" x="' + fixed(W - M.r, 1) + '" y="' + (M.t - 8) + '" text-anchor="end">' + esc(txt) + '</text>';
       }
     }
     return out;
@@ -207,7 +207,7 @@
   }
 
   function chartSvg(P, st) {
-    var W = 960, H = 320, M = {l: 76, r: 14, t: 20, b: 34};
+    var W = 960, H = 330, M = {l: 76, r: 14, t: 28, b: 34};
     var fr = chartFrame(P, st);
     var X = function (x) { return M.l + (x - fr.x0) / Math.max(fr.xmax - fr.x0, 1e-9) * (W - M.l - M.r); };
     var Y = function (y) { return H - M.b - y / fr.ymax * (H - M.t - M.b); };
@@ -491,7 +491,11 @@
         return '<a data-up="' + i + '">' + esc(nodeName(P, c)) + '</a>';
       }).join(' &rsaquo; ') : '<span class="muted">Width is bytes, callers above callees; red frames hold mostly the bytes of leaking sites. ' +
         'Click a frame to zoom in, a bar above it to zoom out.</span>';
-      if (!(root.value > 0)) { box.querySelector('.flame-box').innerHTML = '<p class="muted">Nothing to show: no site grew between these points.</p>'; return; }
+      if (!(root.value > 0)) {
+        box.querySelector('.flame-box').innerHTML = '<p class="muted">' + (st.mode === 'live' ? 'No memory is tracked at this point.'
+          : 'No site grew between these points.') + '</p>';
+        return;
+      }
       var ic = icicleSvg(P, root, focus);
       box.querySelector('.flame-box').innerHTML = ic.svg;
       box.querySelector('.flame-box').rows = ic.rows;
