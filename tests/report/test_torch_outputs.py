@@ -8,7 +8,8 @@ samples/torch_vision_train.py runs healthy and --leak (1 MiB of malloc'd memory 
 ctypes and libffi) for 120 steps each under the probe. PyTorch makes ~600,000 allocation sites, so
 this is where the outputs must choose what they carry:
   --html        under 2 MB, self-contained, the same bytes twice, the answer in its text; in
-                chromium the chart, the site rows and the flame graph; the leak's row first;
+                chromium the chart, the site rows and the flame graph, the leak's row first, and
+                a screenshot;
   --folded      valid lines; the leak's stack (through ffi_call) weighs 120 steps x 1 MiB;
   --speedscope  speedscope's schema fields, the same total as --folded;
   --diff        healthy -> leak: the ffi_call site started leaking, exit 3 with --fail-on leak.
@@ -63,6 +64,9 @@ def check_html(t, mgreport, trace, tmp, name, browser):
     rows = re.findall(r'<tr class="site" data-id="\d+" data-k="(\d+)">(.*?)</tr>', dom, re.S)
     t.true("%s: site rows (%d)" % (name, len(rows)), len(rows) >= 10)
     t.true("%s: the flame graph has frames" % name, len(re.findall(r'<rect class="node"', dom)) > 20)
+    png = os.path.join(tmp, name + ".png")
+    t.true("%s: a 1280x1800 screenshot" % name, rl.screenshot(page, png, 1280, 1800, timeout=90) and
+           rl.png_size(png) == (1280, 1800), (1280, 1800), os.path.exists(png) and rl.png_size(png))
     if name == "leak" and rows:
         first = P["sites"][int(rows[0][0])]
         frames = [{"function": P["strings"][P["frames"][i][1]], "module": P["strings"][P["frames"][i][4]]}
