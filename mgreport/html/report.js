@@ -12,6 +12,7 @@
   var SPARE = ['#2563eb', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#be185d', '#4d7c0f', '#57606a'];
   var RANK = {leak: 4, growing: 3, retention: 2, plateau: 1, stable: 0};
   var SHORT_TABLE = 15; // site rows shown before "show all"
+  var UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB']; // IEC binary units, as the rest of mg prints them
 
   // ---- words and numbers ----
 
@@ -21,13 +22,12 @@
     });
   }
 
-  // IEC binary units, as the rest of mg prints them.
   function bytes(b) {
     if (b === null || b === undefined || !isFinite(b)) return '-';
-    var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], a = Math.abs(b), k = 0;
+    var a = Math.abs(b), k = 0;
     while (a >= 1024 && k < 4) { a /= 1024; k++; }
     var s = k === 0 ? a.toFixed(0) : a.toFixed(a < 10 ? 2 : a < 100 ? 1 : 0);
-    return (b < 0 ? '-' : '') + s + ' ' + units[k];
+    return (b < 0 ? '-' : '') + s + ' ' + UNITS[k];
   }
 
   function count(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
@@ -51,11 +51,11 @@
   // Byte ticks: round numbers of the IEC unit of the top value, labelled in that unit with the
   // decimals the step needs ("0.2 GiB", "0.4 GiB").
   function byteTicks(hi, n) {
-    var u = 1, k = 0, units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    var u = 1, k = 0;
     while (hi / u >= 1024 && k < 4) { u *= 1024; k++; }
     var t = ticks(0, hi / u, n), step = t.length > 1 ? t[1] - t[0] : 1;
     var dec = Math.max(0, Math.min(3, -Math.floor(Math.log(step) / Math.LN10 + 1e-9)));
-    return t.map(function (v) { return {v: v * u, label: v === 0 ? '0' : v.toFixed(dec) + ' ' + units[k]}; });
+    return t.map(function (v) { return {v: v * u, label: v === 0 ? '0' : v.toFixed(dec) + ' ' + UNITS[k]}; });
   }
 
   function el(tag, cls, html) {
