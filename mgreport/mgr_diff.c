@@ -481,10 +481,13 @@ static cJSON *row_json(const struct row *r)
 	for (size_t j = 0; j < ms->nframes; j++) {
 		const struct mgr_frame *f = &ms->frames[j];
 		cJSON *fo = cJSON_CreateObject();
+		if (mgr_frame_is_python(f))
+			cJSON_AddStringToObject(fo, "kind", "python");
 		cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
 		cJSON_AddItemToObject(fo, "file", f->file ? cJSON_CreateString(f->file) : cJSON_CreateNull());
 		cJSON_AddNumberToObject(fo, "line", f->line);
-		cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
+		cJSON_AddItemToObject(fo, "module", mgr_frame_is_python(f) ? cJSON_CreateNull()
+						     : cJSON_CreateString(f->module ? f->module : "??"));
 		cJSON_AddItemToArray(fr, fo);
 	}
 	return o;

@@ -163,6 +163,8 @@ static cJSON *site_json(const struct mgr_view *v, struct build *b, const struct 
 	cJSON_AddNumberToObject(o, "id", s->id);
 	cJSON_AddStringToObject(o, "kind", mgc_kind_name(s->kind));
 	cJSON_AddBoolToObject(o, "table", table);
+	if (ms->pyarena)
+		cJSON_AddBoolToObject(o, "pymalloc_arena", 1);
 	if (ms->classified)
 		add_fit(o, &ms->fit);
 	cJSON_AddItemToObject(o, "live", bytes(ms->live_end));

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "mgr_view.h"
 
+#include "mgc_python.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -136,6 +138,7 @@ static int fill_picked(const struct mgr_view *v, const struct cand *c, size_t n,
 			ms->s = c[i].s;
 			ms->growth = v->n ? mgr_view_live(v, c[i].s, v->n - 1) - mgr_view_live(v, c[i].s, 0) : 0;
 			ms->live_end = v->n ? mgr_view_live(v, c[i].s, v->n - 1) : (double)c[i].s->live_bytes;
+			ms->pyarena = mgc_pyarena_site(v->t, c[i].s);
 		}
 		ms->frames = NULL;
 		ms->nframes = 0;
@@ -200,8 +203,7 @@ void mgr_picked_free(struct mgr_picked *pk)
 
 int mgr_frame_is_python(const struct mgr_frame *f)
 {
-	(void)f; /* native frames only until the trace carries Python frames (issue 15) */
-	return 0;
+	return f->python;
 }
 
 const char *mgr_basename(const char *path)
@@ -220,7 +222,7 @@ static int named(const struct mgr_frame *f)
 const char *mgr_frame_label(const struct mgr_frame *f, char *buf, size_t cap)
 {
 	if (mgr_frame_is_python(f))
-		snprintf(buf, cap, "%s %s:%d", named(f) ? f->function : "??", mgr_basename(f->file), f->line);
+		snprintf(buf, cap, "%s %s:%d", named(f) ? f->function : "??", mgr_pyfile_name(f->file), f->line);
 	else if (named(f))
 		snprintf(buf, cap, "%s", f->function);
 	else
@@ -245,13 +247,27 @@ static int system_module(const char *m)
 	return 0;
 }
 
+const char *mgr_pyfile_name(const char *file)
+{
+	if (!file)
+		return "??";
+	return mgc_pyfile_is_library(file) ? mgc_pyfile_short(file) : mgr_basename(file);
+}
+
 const struct mgr_frame *mgr_user_frame(const struct mgr_site *ms)
 {
+	const struct mgr_frame *py = NULL;
 	if (!ms->nframes)
 		return NULL;
-	for (size_t i = 0; i < ms->nframes; i++)
-		if (mgr_frame_is_python(&ms->frames[i]))
-			return &ms->frames[i];
+	for (size_t i = 0; i < ms->nframes; i++) {
+		const struct mgr_frame *f = &ms->frames[i];
+		if (mgr_frame_is_python(f) && !mgc_pyfile_is_library(f->file))
+			return f;
+		if (mgr_frame_is_python(f) && !py)
+			py = f;
+	}
+	if (py)
+		return py;
 	for (size_t i = 0; i < ms->nframes; i++)
 		if (named(&ms->frames[i]) && !system_module(ms->frames[i].module))
 			return &ms->frames[i];

@@ -90,17 +90,21 @@ int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t m
 		  const struct mgc_site *const *extra, size_t n_extra, struct mgr_picked *out);
 void mgr_picked_free(struct mgr_picked *pk);
 
-/* 1 for a frame of Python code (function, file and line of the interpreter's frame). Always 0
- * until the trace carries Python frames; stack views show such frames as "function file:line". */
+/* 1 for a frame of Python code (the interpreter's frame: function, file and line, no module). */
 int mgr_frame_is_python(const struct mgr_frame *f);
 
 /* The name a frame has in stacks people read and in flame graphs: the function ("mge_collate_batch",
  * "operator new(unsigned long)"), "?? [libffi.so.8]" when only the module is known, and
- * "train_step train.py:41" for a Python frame. No ';' or newline (folded stacks split on them).
- * Writes into buf and returns it. */
+ * "train_step train.py:41" for a Python frame (mgr_pyfile_name). No ';' or newline (folded stacks
+ * split on them). Writes into buf and returns it. */
 const char *mgr_frame_label(const struct mgr_frame *f, char *buf, size_t cap);
 
-/* The first frame in the user's own code, which the site table names: the first Python frame,
+/* A Python file as frame names show it: library code from its package on
+ * ("torch/nn/modules/module.py"), the user's own files by their name ("train.py"). */
+const char *mgr_pyfile_name(const char *file);
+
+/* The first frame in the user's own code, which the site table names: the first Python frame of
+ * the user's own files (not the standard library or site-packages), else the first Python frame,
  * else the first named frame of a module outside the system's directories (/usr/lib, /lib,
  * /usr/local/lib, /usr/bin, /bin: libc, libstdc++, the interpreter, pip's native packages), else
  * the first named frame, else the first frame. NULL without frames. */

@@ -301,8 +301,9 @@
     s.stack.forEach(function (fi, j) {
       var fr = frame(P, fi), cls = (fr.python ? 'py' : '') + (j === s.user ? ' user' : '');
       out += '<li class="' + cls + '"><span class="fn">' + esc(fr.label) + '</span>' + (fr.inlined ? ' <span class="mod">(inlined)</span>' : '');
-      if (fr.file && !fr.python) out += '  <span class="loc">' + esc(fr.file) + ':' + fr.line + '</span>';
-      out += '  <span class="mod">[' + esc(base(fr.module)) + ']</span></li>';
+      if (fr.file) out += '  <span class="loc">' + esc(fr.file) + ':' + fr.line + '</span>';
+      if (!fr.python) out += '  <span class="mod">[' + esc(base(fr.module)) + ']</span>';
+      out += '</li>';
     });
     if (!s.stack.length) out += '<li class="muted">no stack recorded</li>';
     out += '</ol><p class="muted">site ' + s.id + ', ' + esc(s.kind) + ': ' + esc(bytes(s.live)) + ' live at the last ' +
@@ -326,6 +327,7 @@
     return '<tr class="site" data-id="' + s.id + '" data-k="' + i + '"><td>' + verdictTag(s.verdict) + '</td><td class="num">' +
       esc(bytes(s.live)) + '</td><td class="num">' + (s.slope === undefined || s.slope === null ? '-' : esc(bytes(s.slope)) + ' ' + perX(P)) +
       '</td><td class="num">' + count(s.allocs) + '</td><td>' + spark(P, s) + '</td><td class="site-where">' +
+      (s.pymalloc_arena ? '<span class="muted">[pymalloc arena]</span> ' : '') +
       (fr ? esc(where(P, fr)) : '<span class="muted">no stack</span>') + '</td></tr>';
   }
 
@@ -520,8 +522,8 @@
       var n = box.querySelector('.flame-box').rows[+g.dataset.i].n, txt = nodeName(P, n);
       if (n.frames.length) {
         var fr = frame(P, n.frames[0]), lines = n.frames.slice(0, 4).map(function (fi) { return frame(P, fi).line; });
-        if (fr.file && !fr.python) txt += '  ' + fr.file + ':' + lines.join(', ') + (n.frames.length > 4 ? ', ...' : '');
-        txt += '  [' + base(fr.module) + ']';
+        if (fr.file) txt += '  ' + fr.file + ':' + lines.join(', ') + (n.frames.length > 4 ? ', ...' : '');
+        if (!fr.python) txt += '  [' + base(fr.module) + ']';
       }
       info.textContent = txt + ': ' + bytes(n.value) + ' (' + (n.value / root.value * 100).toFixed(1) + '% of all)' +
         (n.leak > 0 ? ', ' + bytes(n.leak) + ' of it in leaking sites' : '');

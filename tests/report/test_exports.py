@@ -22,10 +22,8 @@ import tempfile
 import reportlib as rl
 
 def label(f):
-    """A JSON frame as the exports name it (mgr_frame_label)."""
-    if f.get("kind") == "python":
-        s = "%s %s:%d" % (f["function"], os.path.basename(f["file"] or ""), f["line"])
-    elif f["function"] and f["function"] != "??":
+    """A native JSON frame as the exports name it (mgr_frame_label; mgtrain has no Python frames)."""
+    if f["function"] and f["function"] != "??":
         s = f["function"]
     else:
         s = "?? [%s]" % os.path.basename(f["module"] or "??")
@@ -77,21 +75,38 @@ def check_folded(t, mgreport, trace, doc):
     return got
 
 
-def check_weights(t, mgreport, trace, whole):
+def speedscope_sites(t, mgreport, trace, tmp, args):
+    """{stack with files and lines: weight} of a --speedscope profile: one entry per site (a
+    site's frames with their lines), where --folded merges sites by function names."""
+    out = os.path.join(tmp, "w.json")
+    rc, _, err = rl.mgreport(mgreport, [trace, "--speedscope", out] + args)
+    with open(out) as f:
+        doc = json.load(f)
+    frames = doc["shared"]["frames"]
+    sites = {}
+    for smp, w in zip(doc["profiles"][0]["samples"], doc["profiles"][0]["weights"]):
+        key = tuple((frames[i]["name"], frames[i].get("file"), frames[i].get("line")) for i in smp)
+        sites[key] = sites.get(key, 0) + w
+    return sites
+
+
+def check_weights(t, mgreport, trace, whole, tmp):
     _, at_end, _ = rl.mgreport(mgreport, [trace, "--folded", "--at", "300"])
     t.equal("--at 300 (the last step) = the default", whole, parse_folded(t, at_end))
-    _, at100, _ = rl.mgreport(mgreport, [trace, "--folded", "--at", "100"])
-    _, at250, _ = rl.mgreport(mgreport, [trace, "--folded", "--at", "250"])
     rc, grow, err = rl.mgreport(mgreport, [trace, "--folded", "--growth", "100:250"])
-    a, b, g = parse_folded(t, at100), parse_folded(t, at250), parse_folded(t, grow)
+    g = parse_folded(t, grow)
     leak = [s for s in g if s.endswith("worker_main;mge_collate_batch")]
     t.true("--growth 100:250 keeps the leak", len(leak) == 1, 1, leak)
-    if leak:
-        s = leak[0]
-        t.equal("--growth 100:250: the leak grew by live(250) - live(100), to the byte",
-                b.get(s, 0) - a.get(s, 0), g[s])
-        t.true("--growth: the leak grows (> 100 KiB over 150 steps)", g[s] > 100 * 1024, "> 102400", g[s])
+    t.true("--growth: the leak grows (> 100 KiB over 150 steps)", leak and g[leak[0]] > 100 * 1024, "> 102400",
+           leak and g[leak[0]])
     t.true("--growth: only positive weights", all(w > 0 for w in g.values()), "all > 0", min(g.values() or [0]))
+    a, b = (speedscope_sites(t, mgreport, trace, tmp, ["--at", x]) for x in ("100", "250"))
+    gs = speedscope_sites(t, mgreport, trace, tmp, ["--growth", "100:250"])
+    want = {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b) if b.get(k, 0) - a.get(k, 0) > 0}
+    t.equal("--growth 100:250: each site's weight is live(250) - live(100) to the byte, the shrinking "
+            "ones left out", want, {k: w for k, w in gs.items() if not k[0][0].startswith("[")})
+    t.true("--growth: a note on stderr says how much the shrinking sites gave back",
+           rc == 0 and ("shrank" in err) == any(b.get(k, 0) < a.get(k, 0) for k in set(a) | set(b)), "note", err)
     rc, _, err = rl.mgreport(mgreport, [trace, "--folded", "--at", "1000"])
     t.true("--at past the end: the last step, with one line saying so",
            rc == 0 and "no snapshot at step 1000" in err, "rc 0 + note", (rc, err))
@@ -157,7 +172,7 @@ def main():
         rc, out, err = rl.mgreport(mgreport, [trace, "--json", "--top", "0"])
         doc = json.loads(out)
         whole = check_folded(t, mgreport, trace, doc)
-        check_weights(t, mgreport, trace, whole)
+        check_weights(t, mgreport, trace, whole, tmp)
         check_speedscope(t, mgreport, trace, whole, tmp)
         check_family(t, mgprobe, mgreport, prog, tmp)
     t.done()
