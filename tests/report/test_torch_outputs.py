@@ -73,6 +73,9 @@ def check_html(t, mgreport, trace, tmp, name, browser):
                   for i in first["stack"]]
         t.true("leak: the first row is the leak, through ffi_call", "v-leak" in rows[0][1] and has_ffi(frames),
                "leak via ffi_call", rows[0][1][:300])
+        t.true("leak: its row names the Python line that leaks (leaky_collate torch_vision_train.py:N)",
+               re.search(r"leaky_collate torch_vision_train\.py:\d+", rows[0][1]) is not None,
+               "leaky_collate torch_vision_train.py:N", rows[0][1][-200:])
     return P
 
 
@@ -102,6 +105,9 @@ def check_diff(t, mgreport, healthy, leak):
     started = d.get("sites", {}).get("started", [])
     t.true("diff healthy -> leak: the ffi_call site started leaking, exit 3 with --fail-on leak",
            rc == 3 and any(has_ffi(r["frames"]) for r in started), 3, (rc, [r["where"] for r in started], err))
+    t.true("diff: the started site is named by its Python line (leaky_collate torch_vision_train.py:N)",
+           any(re.fullmatch(r"leaky_collate torch_vision_train\.py:\d+", r["where"]) for r in started),
+           "leaky_collate ...", [r["where"] for r in started])
     growth = [r["after"]["growth_per_x"] for r in started if has_ffi(r["frames"])]
     t.true("diff: it grows 1 MiB per step after (within 10%)", growth and abs(growth[0] - LEAK_BYTES) <= 0.1 * LEAK_BYTES,
            LEAK_BYTES, growth)
