@@ -309,7 +309,7 @@ static const char *entry_brief(const struct mgr_process *p, const struct entry *
 {
 	char a[32], b[32];
 	if (!e) {
-		snprintf(buf, cap, "did not grow (no site with this stack grew)");
+		snprintf(buf, cap, "did not grow (or too little to be among the sites compared)");
 	} else if (e->verdict < 0) {
 		snprintf(buf, cap, "not judged (outside the ranked sites), %s over the run",
 			 mgr_bytes(e->growth, b, sizeof b));

@@ -12,7 +12,7 @@
 
 #include "mgr_analyze.h"
 
-#define MGR_DIFF_SITES 2000u /* most growing sites of each run compared, beside the ranked ones */
+#define MGR_DIFF_SITES 1000u /* most growing sites of each run compared, beside the ranked ones */
 
 struct mgr_diff;
 
