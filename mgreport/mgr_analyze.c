@@ -75,8 +75,8 @@ static int cmp_sites(const void *a, const void *b)
 	const struct mgr_site *x = a, *y = b;
 	if (x->growth != y->growth)
 		return x->growth < y->growth ? 1 : -1;
-	if (x->s->live_bytes != y->s->live_bytes)
-		return x->s->live_bytes < y->s->live_bytes ? 1 : -1;
+	if (x->s->counters.live_bytes != y->s->counters.live_bytes)
+		return x->s->counters.live_bytes < y->s->counters.live_bytes ? 1 : -1;
 	return x->s->id < y->s->id ? -1 : 1;
 }
 
@@ -233,7 +233,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		struct mgr_site *ms = &p->sites[p->nsites++];
 		ms->s = s;
 		ms->growth = n ? (double)s->series[idx[n - 1]] - (double)s->series[idx[0]] : 0;
-		ms->live_end = n ? (double)s->series[idx[n - 1]] : (double)s->live_bytes;
+		ms->live_end = n ? (double)s->series[idx[n - 1]] : (double)s->counters.live_bytes;
 	}
 	qsort(p->sites, p->nsites, sizeof *p->sites, cmp_sites);
 	size_t shown = o->top && o->top < p->nsites ? o->top : p->nsites;
@@ -251,8 +251,8 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 		struct mgc_site_evidence ev = {
 			.x = p->main->x, .live = y, .n = n,
 			.cohorts = p->x_is_steps ? s->cohorts_step : s->cohorts, .ncohorts = MGC_COHORTS,
-			.last_step = (double)t->max_step, .allocs = s->allocs, .frees = s->frees,
-			.live_count = s->live_count};
+			.last_step = (double)t->max_step, .allocs = s->counters.allocs, .frees = s->counters.frees,
+			.live_count = s->counters.live_count};
 		size_t k = 1;
 		while (k < n && y[k] == y[0])
 			k++;

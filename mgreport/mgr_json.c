@@ -157,12 +157,12 @@ static cJSON *process_json(const struct mgr_process *p)
 				cJSON_AddBoolToObject(cu, "mismatch", (s->cuda->flags & MGC_DEVSITE_MISMATCH) != 0);
 			}
 		}
-		cJSON_AddNumberToObject(so, "live_bytes", (double)s->live_bytes);
-		cJSON_AddNumberToObject(so, "live_count", (double)s->live_count);
-		cJSON_AddNumberToObject(so, "allocs", (double)s->allocs);
-		cJSON_AddNumberToObject(so, "alloc_bytes", (double)s->alloc_bytes);
-		cJSON_AddNumberToObject(so, "frees", (double)s->frees);
-		cJSON_AddNumberToObject(so, "peak_bytes", (double)s->peak_bytes);
+		cJSON_AddNumberToObject(so, "live_bytes", (double)s->counters.live_bytes);
+		cJSON_AddNumberToObject(so, "live_count", (double)s->counters.live_count);
+		cJSON_AddNumberToObject(so, "allocs", (double)s->counters.allocs);
+		cJSON_AddNumberToObject(so, "alloc_bytes", (double)s->counters.alloc_bytes);
+		cJSON_AddNumberToObject(so, "frees", (double)s->counters.frees);
+		cJSON_AddNumberToObject(so, "peak_bytes", (double)s->counters.peak_bytes);
 		cJSON_AddItemToObject(so, "live_bytes_last_x", num(ms->live_end));
 		cJSON_AddItemToObject(so, "growth", num(ms->growth));
 		cJSON_AddItemToObject(so, "growth_per_x", num(ms->classified ? ms->fit.slope : NAN));

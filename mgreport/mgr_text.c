@@ -337,12 +337,12 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
 			cuda_tag(s, tag, sizeof tag),
-			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->live_bytes, c, sizeof c),
-			(unsigned long long)s->live_count,
+			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->counters.live_bytes, c, sizeof c),
+			(unsigned long long)s->counters.live_count,
 			s->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(s->kind) ? "CUDA allocations" : "blocks",
 			mgr_bytes(ms->classified ? ms->fit.slope : 0.0, d, sizeof d), xunit(p),
-			(unsigned long long)s->allocs, (unsigned long long)s->frees,
-			mgr_bytes((double)s->peak_bytes, b, sizeof b));
+			(unsigned long long)s->counters.allocs, (unsigned long long)s->counters.frees,
+			mgr_bytes((double)s->counters.peak_bytes, b, sizeof b));
 		if (s->cuda)
 			fprintf(f, "        cuda: stream %u%s%s%s, %llu record%s joined%s\n", s->cuda->stream,
 				s->cuda->flags & MGC_DEVSITE_ASYNC ? ", stream-ordered" : "",

@@ -698,11 +698,11 @@ static void test_trace_roundtrip(void)
 	MG_EQ(t->devcells[4].count, 1);
 	uint32_t dev_site = site_for(0x1900)->id, d1_site = site_kind(0x1900, mgc_kind_make(MGC_KIND_DEVICE, 1))->id;
 	const struct mgc_site *ds = dev_site < t->nsites ? t->sites[dev_site] : NULL;
-	MG_EQ(ds && ds->kind == MGC_KIND_DEVICE && ds->live_bytes == 3 * MB, 1);
+	MG_EQ(ds && ds->kind == MGC_KIND_DEVICE && ds->counters.live_bytes == 3 * MB, 1);
 	MG_EQ(ds && ds->cuda && ds->cuda->stream == 5 && ds->cuda->pool_address == 0x74f000000000ull &&
 			 ds->cuda->records == 1 && ds->cuda->flags == (MGC_DEVSITE_ASYNC | MGC_DEVSITE_POOL), 1);
 	const struct mgc_site *d1 = d1_site < t->nsites ? t->sites[d1_site] : NULL;
-	MG_EQ(d1 && mgc_kind_device(d1->kind) == 1 && d1->live_bytes == 2 * MB && !d1->cuda, 1);
+	MG_EQ(d1 && mgc_kind_device(d1->kind) == 1 && d1->counters.live_bytes == 2 * MB && !d1->cuda, 1);
 	mgc_trace_free(t);
 	unlink(path);
 	mgp_cupti_set_joining(0);
