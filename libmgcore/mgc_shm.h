@@ -186,9 +186,6 @@ void mgc_shm_path(int pid, char *buf, size_t cap);
 
 void mgc_shm_close(struct mgc_shm_map *m);
 
-/* /proc/<pid>/stat starttime (field 22), or 0 when the process does not exist. */
-uint64_t mgc_proc_start_ticks(int pid);
-
 #endif /* MGC_SHM_LAYOUT_ONLY */
 
 /* Field 22 (starttime, clock ticks since boot) of a /proc/PID/stat text: with the pid, what tells

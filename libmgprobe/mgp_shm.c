@@ -366,6 +366,29 @@ static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
 
 /* ---- publishing ---- */
 
+/* The grid, the site histories and the published sites (the union of the top lists). */
+static void publish_sites(struct mgc_shm *seg, uint32_t nsites)
+{
+	struct mgc_shm_header *h = &seg->h;
+	memcpy(seg->grid, S.grid, S.grid_n * sizeof S.grid[0]);
+	h->grid_n = S.grid_n;
+	h->grid_stride = S.stride;
+	h->nsites_total = nsites > 1 ? nsites - 1 : 0;
+	uint32_t ne = 0;
+	for (uint32_t i = 0; i < S.ngrowth; i++)
+		fill_site(&seg->sites[ne++], S.by_growth[i].id, MGC_SHM_TOP_GROWTH);
+	for (uint32_t i = 0; i < S.nlive; i++) {
+		uint32_t k = 0;
+		while (k < S.ngrowth && S.by_growth[k].id != S.by_live[i].id)
+			k++;
+		if (k < S.ngrowth)
+			seg->sites[k].ranks |= MGC_SHM_TOP_LIVE;
+		else
+			fill_site(&seg->sites[ne++], S.by_live[i].id, MGC_SHM_TOP_LIVE);
+	}
+	h->nsites = ne;
+}
+
 void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 {
 	if (!S.seg || mgp_getpid() != S.pid)
@@ -413,12 +436,16 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;
 	sn.malloc_arena_bytes = mi.arena + mi.hblkhd;
 
-	/* Grid slot: the same step overwrites its point; between strides the last point moves on. */
+	/* Grid slot: a step's point is its marker's snapshot, else its first (mgc_analysis.h: the
+	 * x axis), so later publishes in the same step (sampler ticks, the exit) keep the point and
+	 * the sites as they were and update only the header and the ring; between strides the last
+	 * point moves on. */
 	uint32_t nsites = mgp_sites_count();
 	uint32_t slot;
-	int step_axis = S.steps_seen > 0;
+	int step_axis = S.steps_seen > 0, keep = 0;
 	if (S.grid_n > 0 && step_axis && S.grid[S.grid_n - 1].step == step) {
 		slot = S.grid_n - 1;
+		keep = (S.grid[slot].flags & MGC_SNAP_STEP) || !(flags & MGC_SNAP_STEP);
 	} else if (S.grid_n > 0 && S.since < S.stride) {
 		slot = S.grid_n - 1;
 		S.since++;
@@ -430,7 +457,8 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 	}
 	uint32_t ref = slot / 2; /* growth is measured over the recent half of the window */
 
-	S.nlive = S.ngrowth = 0;
+	if (!keep)
+		S.nlive = S.ngrowth = 0;
 	uint64_t scan_t0 = mgp_now_ns();
 	for (uint32_t id = 1; id < nsites && id < S.max_sites; id++) {
 		const struct mgp_site *s = mgp_site_get(id);
@@ -451,6 +479,8 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 		}
 		sn.allocs_total += a;
 		sn.frees_total += f;
+		if (keep)
+			continue;
 		float *hs = S.hist + (size_t)id * G;
 		hs[slot] = (float)live;
 		if (a == 0)
@@ -465,7 +495,8 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 	 * markers in between only update the step number until 50 scans' time has passed (the
 	 * target then spends at most ~2% of its time on publishing). */
 	S.scan_ns = mgp_now_ns() - scan_t0;
-	S.grid[slot] = sn;
+	if (!keep)
+		S.grid[slot] = sn;
 	sync_modules();
 
 	mgc_shm_write_begin(h);
@@ -481,23 +512,8 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 	h->state = MGC_SHM_RUNNING;
 	seg->ring[S.ring_head % MGC_SHM_RING] = sn;
 	h->ring_head = ++S.ring_head;
-	memcpy(seg->grid, S.grid, S.grid_n * sizeof S.grid[0]);
-	h->grid_n = S.grid_n;
-	h->grid_stride = S.stride;
-	h->nsites_total = nsites > 1 ? nsites - 1 : 0;
-	uint32_t ne = 0;
-	for (uint32_t i = 0; i < S.ngrowth; i++)
-		fill_site(&seg->sites[ne++], S.by_growth[i].id, MGC_SHM_TOP_GROWTH);
-	for (uint32_t i = 0; i < S.nlive; i++) {
-		uint32_t k = 0;
-		while (k < S.ngrowth && S.by_growth[k].id != S.by_live[i].id)
-			k++;
-		if (k < S.ngrowth)
-			seg->sites[k].ranks |= MGC_SHM_TOP_LIVE;
-		else
-			fill_site(&seg->sites[ne++], S.by_live[i].id, MGC_SHM_TOP_LIVE);
-	}
-	h->nsites = ne;
+	if (!keep)
+		publish_sites(seg, nsites);
 	if (S.mods_dirty == 2) {
 		memcpy(seg->modules, S.mods, S.nmods * sizeof S.mods[0]);
 		memcpy(seg->names, S.names, S.names_used);

@@ -21,11 +21,11 @@ void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap);
 /* One sentence: the process verdict with confidence, slope and time to OOM. */
 void mgm_fmt_verdict(const struct mgm_view *v, char *buf, size_t cap);
 
-/* The breakdown line: heap, mmap, free-but-kept, other, file, GPU. */
+/* The breakdown line: heap, mmap, free-but-kept, other, file, device. */
 void mgm_fmt_breakdown(const struct mgm_view *v, char *buf, size_t cap);
 
 /* One series' verdict row ("rss   1.2 GB  leak 0.93  +2.1 MB/step  OOM in 5400 steps (9m)"). */
-void mgm_fmt_series(const struct mgm_view *v, const struct mgm_series *s, char *buf, size_t cap);
+void mgm_fmt_series(const struct mgm_view *v, const struct mgc_series *s, char *buf, size_t cap);
 
 /* Time to OOM of a fit, in x units and wall time when the rate is known ("" when never). */
 void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, size_t cap);

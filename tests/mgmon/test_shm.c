@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mg_test.h"
+#include "mgc_proc.h"
 #include "mgc_shm.h"
 
 struct seg {

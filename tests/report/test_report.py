@@ -60,10 +60,11 @@ def golden(update):
 
 
 def without_file(doc):
-    """The report with its "file" fields removed (they name the trace)."""
+    """The report without what names the file: "file" and the format version."""
     doc = json.loads(json.dumps(doc))
     for d in [doc] + doc.get("processes", []):
         d.pop("file", None)
+        d.get("process", {}).pop("format_version", None)
     return doc
 
 
