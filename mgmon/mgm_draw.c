@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mg_config.h"
+#include "mgc_units.h"
 #include "mgm_format.h"
 
 #define MIN_W 60
@@ -166,8 +167,9 @@ static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_u
 	const struct mgc_site_result *r = s->r;
 	const char *word = mgm_verdict_word(r->classified, &r->fit);
 	snprintf(buf, sizeof buf, " site %u: %s  %s live, %s%s/%s", r->id, mgm_site_function(s),
-		 mgm_bytes((double)r->counters.live_bytes, live, sizeof live), r->classified && r->fit.slope >= 0 ? "+" : "",
-		 r->classified ? mgm_bytes(r->fit.slope, sl, sizeof sl) : "?", v->a.x_is_steps ? "step" : "s");
+		 mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live),
+		 r->classified && r->fit.slope >= 0 ? "+" : "", r->classified ? mgc_human_bytes(r->fit.slope, sl, sizeof sl) : "?",
+		 v->a.x_is_steps ? "step" : "s");
 	bar(ui, 0, buf);
 	snprintf(buf, sizeof buf, "verdict: %s", word);
 	put(1, 1, buf, verdict_attr(ui, r->classified, &r->fit));

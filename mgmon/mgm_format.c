@@ -11,11 +11,6 @@
 #include "mgc_format.h"
 #include "mgc_units.h"
 
-const char *mgm_bytes(double b, char *buf, size_t cap)
-{
-	return mgc_human_bytes(b, buf, cap);
-}
-
 const char *mgm_duration(double s, char *buf, size_t cap)
 {
 	if (!isfinite(s) || s < 0) {
@@ -39,9 +34,10 @@ const char *mgm_verdict_word(int ok, const struct mgc_fit *f)
 	return ok ? mgc_verdict_name(f->verdict) : "-";
 }
 
-static const char *xunit(const struct mgm_view *v)
+/* "/step" or "/s": the x unit after a rate. */
+static const char *slash_x(const struct mgm_view *v)
 {
-	return v->a.x_is_steps ? "step" : "s";
+	return v->a.x_is_steps ? "/step" : "/s";
 }
 
 void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap)
@@ -55,9 +51,9 @@ void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap)
 	} else {
 		snprintf(rate, sizeof rate, "no steps");
 	}
-	mgm_bytes((double)v->rss, rss, sizeof rss);
+	mgc_human_bytes((double)v->rss, rss, sizeof rss);
 	if (v->a.limit > 0)
-		mgm_bytes(v->a.limit, lim, sizeof lim);
+		mgc_human_bytes(v->a.limit, lim, sizeof lim);
 	else
 		snprintf(lim, sizeof lim, "?");
 	snprintf(buf, cap, "pid %d %s  up %s  %s  RSS %s / %s%s", v->pid, v->comm[0] ? v->comm : "?",
@@ -84,7 +80,7 @@ void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, s
 
 void mgm_fmt_verdict(const struct mgm_view *v, char *buf, size_t cap)
 {
-	char a[32], b[32], oom[64];
+	char a[32], b[48], c[32], oom[64];
 	const struct mgc_fit *f = &v->a.verdict;
 	const char *what = v->probe ? "process" : "RSS";
 	size_t n = v->a.nseries ? v->a.series[MGC_S_RSS].n : 0;
@@ -96,27 +92,28 @@ void mgm_fmt_verdict(const struct mgm_view *v, char *buf, size_t cap)
 	mgm_fmt_oom(v, f, oom, sizeof oom);
 	switch (f->verdict) {
 	case MGC_VERDICT_PLATEAU:
-		snprintf(buf, cap, "%s: PLATEAU at %s since %s %.0f (conf %.2f)", what,
-			 mgm_bytes(f->plateau_level, a, sizeof a), xunit(v), f->plateau_at, f->confidence);
+		snprintf(buf, cap, "%s: PLATEAU at %s since %s (conf %.2f)", what,
+			 mgc_human_bytes(f->plateau_level, a, sizeof a),
+			 mgc_human_x(f->plateau_at, v->a.x_is_steps, b, sizeof b), f->confidence);
 		break;
 	case MGC_VERDICT_LEAK:
-		snprintf(buf, cap, "%s: LEAK +%s/%s (conf %.2f)%s%s", what, mgm_bytes(f->slope, a, sizeof a),
-			 xunit(v), f->confidence, oom[0] ? ", " : "", oom);
+		snprintf(buf, cap, "%s: LEAK +%s%s (conf %.2f)%s%s", what, mgc_human_bytes(f->slope, a, sizeof a),
+			 slash_x(v), f->confidence, oom[0] ? ", " : "", oom);
 		break;
 	case MGC_VERDICT_GROWING:
 		if (isfinite(f->decidable_at))
-			snprintf(b, sizeof b, ", known by %s %.0f", xunit(v), f->decidable_at);
+			snprintf(b, sizeof b, ", known by %s", mgc_human_x(f->decidable_at, v->a.x_is_steps, c, sizeof c));
 		else
 			b[0] = 0;
-		snprintf(buf, cap, "%s: GROWING +%s/%s (conf %.2f)%s%s%s", what, mgm_bytes(f->slope, a, sizeof a),
-			 xunit(v), f->confidence, b, oom[0] ? ", " : "", oom);
+		snprintf(buf, cap, "%s: GROWING +%s%s (conf %.2f)%s%s%s", what, mgc_human_bytes(f->slope, a, sizeof a),
+			 slash_x(v), f->confidence, b, oom[0] ? ", " : "", oom);
 		break;
 	case MGC_VERDICT_RETENTION:
-		snprintf(buf, cap, "%s: RETENTION: RSS grows +%s/%s while live allocations do not (conf %.2f)",
-			 what, mgm_bytes(f->slope, a, sizeof a), xunit(v), f->confidence);
+		snprintf(buf, cap, "%s: RETENTION: RSS grows +%s%s while live allocations do not (conf %.2f)",
+			 what, mgc_human_bytes(f->slope, a, sizeof a), slash_x(v), f->confidence);
 		break;
 	default:
-		snprintf(buf, cap, "%s: STABLE at %s (conf %.2f)", what, mgm_bytes(f->level, a, sizeof a),
+		snprintf(buf, cap, "%s: STABLE at %s (conf %.2f)", what, mgc_human_bytes(f->level, a, sizeof a),
 			 f->confidence);
 		break;
 	}
@@ -128,16 +125,16 @@ void mgm_fmt_breakdown(const struct mgm_view *v, char *buf, size_t cap)
 	size_t n;
 	if (v->probe) {
 		n = (size_t)snprintf(buf, cap, "heap %s  mmap %s  free-kept %s  other %s  file+shm %s",
-				     mgm_bytes((double)v->heap, a, sizeof a), mgm_bytes((double)v->mmap, b, sizeof b),
-				     mgm_bytes((double)v->free_kept, c, sizeof c), mgm_bytes((double)v->other, d, sizeof d),
-				     mgm_bytes((double)(v->rss_file + v->rss_shmem), e, sizeof e));
+				     mgc_human_bytes((double)v->heap, a, sizeof a), mgc_human_bytes((double)v->mmap, b, sizeof b),
+				     mgc_human_bytes((double)v->free_kept, c, sizeof c), mgc_human_bytes((double)v->other, d, sizeof d),
+				     mgc_human_bytes((double)(v->rss_file + v->rss_shmem), e, sizeof e));
 	} else {
 		n = (size_t)snprintf(buf, cap, "anon %s  file %s  shmem %s  swap %s",
-				     mgm_bytes((double)v->rss_anon, a, sizeof a), mgm_bytes((double)v->rss_file, b, sizeof b),
-				     mgm_bytes((double)v->rss_shmem, c, sizeof c), mgm_bytes((double)v->swap, d, sizeof d));
+				     mgc_human_bytes((double)v->rss_anon, a, sizeof a), mgc_human_bytes((double)v->rss_file, b, sizeof b),
+				     mgc_human_bytes((double)v->rss_shmem, c, sizeof c), mgc_human_bytes((double)v->swap, d, sizeof d));
 	}
 	if (v->have_device && n < cap)
-		snprintf(buf + n, cap - n, "  device %s (%s)", mgm_bytes((double)v->device, g, sizeof g),
+		snprintf(buf + n, cap - n, "  device %s (%s)", mgc_human_bytes((double)v->device, g, sizeof g),
 			 v->device_source);
 }
 
@@ -146,12 +143,13 @@ void mgm_fmt_series(const struct mgm_view *v, const struct mgc_series *s, char *
 	char a[32], b[32], oom[64] = "";
 	double last = s->n ? s->y[s->n - 1] : NAN;
 	if (!s->classified) {
-		snprintf(buf, cap, "%-9s %9s  %-9s", s->name, mgm_bytes(last, a, sizeof a), "-");
+		snprintf(buf, cap, "%-9s %9s  %-9s", s->name, mgc_human_bytes(last, a, sizeof a), "-");
 		return;
 	}
 	mgm_fmt_oom(v, &s->fit, oom, sizeof oom);
-	snprintf(b, sizeof b, "%s%s/%s", s->fit.slope >= 0 ? "+" : "", mgm_bytes(s->fit.slope, a, sizeof a), xunit(v));
-	snprintf(buf, cap, "%-9s %9s  %-9s %4.2f  %-14s %s", s->name, mgm_bytes(last, a, sizeof a),
+	snprintf(b, sizeof b, "%s%s%s", s->fit.slope >= 0 ? "+" : "", mgc_human_bytes(s->fit.slope, a, sizeof a),
+		 slash_x(v));
+	snprintf(buf, cap, "%-9s %9s  %-9s %4.2f  %-16s %s", s->name, mgc_human_bytes(last, a, sizeof a),
 		 mgc_verdict_name(s->fit.verdict), s->fit.confidence, b,
 		 s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING ? oom : "");
 }
@@ -182,7 +180,7 @@ void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap)
 void mgm_fmt_site_header(const struct mgm_view *v, int width, char *buf, size_t cap)
 {
 	char g[16];
-	snprintf(g, sizeof g, "growth/%s", v->a.x_is_steps ? "step" : "s");
+	snprintf(g, sizeof g, "growth%s", slash_x(v));
 	snprintf(buf, cap, "%-9s %9s %11s %8s  %-*s", "verdict", "live", g, "allocs",
 		 width > 42 ? width - 42 : 1, "function  file:line");
 }
@@ -201,9 +199,9 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 {
 	char live[32], g[32], gs[32], al[16], where[128];
 	const struct mgc_site_result *r = s->r;
-	mgm_bytes((double)r->counters.live_bytes, live, sizeof live);
+	mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live);
 	if (r->classified)
-		snprintf(gs, sizeof gs, "%s%s", r->fit.slope >= 0 ? "+" : "", mgm_bytes(r->fit.slope, g, sizeof g));
+		snprintf(gs, sizeof gs, "%s%s", r->fit.slope >= 0 ? "+" : "", mgc_human_bytes(r->fit.slope, g, sizeof g));
 	else
 		snprintf(gs, sizeof gs, "-");
 	fmt_count(r->counters.allocs, al, sizeof al);
@@ -295,8 +293,9 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 			for (int r2 = 0; r2 < h; r2++)
 				put(cells, w, h, c, r2, '|', 0);
 		}
-		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s %.0f",
-			 mgm_bytes(f->plateau_level, a, sizeof a), xunit(v), f->plateau_at);
+		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s",
+			 mgc_human_bytes(f->plateau_level, a, sizeof a),
+			 mgc_human_x(f->plateau_at, v->a.x_is_steps, b, sizeof b));
 	} else if (ok && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) && isfinite(f->slope)) {
 		double from = isfinite(f->change_at) && f->change_at > x0 ? f->change_at : x0;
 		for (int c = 0; c < w; c++) {
@@ -308,13 +307,13 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 			if (r >= 0 && r < h)
 				put(cells, w, h, c, r, '.', 0);
 		}
-		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s/%s", mgc_verdict_name(f->verdict),
-			 mgm_bytes(f->slope, a, sizeof a), xunit(v));
+		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s%s", mgc_verdict_name(f->verdict),
+			 mgc_human_bytes(f->slope, a, sizeof a), slash_x(v));
 	} else if (ok) {
 		snprintf(lab->legend, sizeof lab->legend, "%s", mgc_verdict_name(f->verdict));
 	}
-	mgm_bytes(hi, lab->ytop, sizeof lab->ytop);
-	mgm_bytes(lo, lab->ybot, sizeof lab->ybot);
+	mgc_human_bytes(hi, lab->ytop, sizeof lab->ytop);
+	mgc_human_bytes(lo, lab->ybot, sizeof lab->ybot);
 	if (v->a.x_is_steps) {
 		snprintf(lab->xleft, sizeof lab->xleft, "step %.0f", x0);
 		snprintf(lab->xright, sizeof lab->xright, "step %.0f", x1);

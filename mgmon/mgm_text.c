@@ -87,7 +87,7 @@ void mgm_text_frame(FILE *out, const struct mgm_view *v, int width)
 	mgm_fmt_breakdown(v, line, sizeof line);
 	fprintf(out, "%s\n", line);
 	text_chart(out, v, width);
-	fprintf(out, "\n%-9s %9s  %-9s %4s  %-14s %s\n", "series", "now", "verdict", "conf", "growth", "");
+	fprintf(out, "\n%-9s %9s  %-9s %4s  %-16s %s\n", "series", "now", "verdict", "conf", "growth", "");
 	for (size_t k = 0; k < v->a.nseries; k++) {
 		if (!v->a.series[k].present)
 			continue;

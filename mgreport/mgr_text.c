@@ -10,11 +10,6 @@
 #include "mgc_units.h"
 #include "mgr_output.h"
 
-const char *mgr_bytes(double b, char *buf, size_t cap)
-{
-	return mgc_human_bytes(b, buf, cap);
-}
-
 static const char *mgr_hex(uint64_t v, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "0x%llx", (unsigned long long)v);
@@ -50,19 +45,15 @@ static const char *cuda_tag(const struct mgc_site *s, char *buf, size_t cap)
 	return buf;
 }
 
-static const char *xunit(const struct mgr_process *p)
+/* The x unit in a sentence ("per step", "per second") and after a slash ("/step", "/s"). */
+static const char *per_x(const struct mgr_process *p)
 {
-	return p->a.x_is_steps ? "step" : "s";
+	return p->a.x_is_steps ? "per step" : "per second";
 }
 
-static void fmt_x(const struct mgr_process *p, double x, char *buf, size_t cap)
+static const char *slash_x(const struct mgr_process *p)
 {
-	if (!isfinite(x))
-		snprintf(buf, cap, "?");
-	else if (p->a.x_is_steps)
-		snprintf(buf, cap, "step %.0f", x);
-	else
-		snprintf(buf, cap, "%.0f s", x);
+	return p->a.x_is_steps ? "/step" : "/s";
 }
 
 static const char *color_of(enum mgc_verdict v)
@@ -88,34 +79,34 @@ static size_t verdict_sentence(const struct mgr_process *p, const char *prefix, 
 {
 	char a[32], b[32], c[32], d[32], xa[32], xb[32];
 	double first = m->y[0], last = m->y[m->n - 1];
-	fmt_x(p, m->x[0], xa, sizeof xa);
-	fmt_x(p, m->x[m->n - 1], xb, sizeof xb);
+	mgc_human_x(m->x[0], p->a.x_is_steps, xa, sizeof xa);
+	mgc_human_x(m->x[m->n - 1], p->a.x_is_steps, xb, sizeof xb);
 	size_t n = 0;
 	switch (f->verdict) {
 	case MGC_VERDICT_RETENTION:
 	case MGC_VERDICT_STABLE:
 		n = (size_t)snprintf(out, cap, "%sstable: %s stayed at %s (±%s) from %s to %s", prefix, what,
-				     mgr_bytes(f->level, a, sizeof a), mgr_bytes(f->noise, b, sizeof b), xa, xb);
+				     mgc_human_bytes(f->level, a, sizeof a), mgc_human_bytes(f->noise, b, sizeof b), xa, xb);
 		break;
 	case MGC_VERDICT_PLATEAU:
-		fmt_x(p, f->plateau_at, xb, sizeof xb);
+		mgc_human_x(f->plateau_at, p->a.x_is_steps, xb, sizeof xb);
 		n = (size_t)snprintf(out, cap, "%swarmup: %s grew %s over %s to %s, flat at %s since (±%s)",
-				     prefix, what, mgr_bytes(f->plateau_level - first, a, sizeof a), xa, xb,
-				     mgr_bytes(f->plateau_level, b, sizeof b), mgr_bytes(f->noise, c, sizeof c));
+				     prefix, what, mgc_human_bytes(f->plateau_level - first, a, sizeof a), xa, xb,
+				     mgc_human_bytes(f->plateau_level, b, sizeof b), mgc_human_bytes(f->noise, c, sizeof c));
 		break;
 	case MGC_VERDICT_LEAK:
-		n = (size_t)snprintf(out, cap, "%sleak: %s grows %s per %s without levelling off (%s at %s)",
-				     prefix, what, mgr_bytes(f->slope, a, sizeof a), xunit(p),
-				     mgr_bytes(last, b, sizeof b), xb);
+		n = (size_t)snprintf(out, cap, "%sleak: %s grows %s %s without levelling off (%s at %s)",
+				     prefix, what, mgc_human_bytes(f->slope, a, sizeof a), per_x(p),
+				     mgc_human_bytes(last, b, sizeof b), xb);
 		break;
 	case MGC_VERDICT_GROWING:
 		n = (size_t)snprintf(out, cap,
-				     "%sstill growing: %s rose %s per %s up to %s (%s); the evidence cannot yet "
+				     "%sstill growing: %s rose %s %s up to %s (%s); the evidence cannot yet "
 				     "tell a warmup from a leak",
-				     prefix, what, mgr_bytes(f->slope, a, sizeof a), xunit(p), xb,
-				     mgr_bytes(last, b, sizeof b));
+				     prefix, what, mgc_human_bytes(f->slope, a, sizeof a), per_x(p), xb,
+				     mgc_human_bytes(last, b, sizeof b));
 		if (isfinite(f->decidable_at) && n < cap) {
-			fmt_x(p, f->decidable_at, d, sizeof d);
+			mgc_human_x(f->decidable_at, p->a.x_is_steps, d, sizeof d);
 			n += (size_t)snprintf(out + n, cap - n, " (decidable by about %s)", d);
 		}
 		break;
@@ -147,9 +138,9 @@ static void leaking_sites(const struct mgr_process *p, int device, char *out, si
 	if (top == SIZE_MAX)
 		snprintf(out, cap, "; no %s is leaking.", what);
 	else
-		snprintf(out, cap, "; %zu %s%s leaking, the top one %s (+%s per %s).", leaking, what,
+		snprintf(out, cap, "; %zu %s%s leaking, the top one %s (+%s %s).", leaking, what,
 			 leaking == 1 ? " is" : "s are", mgr_site_function(p, top),
-			 mgr_bytes(p->a.sites[top].fit.slope, a, sizeof a), xunit(p));
+			 mgc_human_bytes(p->a.sites[top].fit.slope, a, sizeof a), per_x(p));
 }
 
 /* The answer in plain words, with the numbers behind it. */
@@ -170,8 +161,8 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 		n = (size_t)snprintf(out, cap,
 				     "retention: %s grew %s while live allocations stayed near %s: freed "
 				     "memory kept by the allocator, not a leak in the program",
-				     series, mgr_bytes(m->y[m->n - 1] - m->y[0], a, sizeof a),
-				     mgr_bytes(heap->y[heap->n - 1], b, sizeof b));
+				     series, mgc_human_bytes(m->y[m->n - 1] - m->y[0], a, sizeof a),
+				     mgc_human_bytes(heap->y[heap->n - 1], b, sizeof b));
 		if (n < cap && f->confidence < 0.8)
 			n += (size_t)snprintf(out + n, cap - n, " (low confidence, %.2f: %zu points)",
 					      f->confidence, m->n);
@@ -181,7 +172,7 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 	if (n < cap && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) &&
 	    isfinite(f->x_to_oom) && p->a.limit > 0)
 		n += (size_t)snprintf(out + n, cap - n, "; at this rate the %s limit is reached in %.0f %s",
-				      mgr_bytes(p->a.limit, c, sizeof c), f->x_to_oom,
+				      mgc_human_bytes(p->a.limit, c, sizeof c), f->x_to_oom,
 				      p->a.x_is_steps ? "steps" : "seconds");
 	if (n < cap && p->t)
 		leaking_sites(p, 0, out + n, cap - n);
@@ -193,12 +184,12 @@ static void print_fit_line(FILE *f, const struct mgr_process *p, const struct mg
 {
 	char a[32], b[32];
 	const char *v = s->classified ? mgc_verdict_name(s->fit.verdict) : "-";
-	fprintf(f, "  %-22s %10s  %s%-9s%s", s->name, mgr_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
+	fprintf(f, "  %-22s %10s  %s%-9s%s", s->name, mgc_human_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
 		color && s->classified ? color_of(s->fit.verdict) : "", v, color && s->classified ? "\033[0m" : "");
 	if (s->classified && (s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING))
-		fprintf(f, " %s/%s", mgr_bytes(s->fit.slope, b, sizeof b), xunit(p));
+		fprintf(f, " %s%s", mgc_human_bytes(s->fit.slope, b, sizeof b), slash_x(p));
 	else if (s->classified && s->fit.verdict == MGC_VERDICT_PLATEAU && isfinite(s->fit.plateau_at))
-		fprintf(f, " since %s %.0f", p->a.x_is_steps ? "step" : "t=", s->fit.plateau_at);
+		fprintf(f, " since %s", mgc_human_x(s->fit.plateau_at, p->a.x_is_steps, b, sizeof b));
 	if (s->classified)
 		fprintf(f, " (confidence %.2f)", s->fit.confidence);
 	fputc('\n', f);
@@ -247,12 +238,12 @@ static void print_devcells(FILE *f, const struct mgc_trace *t, const struct mgc_
 		const struct mgc_devcell *dc = &t->devcells[k];
 		if (mgc_kind_mem(dc->kind) == MGC_KIND_POOL)
 			fprintf(f, "  %-22s %10s  (%u stream-ordered pool%s: live and kept; peak %s)\n",
-				devcell_label(dc->kind, label, sizeof label), mgr_bytes((double)pt->dev[k], a, sizeof a),
-				dc->count, dc->count == 1 ? "" : "s", mgr_bytes((double)dc->peak, b, sizeof b));
+				devcell_label(dc->kind, label, sizeof label), mgc_human_bytes((double)pt->dev[k], a, sizeof a),
+				dc->count, dc->count == 1 ? "" : "s", mgc_human_bytes((double)dc->peak, b, sizeof b));
 		else
 			fprintf(f, "  %-22s %10s  (%u allocation%s; peak %s)\n", devcell_label(dc->kind, label, sizeof label),
-				mgr_bytes((double)pt->dev[k], a, sizeof a), dc->count, dc->count == 1 ? "" : "s",
-				mgr_bytes((double)dc->peak, b, sizeof b));
+				mgc_human_bytes((double)pt->dev[k], a, sizeof a), dc->count, dc->count == 1 ? "" : "s",
+				mgc_human_bytes((double)dc->peak, b, sizeof b));
 	}
 	if (t->devcells_dropped)
 		fprintf(f, "    (the trace names more CUDA kinds and devices than the %u shown)\n", MGC_DEVCELLS);
@@ -267,19 +258,19 @@ static void print_end(FILE *f, const struct mgr_process *p, const char *bold, co
 	double other = (double)pt->rss_anon - (double)pt->heap - (double)pt->mmap - (double)pt->free_kept;
 	fprintf(f, "%sMemory at the end%s (%s %.0f):\n", bold, off, p->a.x_is_steps ? "step" : "t =",
 		p->a.x_is_steps ? (double)pt->step : pt->t);
-	fprintf(f, "  %-22s %10s\n", "rss", mgr_bytes(rss, a, sizeof a));
-	fprintf(f, "  %-22s %10s  (%llu blocks)\n", "  live heap", mgr_bytes((double)pt->heap, a, sizeof a),
+	fprintf(f, "  %-22s %10s\n", "rss", mgc_human_bytes(rss, a, sizeof a));
+	fprintf(f, "  %-22s %10s  (%llu blocks)\n", "  live heap", mgc_human_bytes((double)pt->heap, a, sizeof a),
 		(unsigned long long)pt->heap_count);
 	fprintf(f, "  %-22s %10s  (%llu mappings)\n", "  live anonymous mmap",
-		mgr_bytes((double)pt->mmap, a, sizeof a), (unsigned long long)pt->mmap_count);
-	fprintf(f, "  %-22s %10s\n", "  free, kept by malloc", mgr_bytes((double)pt->free_kept, a, sizeof a));
-	fprintf(f, "  %-22s %10s\n", "  other anonymous", mgr_bytes(other > 0 ? other : 0, a, sizeof a));
-	fprintf(f, "  %-22s %10s\n", "  file-backed + shared", mgr_bytes((double)(pt->rss_file + pt->rss_shmem), a, sizeof a));
+		mgc_human_bytes((double)pt->mmap, a, sizeof a), (unsigned long long)pt->mmap_count);
+	fprintf(f, "  %-22s %10s\n", "  free, kept by malloc", mgc_human_bytes((double)pt->free_kept, a, sizeof a));
+	fprintf(f, "  %-22s %10s\n", "  other anonymous", mgc_human_bytes(other > 0 ? other : 0, a, sizeof a));
+	fprintf(f, "  %-22s %10s\n", "  file-backed + shared", mgc_human_bytes((double)(pt->rss_file + pt->rss_shmem), a, sizeof a));
 	if (p->a.limit > 0)
-		fprintf(f, "  %-22s %10s\n", "limit", mgr_bytes(p->a.limit, a, sizeof a));
+		fprintf(f, "  %-22s %10s\n", "limit", mgc_human_bytes(p->a.limit, a, sizeof a));
 	if (mgc_analysis_device(&p->a))
 		fprintf(f, "  %-22s %10s  (CUDA allocations; device memory is not in rss)\n", "live CUDA",
-			mgr_bytes((double)pt->device, a, sizeof a));
+			mgc_human_bytes((double)pt->device, a, sizeof a));
 	print_devcells(f, p->t, pt);
 	fputc('\n', f);
 }
@@ -301,7 +292,7 @@ static void print_table(FILE *f, const struct mgr_process *p, const char *bold, 
 		size_t i = rows == 1 ? 0 : r * (m->n - 1) / (rows - 1);
 		fprintf(f, "  %10.0f", m->x[i]);
 		for (size_t c = 0; c < cols; c++)
-			fprintf(f, " %10s", mgr_bytes(p->a.series[col[c]].y[i], a, sizeof a));
+			fprintf(f, " %10s", mgc_human_bytes(p->a.series[col[c]].y[i], a, sizeof a));
 		fputc('\n', f);
 	}
 	fputc('\n', f);
@@ -343,14 +334,14 @@ static void print_sites(FILE *f, const struct mgr_process *p, int color, const c
 		const struct mgc_site_result *r = &p->a.sites[i];
 		const struct mgc_site *s = mgr_site(p, i);
 		const char *v = r->classified ? mgc_verdict_name(r->fit.verdict) : "-";
-		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
+		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && r->classified ? color_of(r->fit.verdict) : "", v, off, cuda_tag(s, tag, sizeof tag),
-			mgr_bytes(r->live_end, a, sizeof a), mgr_bytes((double)r->counters.live_bytes, c, sizeof c),
+			mgc_human_bytes(r->live_end, a, sizeof a), mgc_human_bytes((double)r->counters.live_bytes, c, sizeof c),
 			(unsigned long long)r->counters.live_count,
 			r->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(r->kind) ? "CUDA allocations" : "blocks",
-			mgr_bytes(r->classified ? r->fit.slope : 0.0, d, sizeof d), xunit(p),
+			mgc_human_bytes(r->classified ? r->fit.slope : 0.0, d, sizeof d), slash_x(p),
 			(unsigned long long)r->counters.allocs, (unsigned long long)r->counters.frees,
-			mgr_bytes((double)r->counters.peak_bytes, b, sizeof b));
+			mgc_human_bytes((double)r->counters.peak_bytes, b, sizeof b));
 		if (s->cuda)
 			print_cuda(f, s->cuda);
 		print_frames(f, &p->stacks[i]);
@@ -388,7 +379,7 @@ static void print_tree(FILE *f, const struct mgr_process *procs, size_t n, size_
 	const char *v = p->a.have_verdict ? mgc_verdict_name(p->a.verdict.verdict) : "-";
 	fprintf(f, "  %*s%s pid %d  %s%-9s%s rss %s  %.60s\n", depth * 2, "", depth ? "└" : "", t->proc.pid,
 		color && p->a.have_verdict ? color_of(p->a.verdict.verdict) : "", v, color ? "\033[0m" : "",
-		mgr_bytes(m && m->n ? m->y[m->n - 1] : NAN, a, sizeof a),
+		mgc_human_bytes(m && m->n ? m->y[m->n - 1] : NAN, a, sizeof a),
 		t->cmdline ? t->cmdline : "?");
 	if (depth > 16)
 		return;
