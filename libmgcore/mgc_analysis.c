@@ -227,9 +227,12 @@ static void judge_site(const struct mgc_analysis *a, struct mgc_site_result *r)
 		r->classified = 1;
 		return;
 	}
+	/* The step of the axis end, for the cohorts' age; a step past 2^63 (a bogus marker) counts as
+	 * 2^63, which the classifier can still take back to an integer. */
+	double last_step = fmin((double)a->end.step, 0x1p63);
 	struct mgc_site_evidence ev = {
 		.x = rss->x, .live = r->y, .n = a->n, .cohorts = r->cohorts, .ncohorts = r->cohorts ? MGC_COHORTS : 0,
-		.last_step = (double)a->end.step, .allocs = r->counters.allocs, .frees = r->counters.frees,
+		.last_step = last_step, .allocs = r->counters.allocs, .frees = r->counters.frees,
 		.live_count = r->counters.live_count};
 	struct mgc_classify_opts co = analysis_opts(a, JUDGE_OWN);
 	r->classified = mgc_classify_site(&ev, &co, &r->fit) == 0;
