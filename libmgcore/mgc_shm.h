@@ -29,7 +29,7 @@ enum mgc_shm_state {
 	MGC_SHM_EXECED = 3,  /* the process called exec: this image stopped publishing */
 };
 
-/* The segment's first 512 bytes. Everything after `seq` is written only between
+/* The segment's first 616 bytes. Everything after `seq` is written only between
  * mgc_shm_write_begin and mgc_shm_write_end. */
 struct mgc_shm_header {
 	char magic[8];            /* "MGPRSHM\0" */

@@ -276,12 +276,6 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *in
 
 /* ---- module map ---- */
 
-struct scan {
-	struct mod tmp[64];
-	unsigned n;
-};
-
-
 static struct mod *find_mod(uint64_t bias, const char *name, size_t nlen)
 {
 	for (uint32_t i = 0; i < W.nmods; i++) {
@@ -301,12 +295,11 @@ static void emit_load(const struct mod *m)
 		m->path_len);
 }
 
-static int changed;
-
+/* dl_iterate_phdr callback: marks a known module seen, or adds a new one and sets *arg (int). */
 static int on_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	int *changed = arg;
 	(void)size;
-	(void)arg;
 	char exe[1024];
 	const char *name = mgp_elf_name(info, exe, sizeof exe);
 	size_t nlen = strlen(name);
@@ -329,15 +322,14 @@ static int on_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 	m->id = ++W.next_mod_id;
 	m->live = 1;
 	m->seen = 1;
-	changed = 1;
+	*changed = 1;
 	return 0;
 }
 
 static int count_phdr(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct scan *sc = arg;
 	(void)size;
-	(void)sc;
+	(void)arg;
 	W.adds = info->dlpi_adds;
 	W.subs = info->dlpi_subs;
 	return 1; /* the counters are the same in every entry: one is enough */
@@ -354,8 +346,8 @@ void mgp_trace_sync_modules(int force)
 	for (uint32_t i = 0; i < W.nmods; i++)
 		W.mods[i].seen = 0;
 	uint32_t first_new = W.nmods;
-	changed = 0;
-	dl_iterate_phdr(on_phdr, NULL);
+	int changed = 0;
+	dl_iterate_phdr(on_phdr, &changed);
 	for (uint32_t i = 0; i < W.nmods; i++)
 		if (W.mods[i].live && !W.mods[i].seen)
 			changed = 1;
