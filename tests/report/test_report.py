@@ -13,10 +13,12 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 failures = 0
+checks = 0
 
 
 def check(cond, what, expected=None, actual=None):
-    global failures
+    global failures, checks
+    checks += 1
     if cond:
         print("ok   %s" % what)
     else:
@@ -412,8 +414,8 @@ def main():
             process_tree(tmp)
             gpu(tmp)
             gpu_kinds(tmp)
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d of %d checks failed" % (failures, checks))
+    return 1 if failures or not checks else 0
 
 
 if __name__ == "__main__":
