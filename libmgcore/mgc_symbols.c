@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "mgc_format.h"
+#include "mgc_python.h"
 
 /* From the C++ runtime (libstdc++, linked by libmgcore); C has no header for it. Returns a
  * malloc'd string or NULL with *status != 0. */
@@ -674,7 +675,17 @@ static bool sym_runtime_module(const char *path)
 
 static size_t sym_named_frame(const struct mgc_stack *st)
 {
-	size_t first_known = st->n;
+	size_t first_py = st->n, first_known = st->n;
+	for (size_t i = 0; i < st->n; i++) {
+		if (!st->frames[i].python)
+			continue;
+		if (!mgc_pyfile_is_library(st->frames[i].file))
+			return i;
+		if (first_py == st->n)
+			first_py = i;
+	}
+	if (first_py < st->n)
+		return first_py;
 	for (size_t i = 0; i < st->n; i++) {
 		if (st->frames[i].function == unknown_name || strcmp(st->frames[i].function, "??") == 0)
 			continue;
@@ -702,25 +713,38 @@ static int sym_stack_room(struct mgc_stack *st, size_t *cap, size_t more)
 	return 0;
 }
 
+/* One frame of a stack: a Python frame, or a return address in a module or in generated code.
+ * Fills fr[0..8) and returns how many, or -ENOMEM. */
+static int sym_frame(struct mgc_symbolizer *s, uint64_t ip, mgc_module_fn find, void *ctx,
+		     const struct mgc_pycodes *py, struct mgc_frame *fr)
+{
+	struct mgc_module_ref m = { 0 };
+
+	if (mgc_pyframe_is(ip)) {
+		struct mgc_pyframe pf;
+		mgc_pycodes_frame(py, ip, &pf);
+		fr[0] = (struct mgc_frame){ .function = pf.function, .file = pf.file, .line = pf.line,
+					    .status = MGC_FRAME_DWARF, .python = 1 };
+		return 1;
+	}
+	find(ctx, ip - 1, &m);
+	if (m.path != NULL)
+		return mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, ip, fr, 8);
+	fr[0] = (struct mgc_frame){ .function = m.generated ? m.generated : unknown_name,
+				    .module = m.generated ? "[perf-map]" : unknown_name,
+				    .status = MGC_FRAME_NO_FILE, .offset = ip };
+	return 1;
+}
+
 int mgc_symbolize_stack(struct mgc_symbolizer *s, const uint64_t *ips, size_t nips, mgc_module_fn find,
-			void *ctx, struct mgc_stack *out)
+			void *ctx, const struct mgc_pycodes *py, struct mgc_stack *out)
 {
 	size_t cap = 0;
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < nips; i++) {
-		struct mgc_module_ref m = { 0 };
 		struct mgc_frame fr[8];
-		int k;
+		int k = sym_frame(s, ips[i], find, ctx, py, fr);
 
-		find(ctx, ips[i] - 1, &m);
-		if (m.path != NULL) {
-			k = mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, ips[i], fr, 8);
-		} else {
-			fr[0] = (struct mgc_frame){ .function = m.generated ? m.generated : unknown_name,
-						    .module = m.generated ? "[perf-map]" : unknown_name,
-						    .status = MGC_FRAME_NO_FILE, .offset = ips[i] };
-			k = 1;
-		}
 		if (k < 0 || sym_stack_room(out, &cap, (size_t)k) < 0) {
 			mgc_stack_free(out);
 			return -ENOMEM;

@@ -39,6 +39,8 @@ struct mgc_frame {
 	                       * position inside this function, the next frame's line is its call site) */
 	enum mgc_frame_status status;
 	uint64_t offset;      /* ip - bias: the recorded address inside the module */
+	int python;           /* 1: a Python frame (mgc_python.h): function is the code object's
+	                       * qualified name, file its file name, module NULL */
 };
 
 /* Returns a new, empty symbolizer, or NULL with errno = ENOMEM. Nothing is opened until used. */
@@ -83,20 +85,25 @@ struct mgc_module_ref {
 /* Fills *out for `addr` (a call's address: a return address minus one). */
 typedef void (*mgc_module_fn)(void *ctx, uint64_t addr, struct mgc_module_ref *out);
 
+struct mgc_pycodes; /* mgc_python.h */
+
 /* A whole symbolized stack. */
 struct mgc_stack {
 	struct mgc_frame *frames; /* n, innermost first, inlined frames included; owned (malloc) */
 	size_t n;
-	size_t named;             /* the frame that names the site: the first with a known function
-	                           * outside the C library, the C++ runtime, the loader and the probe;
-	                           * else the first with a known function; else 0 */
+	size_t named;             /* the frame that names the site: the first Python frame in the
+	                           * user's own code (mgc_pyfile_is_library), else the first Python
+	                           * frame, else the first with a known function outside the C library,
+	                           * the C++ runtime, the loader and the probe, else the first with a
+	                           * known function; else 0 */
 };
 
-/* Symbolizes the return addresses ips[0..nips), innermost first, finding each one's module with
- * find(ctx, ip - 1). An address in no module is one frame "??" (module "??"), or the perf map's
- * name (module "[perf-map]"). 0, or -ENOMEM (out is then empty). Free with mgc_stack_free. */
+/* Symbolizes the frames ips[0..nips), innermost first: a return address through its module, found
+ * with find(ctx, ip - 1); a Python frame (mgc_pyframe_is) through the code objects py (may be
+ * NULL). An address in no module is one frame "??" (module "??"), or the perf map's name (module
+ * "[perf-map]"). 0, or -ENOMEM (out is then empty). Free with mgc_stack_free. */
 int mgc_symbolize_stack(struct mgc_symbolizer *s, const uint64_t *ips, size_t nips, mgc_module_fn find,
-			void *ctx, struct mgc_stack *out);
+			void *ctx, const struct mgc_pycodes *py, struct mgc_stack *out);
 
 void mgc_stack_free(struct mgc_stack *st);
 

@@ -722,6 +722,11 @@ static int on_notice(struct trace_loader *ld, const unsigned char *p, uint32_t l
 	return 0;
 }
 
+static int on_pycode(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	return mgc_pycodes_add(&ld->t->pycodes, p, len);
+}
+
 typedef int (*record_fn)(struct trace_loader *ld, const unsigned char *p, uint32_t len);
 
 /* The reader of each record type (mgc_format.h); types not listed (newer ones) are skipped. */
@@ -742,6 +747,7 @@ static const record_fn record_readers[] = {
 	[MGC_REC_SNAPSHOT2] = on_snapshot2,
 	[MGC_REC_DEVMEM] = on_devmem,
 	[MGC_REC_DEVSITE] = on_devsite,
+	[MGC_REC_PYCODE] = on_pycode,
 };
 
 static int cmp_perf_sym(const void *a, const void *b)
@@ -900,6 +906,7 @@ void mgc_trace_free(struct mgc_trace *t)
 	free(t->path);
 	free(t->perfmap);
 	free(t->perf_syms);
+	mgc_pycodes_free(t->pycodes);
 	free(t);
 }
 

@@ -34,6 +34,7 @@
 #include "mgp_live.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_python.h"
 #include "mgp_shm.h"
 #include "mgp_sites.h"
 #include "mgp_trace.h"
@@ -87,6 +88,7 @@ static struct {
 	int closed;            /* final snapshot written */
 	int pid;               /* the process this state belongs to (fork changes it) */
 	int no_children;
+	int python;            /* read Python frames (MGPROBE_PYTHON, default on) */
 	uint32_t depth;
 	uint32_t interval_ms;
 	uint32_t max_sites;
@@ -192,11 +194,18 @@ static inline uint32_t birth_now(void)
 static uint32_t capture_site(unsigned kind)
 {
 	uintptr_t ips[MGC_MAX_FRAMES + SKIP_SLACK];
-	int got = unw_backtrace((void **)ips, (int)(P.depth + SKIP_SLACK));
+	/* Python: twice the depth, so the Python frames above a deep native library (PyTorch's
+	 * dispatcher) stay; the interpreter's own frames between them are dropped. */
+	unsigned want = mgp_python_on() ? (P.depth * 2 < MGC_MAX_FRAMES ? P.depth * 2 : MGC_MAX_FRAMES) : P.depth;
+	int got = unw_backtrace((void **)ips, (int)(want + SKIP_SLACK));
 	int s = 0;
 	while (s < got && ips[s] >= P.self_lo && ips[s] < P.self_hi)
 		s++;
 	unsigned n = got > s ? (unsigned)(got - s) : 0;
+	if (mgp_python_on()) {
+		uintptr_t merged[MGC_MAX_FRAMES];
+		return mgp_sites_intern(merged, mgp_python_merge(ips + s, n, merged, want), kind);
+	}
 	if (n > P.depth)
 		n = P.depth;
 	return mgp_sites_intern(ips + s, n, kind);
@@ -1031,7 +1040,7 @@ EXPORT int InitializeInjection(void)
 
 static const char *const known_vars[] = {
 	"MGPROBE_OUTPUT", "MGPROBE_OUTPUT_PID", "MGPROBE_DIR", "MGPROBE_INTERVAL", "MGPROBE_DEPTH",
-	"MGPROBE_NO_CHILDREN", "MGPROBE_MAX_SITES", "MGPROBE_LIB", NULL,
+	"MGPROBE_NO_CHILDREN", "MGPROBE_MAX_SITES", "MGPROBE_LIB", "MGPROBE_PYTHON", NULL,
 };
 
 static int env_u32(const char *name, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -1063,7 +1072,7 @@ static int configure(void)
 		if (!known) {
 			mgp_log("unknown setting %.*s: the program runs unprofiled (known: MGPROBE_OUTPUT, "
 				"MGPROBE_DIR, MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN, "
-				"MGPROBE_MAX_SITES)", (int)n, *e);
+				"MGPROBE_MAX_SITES, MGPROBE_PYTHON)", (int)n, *e);
 			return -EINVAL;
 		}
 	}
@@ -1074,6 +1083,8 @@ static int configure(void)
 	    env_u32("MGPROBE_DEPTH", 1, MGC_MAX_FRAMES, &P.depth) < 0 ||
 	    env_u32("MGPROBE_MAX_SITES", 16, 1u << 24, &P.max_sites) < 0)
 		return -EINVAL;
+	const char *py = getenv("MGPROBE_PYTHON");
+	P.python = !(py && strcmp(py, "0") == 0);
 	const char *nc = getenv("MGPROBE_NO_CHILDREN");
 	P.no_children = nc && *nc && strcmp(nc, "0") != 0;
 	const char *dir = getenv("MGPROBE_DIR");
@@ -1144,6 +1155,7 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	}
 	mgp_trace_self_range((const void *)&mgp_init, &P.self_lo, &P.self_hi);
+	mgp_python_init(P.python);
 
 	/* Which file: the exact -o name for the launched process, derived names for the rest. */
 	int root = 0, truncate_root = 0;

@@ -22,6 +22,7 @@
 #include "mgc_shm.h"
 #include "mgp_elf.h"
 #include "mgp_os.h"
+#include "mgp_pycode.h"
 #include "mgp_sites.h"
 
 #define G MGC_SHM_GRID
@@ -387,6 +388,7 @@ static void publish_sites(struct mgc_shm *seg, uint32_t nsites)
 			fill_site(&seg->sites[ne++], S.by_live[i].id, MGC_SHM_TOP_LIVE);
 	}
 	h->nsites = ne;
+	mgp_pycode_publish(&seg->py, seg->sites, ne);
 }
 
 void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)

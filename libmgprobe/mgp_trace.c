@@ -18,6 +18,8 @@
 
 #include "mgp_elf.h"
 #include "mgp_os.h"
+#include "mgp_pycode.h"
+#include "mgp_python.h"
 #include "mgp_sites.h"
 
 #define OUT_CAP (1u << 20)
@@ -63,6 +65,7 @@ static struct {
 	char prev_label[32];
 	uint32_t max_sites;
 	uint32_t stacks_written;
+	uint32_t codes_written;                         /* Python code objects written (ids below) */
 	struct mod *mods;
 	uint32_t nmods, next_mod_id, gen;
 	unsigned long long adds, subs;
@@ -451,14 +454,37 @@ static uint32_t trie_node(uint32_t parent, uint64_t ip, size_t *off)
 	return node;
 }
 
+/* Python code objects registered since the last call (mgp_pycode.h), before any stack that names
+ * them, and a notice when Python frames are off or a frame failed validation. */
+static void write_pycodes(void)
+{
+	char text[300];
+	if (mgp_python_take_notice(text, sizeof text))
+		mgp_trace_notice(text);
+	uint32_t n = mgp_pycode_count();
+	if (W.codes_written == 0)
+		W.codes_written = 1; /* id 0 is "none" */
+	const char *b = mgp_pycode_bytes();
+	for (; W.codes_written < n; W.codes_written++) {
+		const struct mgp_pycode *c = mgp_pycode_get(W.codes_written);
+		struct mgc_rec_pycode r = {.id = W.codes_written, .firstlineno = c->firstlineno,
+					   .qualname_len = c->qualname_len, .file_len = c->file_len,
+					   .linetable_len = c->linetable_len, .py_major = 3,
+					   .py_minor = (uint8_t)mgp_python_minor()};
+		record3(MGC_REC_PYCODE, &r, sizeof r, b + c->qualname_off,
+			(size_t)c->qualname_len + c->file_len + c->linetable_len, NULL, 0);
+	}
+}
+
 /* Writes the stacks of the sites published since the last call: first the frame-tree nodes they
  * add (FRAMES, in chunks), then STACK2 records, each an array of sites naming their innermost
  * node. */
 void mgp_trace_write_stacks(void)
 {
-	uint32_t n = mgp_sites_count();
+	uint32_t n = mgp_sites_count(); /* first: a site's code objects are registered before it */
 	if (!W.ok)
 		return;
+	write_pycodes();
 	if (W.stacks_written == 0)
 		W.stacks_written = 1; /* id 0 is "none" */
 	uint32_t first_node = W.trie_nodes + 1;
@@ -751,6 +777,7 @@ void mgp_trace_forget(void)
 	W.ok = 0;
 	W.len = 0;
 	W.stacks_written = 0;
+	W.codes_written = 0;
 	W.nmods = 0;
 	W.names_used = 0;
 	W.gen = 0;

@@ -38,15 +38,20 @@ static void usage(FILE *f)
 		"  -o, --output FILE   trace file (default: ./mgprobe.<comm>.<pid>.mgt); child\n"
 		"                      processes write FILE-without-.mgt.<comm>.<pid>.mgt\n"
 		"  --interval MS       snapshot interval in milliseconds (default 1000)\n"
-		"  --depth N           call-stack depth, 1..256 (default 64)\n"
+		"  --depth N           call-stack depth, 1..256 (default 64; twice that in Python\n"
+		"                      programs, where Python frames replace the interpreter's)\n"
 		"  --no-children       do not trace forked or exec'd child processes\n"
 		"  --no-cuda           do not trace CUDA memory (by default the CUDA driver loads the\n"
 		"                      probe through CUDA_INJECTION64_PATH unless that is already set)\n"
+		"  --no-python         stacks of Python programs show the interpreter's native frames\n"
+		"                      instead of Python's (function, file, line)\n"
+		"  --python-objects    charge Python's small objects to the lines that make them\n"
+		"                      (PYTHONMALLOC=malloc) instead of to pymalloc's 1 MiB arenas\n"
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
 		"The same settings work with plain LD_PRELOAD=libmgprobe.so through MGPROBE_OUTPUT,\n"
-		"MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN and MGPROBE_DIR.\n"
+		"MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN, MGPROBE_PYTHON=0 and MGPROBE_DIR.\n"
 		"Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own errors.\n");
 }
 
@@ -158,7 +163,7 @@ int main(int argc, char **argv)
 	}
 	const char *output = NULL;
 	unsigned long interval = 0, depth = 0;
-	int no_children = 0, no_cuda = 0, i;
+	int no_children = 0, no_cuda = 0, no_python = 0, py_objects = 0, i;
 	for (i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
@@ -187,6 +192,10 @@ int main(int argc, char **argv)
 			no_children = 1;
 		} else if (!strcmp(a, "--no-cuda")) {
 			no_cuda = 1;
+		} else if (!strcmp(a, "--no-python")) {
+			no_python = 1;
+		} else if (!strcmp(a, "--python-objects")) {
+			py_objects = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -259,6 +268,10 @@ int main(int argc, char **argv)
 	}
 	if (no_children)
 		setenv("MGPROBE_NO_CHILDREN", "1", 1);
+	if (no_python)
+		setenv("MGPROBE_PYTHON", "0", 1);
+	if (py_objects)
+		setenv("PYTHONMALLOC", "malloc", 1);
 	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
 	if (MG_HAVE_CUPTI && !no_cuda && !getenv("CUDA_INJECTION64_PATH"))
 		setenv("CUDA_INJECTION64_PATH", lib, 1);

@@ -16,6 +16,7 @@
 
 #include "mgc_grid.h"
 #include "mgc_proc.h"
+#include "mgc_python.h"
 #include "mgc_shm.h"
 #include "mgm_nvml.h"
 
@@ -35,6 +36,7 @@ struct mgm_collector {
 	struct mgc_shm *copy;        /* the last consistent copy */
 	int have_copy;
 	struct mgc_symbolizer *sym;
+	struct mgc_pycodes *py;      /* Python code objects seen in the segment (never replaced) */
 	struct mgm_stack **stacks;   /* cache, by site id; each allocated once, never moved */
 	size_t nstacks, cap_stacks;
 	struct mgm_nvml *nvml;
@@ -167,6 +169,7 @@ void mgm_collector_free(struct mgm_collector *c)
 	}
 	free(c->stacks);
 	mgc_symbolizer_free(c->sym);
+	mgc_pycodes_free(c->py);
 	mgm_nvml_close(c->nvml);
 	free(c->hist.points);
 	free(c);
@@ -212,7 +215,24 @@ static void segment_module(void *ctx, uint64_t addr, struct mgc_module_ref *out)
 					       m->build_id, m->build_id_len, m->bias, NULL};
 }
 
-/* The site's stack, symbolized on first sight against the segment's module map. */
+/* The segment's Python code objects not known yet, when the stack names one (ids never change
+ * meaning in a process). */
+static void import_pycodes(struct mgm_collector *c, const struct mgc_shm_site *e)
+{
+	const struct mgc_shm_py *py = &c->copy->py;
+	int unknown = 0;
+	for (unsigned i = 0; i < e->nframes && !unknown; i++)
+		unknown = mgc_pyframe_is(e->ips[i]) && !mgc_pycodes_has(c->py, mgc_pyframe_code(e->ips[i]));
+	for (uint32_t i = 0; unknown && i < py->ncodes; i++) {
+		const struct mgc_shm_pycode *pc = &py->codes[i];
+		const char *b = py->bytes + pc->off;
+		if (!mgc_pycodes_has(c->py, pc->id))
+			mgc_pycodes_put(&c->py, pc->id, pc->firstlineno, b, pc->qualname_len, b + pc->qualname_len,
+					pc->file_len, b + pc->qualname_len + pc->file_len, pc->linetable_len);
+	}
+}
+
+/* The site's stack, symbolized on first sight against the segment's module map and code objects. */
 static const struct mgm_stack *stack_for(struct mgm_collector *c, const struct mgc_shm_site *e)
 {
 	for (size_t i = 0; i < c->nstacks; i++)
@@ -228,7 +248,8 @@ static const struct mgm_stack *stack_for(struct mgm_collector *c, const struct m
 	}
 	struct mgm_stack *st = calloc(1, sizeof *st);
 	struct segment_modules sm = {.s = c->copy};
-	if (!st || mgc_symbolize_stack(c->sym, e->ips, e->nframes, segment_module, &sm, &st->st) < 0) {
+	import_pycodes(c, e);
+	if (!st || mgc_symbolize_stack(c->sym, e->ips, e->nframes, segment_module, &sm, c->py, &st->st) < 0) {
 		free(st);
 		return NULL;
 	}

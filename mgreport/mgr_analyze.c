@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_analyze.c: mgreport's side of the analysis: libmgcore's analysis of the trace, then the
- * stacks of the sites that will be shown, symbolized against the trace's module map (and its perf
- * map for generated code). Only shown sites are symbolized, so the cost is bounded by --top. */
+ * stacks of the sites that will be shown, symbolized against the trace's module map (its perf map
+ * for generated code, its code objects for Python frames). Only shown sites are symbolized, so the
+ * cost is bounded by --top. */
 #define _GNU_SOURCE
 #include "mgr_analyze.h"
 
@@ -41,10 +42,16 @@ const struct mgc_site *mgr_site(const struct mgr_process *p, size_t i)
 	return p->t->sites[p->a.sites[i].id];
 }
 
-const char *mgr_site_function(const struct mgr_process *p, size_t i)
+const char *mgr_site_name(const struct mgr_process *p, size_t i, char *buf, size_t cap)
 {
-	const struct mgc_stack *st = i < p->nshown && p->stacks ? &p->stacks[i] : NULL;
-	return st && st->n ? st->frames[st->named].function : "??";
+	const struct mgc_stack *st = i < p->nshown && p->shown ? &p->shown[i].stack : NULL;
+	if (!st || !st->n)
+		return "??";
+	const struct mgc_frame *f = &st->frames[st->named];
+	if (!f->python)
+		return f->function;
+	snprintf(buf, cap, "%s (%s:%d)", f->function, mgc_pyfile_short(f->file), f->line);
+	return buf;
 }
 
 int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
@@ -57,13 +64,15 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	if (mgc_analyze_trace(t, &ao, &p->a) < 0)
 		return -ENOMEM;
 	p->nshown = o->top && o->top < p->a.nsites ? o->top : p->a.nsites;
-	p->stacks = calloc(p->nshown ? p->nshown : 1, sizeof *p->stacks);
-	if (!p->stacks)
+	p->shown = calloc(p->nshown ? p->nshown : 1, sizeof *p->shown);
+	if (!p->shown)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nshown; i++) {
 		const struct mgc_site *s = mgr_site(p, i);
 		struct trace_modules tm = {t, s->gen};
-		if (s->ips && mgc_symbolize_stack(sym, s->ips, s->nframes, find_module, &tm, &p->stacks[i]) < 0)
+		p->shown[i].pyarena = mgc_pyarena_site(t, s);
+		if (s->ips && mgc_symbolize_stack(sym, s->ips, s->nframes, find_module, &tm, t->pycodes,
+						  &p->shown[i].stack) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -80,9 +89,9 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 
 void mgr_process_free(struct mgr_process *p)
 {
-	for (size_t i = 0; p->stacks && i < p->nshown; i++)
-		mgc_stack_free(&p->stacks[i]);
-	free(p->stacks);
+	for (size_t i = 0; p->shown && i < p->nshown; i++)
+		mgc_stack_free(&p->shown[i].stack);
+	free(p->shown);
 	mgc_analysis_free(&p->a);
 	memset(p, 0, sizeof *p);
 }

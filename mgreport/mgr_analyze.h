@@ -12,12 +12,18 @@
 #include "mgc_symbols.h"
 #include "mgc_trace.h"
 
+/* A site the report shows: its symbolized stack, and whether it is a pymalloc arena. */
+struct mgr_shown {
+	struct mgc_stack stack;
+	int pyarena;                 /* a pymalloc arena site (mgc_pyarena_site) */
+};
+
 struct mgr_process {
 	const struct mgc_trace *t;   /* NULL for a CSV */
 	const char *origin;          /* file name */
 	struct mgc_analysis a;
 	size_t nshown;               /* sites shown: the first nshown of a.sites */
-	struct mgc_stack *stacks;    /* their symbolized stacks, nshown of them */
+	struct mgr_shown *shown;     /* what only the shown sites get, nshown of them */
 };
 
 struct mgr_options {
@@ -39,8 +45,10 @@ void mgr_process_free(struct mgr_process *p);
 /* The trace's record of shown site i (i < nshown). */
 const struct mgc_site *mgr_site(const struct mgr_process *p, size_t i);
 
-/* The name of the function a shown site is known by ("??" when unknown). */
-const char *mgr_site_function(const struct mgr_process *p, size_t i);
+/* What names shown site i in one line: its naming frame (mgc_stack.named), a Python frame as
+ * "function (file:line)"; "??" when none. Writes into buf when it formats, and returns buf or a
+ * frame's string. */
+const char *mgr_site_name(const struct mgr_process *p, size_t i, char *buf, size_t cap);
 
 /* A DEVMEM cell's or CUDA site's name: "device:0", "pinned", "pool:1" (":N" when the device is
  * known). Writes into buf and returns it. */

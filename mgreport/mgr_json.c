@@ -138,13 +138,18 @@ static void add_frames(cJSON *so, const struct mgc_stack *st)
 	for (size_t j = 0; st && j < st->n; j++) {
 		const struct mgc_frame *f = &st->frames[j];
 		cJSON *fo = cJSON_CreateObject();
+		if (f->python)
+			cJSON_AddStringToObject(fo, "kind", "python");
 		cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
 		if (f->file)
 			cJSON_AddStringToObject(fo, "file", f->file);
 		else
 			cJSON_AddNullToObject(fo, "file");
 		cJSON_AddNumberToObject(fo, "line", f->line);
-		cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
+		if (f->python)
+			cJSON_AddNullToObject(fo, "module");
+		else
+			cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
 		if (f->inlined)
 			cJSON_AddBoolToObject(fo, "inlined", 1);
 		cJSON_AddItemToArray(fr, fo);
@@ -158,6 +163,8 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 	cJSON *so = cJSON_CreateObject();
 	cJSON_AddNumberToObject(so, "id", r->id);
 	cJSON_AddStringToObject(so, "kind", mgc_kind_name(r->kind));
+	if (p->shown[i].pyarena)
+		cJSON_AddBoolToObject(so, "pymalloc_arena", 1);
 	if (mgc_kind_is_cuda(r->kind))
 		add_cuda(so, s);
 	mgc_json_counters(so, &r->counters);
@@ -174,7 +181,7 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 		cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
 		cJSON_AddItemToArray(co, c);
 	}
-	add_frames(so, &p->stacks[i]);
+	add_frames(so, &p->shown[i].stack);
 	return so;
 }
 

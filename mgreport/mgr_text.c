@@ -131,7 +131,7 @@ static size_t top_leak(const struct mgr_process *p, int device)
 /* "; N sites are leaking, the top one F (+X per step)." or "; no site is leaking." */
 static void leaking_sites(const struct mgr_process *p, int device, char *out, size_t cap)
 {
-	char a[32];
+	char a[32], name[512];
 	size_t top = top_leak(p, device);
 	size_t leaking = device ? p->a.leaking_device_sites : p->a.leaking_sites - p->a.leaking_device_sites;
 	const char *what = device ? "device site" : mgc_analysis_device(&p->a) ? "host site" : "site";
@@ -139,7 +139,7 @@ static void leaking_sites(const struct mgr_process *p, int device, char *out, si
 		snprintf(out, cap, "; no %s is leaking.", what);
 	else
 		snprintf(out, cap, "; %zu %s%s leaking, the top one %s (+%s %s).", leaking, what,
-			 leaking == 1 ? " is" : "s are", mgr_site_function(p, top),
+			 leaking == 1 ? " is" : "s are", mgr_site_name(p, top, name, sizeof name),
 			 mgc_human_bytes(p->a.sites[top].fit.slope, a, sizeof a), per_x(p));
 }
 
@@ -306,7 +306,7 @@ static void print_frames(FILE *f, const struct mgc_stack *st)
 		const char *mod = fr->module ? strrchr(fr->module, '/') : NULL;
 		mod = mod ? mod + 1 : fr->module;
 		const char *file = fr->file ? strrchr(fr->file, '/') : NULL;
-		file = file ? file + 1 : fr->file;
+		file = fr->python ? mgc_pyfile_short(fr->file) : file ? file + 1 : fr->file;
 		if (file)
 			fprintf(f, "        %s%s  %s:%d\n", fr->function, fr->inlined ? " (inlined)" : "", file, fr->line);
 		else
@@ -335,7 +335,8 @@ static void print_sites(FILE *f, const struct mgr_process *p, int color, const c
 		const struct mgc_site *s = mgr_site(p, i);
 		const char *v = r->classified ? mgc_verdict_name(r->fit.verdict) : "-";
 		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s%s; allocs %llu, frees %llu, peak %s\n",
-			i + 1, color && r->classified ? color_of(r->fit.verdict) : "", v, off, cuda_tag(s, tag, sizeof tag),
+			i + 1, color && r->classified ? color_of(r->fit.verdict) : "", v, off,
+			p->shown[i].pyarena ? "[pymalloc arena] " : cuda_tag(s, tag, sizeof tag),
 			mgc_human_bytes(r->live_end, a, sizeof a), mgc_human_bytes((double)r->counters.live_bytes, c, sizeof c),
 			(unsigned long long)r->counters.live_count,
 			r->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(r->kind) ? "CUDA allocations" : "blocks",
@@ -344,7 +345,7 @@ static void print_sites(FILE *f, const struct mgr_process *p, int color, const c
 			mgc_human_bytes((double)r->counters.peak_bytes, b, sizeof b));
 		if (s->cuda)
 			print_cuda(f, s->cuda);
-		print_frames(f, &p->stacks[i]);
+		print_frames(f, &p->shown[i].stack);
 	}
 	fputc('\n', f);
 }

@@ -4,7 +4,8 @@
 program under the probe, cut small, synthetic traces of both format versions (tests/report's
 writer: DEVMEM, DEVSITE, PERFMAP, labels, children, a cut tail), and the CSV fixtures. Run it
 again after a format change and commit what it writes; the fuzzers only read these. It leaves
-alone the inputs a fuzzer once crashed on (regression-*: added by hand after the fix).
+alone the inputs a fuzzer once crashed on (regression-*: added by hand after the fix), and writes
+the regressions it can make itself.
 
 usage: make_seeds.py BUILD_DIR
 """
@@ -89,6 +90,14 @@ def real_run(build):
     return data, segment.rstrip(b"\0")
 
 
+def step_past_2e63(segment):
+    """The segment with its last grid point's step near 2^64: the analysis then passes a step the
+    classifier cannot take back to an integer unless it is clamped (found by fuzz-shm)."""
+    grid_n = int.from_bytes(segment[152:156], "little")
+    off = 39528 + (grid_n - 1) * 152 + 8  # struct mgc_shm: grid[], each snapshot's step at +8
+    return segment[:off] + (0xFFFFFFFFFFFFFF00).to_bytes(8, "little") + segment[off + 8:]
+
+
 def main():
     build = sys.argv[1]
     trace, segment = real_run(build)
@@ -96,6 +105,7 @@ def main():
     out("trace", "real-v2-tail-cut.mgt", trace[:16] + trace[len(trace) - 8192:])
     out("shm", "real-segment", segment)
     out("shm", "real-segment-header", segment[:616])
+    out("shm", "regression-step-past-2e63", step_past_2e63(segment))
     for v in (1, 2):
         data = synthetic(v)
         out("trace", "synthetic-v%d.mgt" % v, data)
