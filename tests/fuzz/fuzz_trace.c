@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_trace.c: libFuzzer target for the trace reader: any bytes as a *.mgt file, loaded
- * (mgc_trace_load) and, when they load, analysed as mgreport analyses a trace (mgc_analyze_trace)
- * with a perf-map lookup or two. Passes when nothing crashes and no sanitizer speaks. */
+ * (mgc_trace_load) and, when they load, analysed as mgreport analyses a trace (mgc_analyze_trace),
+ * with its Python frames decoded through their code objects' line tables and a perf-map lookup.
+ * Passes when nothing crashes and no sanitizer speaks. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "mgc_analysis.h"
+#include "mgc_python.h"
 #include "mgc_trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,6 +36,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mgc_analysis_opts o = {.top = 5};
 	if (mgc_analyze_trace(t, &o, &a) == 0)
 		mgc_analysis_free(&a);
+	for (size_t i = 0; i < t->nsites; i++) {
+		const struct mgc_site *s = t->sites[i];
+		for (unsigned k = 0; s && s->ips && k < s->nframes; k++) {
+			struct mgc_pyframe pf;
+			if (mgc_pyframe_is(s->ips[k]))
+				mgc_pycodes_frame(t->pycodes, s->ips[k], &pf);
+		}
+		if (s)
+			(void)mgc_pyarena_site(t, s);
+	}
 	(void)mgc_trace_perfmap_name(t, 0x7f0000000150);
 	if (t->npoints)
 		(void)mgc_trace_module_for(t, (uint64_t)t->points[0].step, 1);

@@ -12,6 +12,7 @@ usage: make_seeds.py BUILD_DIR
 import glob
 import os
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -35,7 +36,7 @@ def out(kind, name, data):
 
 def synthetic(version):
     """A short run with everything the reader knows: GPU cells and site details, labels, a child,
-    a perf map, an unloaded module, an end record."""
+    a perf map, an unloaded module, a Python frame and its code object, an end record."""
     path = tempfile.mktemp(suffix=".mgt")
     with open(path, "wb") as f:
         w = mgtrace.TraceWriter(f, version)
@@ -43,6 +44,11 @@ def synthetic(version):
         w.module(1, 1, 0, 0x400000, 0x500000, b"/nonexistent/mg-seed/train", build_id=b"\x01\x02\x03\x04")
         host = gen_run.Site(1, [0x401010, 0x400100])
         dev = gen_run.Site(2, [0x402010, 0x401010, 0x400100])
+        # a code object (PYCODE: id, first line, lengths, Python 3.11) and a frame in it
+        qual, fname, table = b"Trainer.step", b"/src/train.py", bytes([0xe8, 0x0a, 0x80, 0x02])
+        w.record(17, struct.pack("<IiIIIBBH", 7, 10, len(qual), len(fname), len(table), 3, 11, 0) +
+                 qual + fname + table)
+        host.ips = [0x401010, (1 << 63) | (7 << 32) | 2, 0x400100]
         w.stack(1, host.ips)
         w.stack(2, dev.ips, kind=mgtrace.kind(mgtrace.KIND_DEVICE, 0))
         for step in range(12):
