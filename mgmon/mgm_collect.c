@@ -219,17 +219,11 @@ static void segment_module(void *ctx, uint64_t addr, struct mgc_module_ref *out)
  * meaning in a process). */
 static void import_pycodes(struct mgm_collector *c, const struct mgc_shm_site *e)
 {
-	const struct mgc_shm_py *py = &c->copy->py;
 	int unknown = 0;
 	for (unsigned i = 0; i < e->nframes && !unknown; i++)
 		unknown = mgc_pyframe_is(e->ips[i]) && !mgc_pycodes_has(c->py, mgc_pyframe_code(e->ips[i]));
-	for (uint32_t i = 0; unknown && i < py->ncodes; i++) {
-		const struct mgc_shm_pycode *pc = &py->codes[i];
-		const char *b = py->bytes + pc->off;
-		if (!mgc_pycodes_has(c->py, pc->id))
-			mgc_pycodes_put(&c->py, pc->id, pc->firstlineno, b, pc->qualname_len, b + pc->qualname_len,
-					pc->file_len, b + pc->qualname_len + pc->file_len, pc->linetable_len);
-	}
+	if (unknown)
+		mgc_shm_pycodes(c->copy, &c->py);
 }
 
 /* The site's stack, symbolized on first sight against the segment's module map and code objects. */

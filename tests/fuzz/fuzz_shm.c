@@ -2,7 +2,7 @@
 /* fuzz_shm.c: libFuzzer target for the live segment's reader: any bytes as the segment (cut or
  * zero-padded to its size) at /dev/shm/mgprobe.<our pid>, opened (mgc_shm_open), copied
  * (mgc_shm_read) and, when the copy checks out, analysed as mgmon analyses it (mgc_analyze_shm)
- * with module lookups. It writes only its own segment and removes it at exit. Passes when
+ * with module lookups and its Python frames decoded through its code objects. It writes only its own segment and removes it at exit. Passes when
  * nothing crashes and no sanitizer speaks. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "mgc_analysis.h"
+#include "mgc_python.h"
 #include "mgc_shm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,11 +61,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct mgc_analysis_opts o = {0};
 		if (mgc_analyze_shm(copy, &o, &a) == 0)
 			mgc_analysis_free(&a);
-		for (uint32_t i = 0; i < copy->h.nsites && i < 4; i++) {
-			const struct mgc_shm_module *mod = mgc_shm_module_for(copy, copy->sites[i].ips[0] - 1);
+		struct mgc_pycodes *codes = NULL;
+		mgc_shm_pycodes(copy, &codes);
+		for (uint32_t i = 0; i < copy->h.nsites; i++) {
+			const struct mgc_shm_site *e = &copy->sites[i];
+			const struct mgc_shm_module *mod = mgc_shm_module_for(copy, e->ips[0] - 1);
 			if (mod)
 				mgc_shm_module_path(copy, mod, path, sizeof path);
+			for (unsigned k = 0; k < e->nframes; k++) {
+				struct mgc_pyframe pf;
+				if (mgc_pyframe_is(e->ips[k]))
+					mgc_pycodes_frame(codes, e->ips[k], &pf);
+			}
 		}
+		mgc_pycodes_free(codes);
 		(void)mgc_shm_is_stale(copy);
 	}
 	mgc_shm_close(m);
