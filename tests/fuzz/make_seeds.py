@@ -104,6 +104,20 @@ def step_past_2e63(segment):
     return segment[:off] + (0xFFFFFFFFFFFFFF00).to_bytes(8, "little") + segment[off + 8:]
 
 
+def python_segment(segment):
+    """The segment with one Python code object in its table (segment version 2: struct mgc_shm_py
+    after the module names) and the first site's second frame in it: the part a C program never
+    fills."""
+    py, sites, ips = 331880, 49256, 576  # offsets in struct mgc_shm and struct mgc_shm_site
+    qual, fname, table = b"Trainer.step", b"/src/train.py", bytes([0xe8, 0x0a, 0x80, 0x02])
+    body = qual + fname + table
+    code = struct.pack("<IiIIII", 7, 10, 0, len(qual), len(fname), len(table))
+    seg = bytearray(segment.ljust(py, b"\0"))
+    seg += struct.pack("<II", 1, len(body)) + code + b"\0" * (24 * 2047) + body
+    seg[sites + ips + 8:sites + ips + 16] = struct.pack("<Q", (1 << 63) | (7 << 32) | 2)
+    return bytes(seg)
+
+
 def main():
     build = sys.argv[1]
     trace, segment = real_run(build)
@@ -112,6 +126,7 @@ def main():
     out("shm", "real-segment", segment)
     out("shm", "real-segment-header", segment[:616])
     out("shm", "regression-step-past-2e63", step_past_2e63(segment))
+    out("shm", "python-segment", python_segment(segment))
     for v in (1, 2):
         data = synthetic(v)
         out("trace", "synthetic-v%d.mgt" % v, data)
