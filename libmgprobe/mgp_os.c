@@ -13,15 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 
-void *mgp_os_alloc(size_t size)
+void *mgp_os_map(void *addr, size_t len, int prot, int flags, int fd, long off)
 {
-	long r = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	if (r < 0 && r > -4096)
 		return NULL;
-	if ((void *)r == MAP_FAILED)
-		return NULL;
 	return (void *)r;
+}
+
+void *mgp_os_alloc(size_t size)
+{
+	return mgp_os_map(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
 }
 
 void mgp_os_free(void *p, size_t size)
@@ -162,50 +165,6 @@ void mgp_log(const char *fmt, ...)
 	errno = saved;
 }
 
-long mgp_read_file(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = 0;
-	while (n + 1 < cap) {
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	return (long)n;
-}
-
-uint64_t mgp_kv_kb(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-	for (const char *p = text; p && *p;) {
-		if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
-			p += kl + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			uint64_t v = 0;
-			while (*p >= '0' && *p <= '9')
-				v = v * 10 + (uint64_t)(*p++ - '0');
-			return v * 1024;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return 0;
-}
-
 int mgp_parse_u64(const char *s, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -241,37 +200,6 @@ void mgp_xfsz_release(const sigset_t *old, int raised)
 		sigtimedwait(&x, NULL, &zero);
 	}
 	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-uint64_t mgp_cgroup_limit(void)
-{
-	char cg[512], path[1024], val[64];
-	if (mgp_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
-		return 0;
-	/* cgroup v2: a line "0::/some/path". Walk from it up to the root, keeping the tightest. */
-	char *p = strstr(cg, "0::");
-	if (!p)
-		return 0;
-	p += 3;
-	char *nl = strchr(p, '\n');
-	if (nl)
-		*nl = 0;
-	uint64_t best = 0;
-	for (;;) {
-		mgp_fmt(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(p, "/") ? p : "");
-		if (mgp_read_file(path, val, sizeof val) > 0 && val[0] >= '0' && val[0] <= '9') {
-			uint64_t v = 0;
-			for (char *q = val; *q >= '0' && *q <= '9'; q++)
-				v = v * 10 + (uint64_t)(*q - '0');
-			if (v && (!best || v < best))
-				best = v;
-		}
-		char *slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			break;
-		*slash = 0;
-	}
-	return best;
 }
 
 uint64_t mgp_now_ns(void)

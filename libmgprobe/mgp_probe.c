@@ -28,6 +28,7 @@
 
 #include "mg_config.h"
 #include "mgc_format.h"
+#include "mgc_proc.h"
 #if MG_HAVE_CUPTI
 #include "mgp_cupti.h"
 #endif
@@ -617,7 +618,7 @@ static void start_sampler(void)
 static void read_comm(char *out, size_t cap)
 {
 	char buf[64];
-	long n = mgp_read_file("/proc/self/comm", buf, sizeof buf);
+	long n = mgc_read_file("/proc/self/comm", buf, sizeof buf);
 	size_t k = 0;
 	for (long i = 0; i < n && buf[i] != '\n' && k + 1 < cap; i++) {
 		char c = buf[i];

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_shm.c: publishes the probe's live state in /dev/shm/mgprobe.<pid> (layout: mgc_shm.h) for
- * mgmon. Runs only with the writer lock held, never on the allocation fast path; never calls
- * malloc (tables come from mgp_os_alloc, the segment from raw mmap) and never fails the target:
- * the segment's pages are reserved with fallocate up front so a full /dev/shm cannot SIGBUS the
- * program later, and any error turns publishing off with one line. */
+/* mgp_shm.c: publishes the probe's live state in /dev/shm/mgprobe.<pid> (layout:
+ * mgc_shm_format.h) for mgmon. Runs only with the writer lock held, never on the allocation fast
+ * path; never calls malloc (tables come from mgp_os_alloc, the segment from raw mmap) and never
+ * fails the target: the segment's pages are reserved with fallocate up front so a full /dev/shm
+ * cannot SIGBUS the program later, and any error turns publishing off with one line. */
 #define _GNU_SOURCE
 #include "mgp_shm.h"
 
@@ -18,8 +18,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MGC_SHM_LAYOUT_ONLY
-#include "mgc_shm.h"
+#include "mgc_proc.h"
+#include "mgc_shm_format.h"
 #include "mgp_elf.h"
 #include "mgp_os.h"
 #include "mgp_sites.h"
@@ -55,14 +55,6 @@ static struct {
 	char status[8192];
 } S;
 
-static void *raw_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-	if (r < 0 && r > -4096)
-		return NULL;
-	return (void *)r;
-}
-
 static void turn_off(const char *what, int err)
 {
 	char name[32];
@@ -74,34 +66,25 @@ static void turn_off(const char *what, int err)
 	S.seg = NULL;
 }
 
-static uint64_t start_ticks(void)
-{
-	char buf[1024];
-	if (mgp_read_file("/proc/self/stat", buf, sizeof buf) <= 0)
-		return 0;
-	return mgc_stat_start_ticks(buf);
-}
-
-
 static void fill_identity(struct mgc_shm_header *h)
 {
 	char buf[4096];
-	long n = mgp_read_file("/proc/self/comm", buf, sizeof buf);
+	long n = mgc_read_file("/proc/self/comm", buf, sizeof buf);
 	size_t k = 0;
 	for (long i = 0; i < n && buf[i] != '\n' && k + 1 < sizeof h->comm; i++)
 		h->comm[k++] = buf[i];
 	h->comm[k] = 0;
-	n = mgp_read_file("/proc/self/cmdline", buf, sizeof buf);
+	n = mgc_read_file("/proc/self/cmdline", buf, sizeof buf);
 	while (n > 0 && buf[n - 1] == 0)
 		n--;
 	k = 0;
 	for (long i = 0; i < n && k + 1 < sizeof h->cmdline; i++)
 		h->cmdline[k++] = buf[i] ? buf[i] : ' ';
 	h->cmdline[k] = 0;
-	if (mgp_read_file("/proc/meminfo", buf, sizeof buf) > 0)
-		h->mem_total = mgp_kv_kb(buf, "MemTotal");
-	h->cgroup_limit = mgp_cgroup_limit();
-	h->start_ticks = start_ticks();
+	if (mgc_read_file("/proc/meminfo", buf, sizeof buf) > 0)
+		h->mem_total = mgc_kv_kb(buf, "MemTotal");
+	h->cgroup_limit = mgc_cgroup_limit(0);
+	h->start_ticks = mgc_proc_start_ticks(0);
 	h->rank = h->local_rank = -1;
 	const char *r = getenv("RANK");
 	uint64_t v;
@@ -191,7 +174,7 @@ void mgp_shm_open(const struct mgp_shm_info *info)
 		if (err)
 			what = "reserve pages";
 	}
-	if (!what && !(S.seg = raw_mmap(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
+	if (!what && !(S.seg = mgp_os_map(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
 		err = ENOMEM, what = "mmap";
 	close(fd);
 	if (what) {
@@ -404,10 +387,10 @@ void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
 		size_t n = strnlen(label, sizeof sn.label - 1);
 		memcpy(sn.label, label, n);
 	}
-	if (mgp_read_file("/proc/self/status", S.status, sizeof S.status) > 0) {
-		sn.rss_anon = mgp_kv_kb(S.status, "RssAnon");
-		sn.rss_file = mgp_kv_kb(S.status, "RssFile");
-		sn.rss_shmem = mgp_kv_kb(S.status, "RssShmem");
+	if (mgc_read_file("/proc/self/status", S.status, sizeof S.status) > 0) {
+		sn.rss_anon = mgc_kv_kb(S.status, "RssAnon");
+		sn.rss_file = mgc_kv_kb(S.status, "RssFile");
+		sn.rss_shmem = mgc_kv_kb(S.status, "RssShmem");
 	}
 	struct mallinfo2 mi = mallinfo2();
 	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;

@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "mgc_proc.h"
 #include "mgp_elf.h"
 #include "mgp_os.h"
 #include "mgp_sites.h"
@@ -178,16 +179,7 @@ static void record3(uint32_t type, const void *a, size_t na, const void *b, size
 {
 	static const char zeros[8];
 	size_t len = na + nb + nc;
-	uint32_t h = 2166136261u;
-	const void *parts[3] = {a, b, c};
-	size_t lens[3] = {na, nb, nc};
-	for (int p = 0; p < 3; p++) {
-		const unsigned char *q = parts[p];
-		for (size_t i = 0; i < lens[p]; i++) {
-			h ^= q[i];
-			h *= 16777619u;
-		}
-	}
+	uint32_t h = mgc_fnv1a_more(mgc_fnv1a_more(mgc_fnv1a_more(MGC_FNV1A_INIT, a, na), b, nb), c, nc);
 	struct mgc_rec hdr = {.type = type, .len = (uint32_t)len, .check = h};
 	put(&hdr, sizeof hdr);
 	put(a, na);
@@ -237,11 +229,11 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *in
 	pr.ppid = info->ppid;
 	pr.start_realtime_ns = info->start_realtime_ns;
 	pr.start_mono_ns = info->start_mono_ns;
-	if (mgp_read_file("/proc/meminfo", meminfo, sizeof meminfo) > 0) {
-		pr.mem_total = mgp_kv_kb(meminfo, "MemTotal");
-		pr.mem_available = mgp_kv_kb(meminfo, "MemAvailable");
+	if (mgc_read_file("/proc/meminfo", meminfo, sizeof meminfo) > 0) {
+		pr.mem_total = mgc_kv_kb(meminfo, "MemTotal");
+		pr.mem_available = mgc_kv_kb(meminfo, "MemAvailable");
 	}
-	pr.cgroup_limit = mgp_cgroup_limit();
+	pr.cgroup_limit = mgc_cgroup_limit(0);
 	pr.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	pr.interval_ms = info->interval_ms;
 	pr.depth = info->depth;
@@ -251,7 +243,7 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *in
 	host[0] = 0;
 	if (uname(&u) == 0)
 		mgp_fmt(host, sizeof host, "%s", u.nodename);
-	long cl = mgp_read_file("/proc/self/cmdline", cmdline, sizeof cmdline);
+	long cl = mgc_read_file("/proc/self/cmdline", cmdline, sizeof cmdline);
 	if (cl < 0)
 		cl = 0;
 	while (cl > 0 && cmdline[cl - 1] == 0)
@@ -580,10 +572,10 @@ void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
 	sn.flags = flags;
 	if (label)
 		strncpy(sn.label, label, sizeof sn.label - 1);
-	if (mgp_read_file("/proc/self/status", status, sizeof status) > 0) {
-		sn.rss_anon = mgp_kv_kb(status, "RssAnon");
-		sn.rss_file = mgp_kv_kb(status, "RssFile");
-		sn.rss_shmem = mgp_kv_kb(status, "RssShmem");
+	if (mgc_read_file("/proc/self/status", status, sizeof status) > 0) {
+		sn.rss_anon = mgc_kv_kb(status, "RssAnon");
+		sn.rss_file = mgc_kv_kb(status, "RssFile");
+		sn.rss_shmem = mgc_kv_kb(status, "RssShmem");
 	}
 	struct mallinfo2 mi = mallinfo2();
 	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;
