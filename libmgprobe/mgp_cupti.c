@@ -11,14 +11,15 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "mgc_format.h"
+#include "mgc_hash.h"
 #include "mgp_live.h"
 #include "mgp_os.h"
 #include "mgp_sites.h"
+#include "mgp_spin.h"
 
 #ifndef MGP_CUPTI_PATH
 #define MGP_CUPTI_PATH "/usr/local/cuda/lib64/libcupti.so.13"
@@ -156,33 +157,14 @@ static inline void stat_sub(uint64_t *c, uint64_t v)
 	__atomic_fetch_sub(c, v, __ATOMIC_RELAXED);
 }
 
-static inline void spin_lock(int *l)
-{
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			sched_yield();
-}
-
-static inline void spin_unlock(int *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 static inline void vmm_lock(void)
 {
-	spin_lock(&C.vmm_lock);
+	mgp_spin_lock(&C.vmm_lock);
 }
 
 static inline void vmm_unlock(void)
 {
-	spin_unlock(&C.vmm_lock);
-}
-
-/* Backward-shift deletion (both tables here): after emptying slot i, the entry at j moves back to
- * i unless its home slot k lies cyclically in (i, j]. */
-static inline int home_between(uint32_t i, uint32_t k, uint32_t j)
-{
-	return i <= j ? (i < k && k <= j) : (i < k || k <= j);
+	mgp_spin_unlock(&C.vmm_lock);
 }
 
 static inline uint32_t vmm_slot(uint64_t key)
@@ -219,19 +201,20 @@ static int vmm_put(struct vmm_table *t, const struct vmm_entry *e)
 	return 0;
 }
 
+static uint64_t vmm_home(const void *e)
+{
+	return vmm_slot(((const struct vmm_entry *)e)->key);
+}
+
+static int vmm_empty(const void *e)
+{
+	return ((const struct vmm_entry *)e)->key == 0;
+}
+
 static void vmm_del(struct vmm_table *t, struct vmm_entry *e)
 {
-	uint32_t i = (uint32_t)(e - t->tab), j = i;
-	for (;;) {
-		j = (j + 1) & (VMM_CAP - 1);
-		if (t->tab[j].key == 0)
-			break;
-		if (!home_between(i, vmm_slot(t->tab[j].key), j)) {
-			t->tab[i] = t->tab[j];
-			i = j;
-		}
-	}
-	t->tab[i].key = 0;
+	uint64_t i = (uint64_t)(e - t->tab);
+	t->tab[mgc_oa_delete(t->tab, sizeof *t->tab, VMM_CAP - 1, i, vmm_home, vmm_empty)].key = 0;
 	t->count--;
 }
 
@@ -382,14 +365,14 @@ static int context_device(CUcontext ctx)
 	uint32_t dev;
 	if (!C.api.device_id || C.api.device_id(ctx, &dev) != CUPTI_SUCCESS || dev > 254)
 		return -1;
-	spin_lock(&C.ctx_lock);
+	mgp_spin_lock(&C.ctx_lock);
 	n = C.nctx;
 	if (n < CTX_CAP) {
 		C.ctx[n].ctx = ctx;
 		C.ctx[n].device = (int)dev;
 		__atomic_store_n(&C.nctx, n + 1, __ATOMIC_RELEASE);
 	}
-	spin_unlock(&C.ctx_lock);
+	mgp_spin_unlock(&C.ctx_lock);
 	return (int)dev;
 }
 
@@ -470,19 +453,20 @@ static struct join_entry *join_add(uint32_t corr)
 	return &C.join[i];
 }
 
+static uint64_t join_home(const void *e)
+{
+	return join_slot(((const struct join_entry *)e)->corr);
+}
+
+static int join_empty(const void *e)
+{
+	return ((const struct join_entry *)e)->corr == 0;
+}
+
 static void join_del(struct join_entry *e)
 {
-	uint32_t i = (uint32_t)(e - C.join), j = i;
-	for (;;) {
-		j = (j + 1) & (JOIN_CAP - 1);
-		if (C.join[j].corr == 0)
-			break;
-		if (!home_between(i, join_slot(C.join[j].corr), j)) {
-			C.join[i] = C.join[j];
-			i = j;
-		}
-	}
-	C.join[i].corr = 0;
+	uint64_t i = (uint64_t)(e - C.join);
+	C.join[mgc_oa_delete(C.join, sizeof *C.join, JOIN_CAP - 1, i, join_home, join_empty)].corr = 0;
 	C.join_count--;
 }
 
@@ -535,7 +519,7 @@ static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t s
 {
 	if (!__atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) || !corr)
 		return;
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&C.join_lock);
 	uint32_t ids[2] = {corr, partner};
 	for (unsigned i = 0; i < 2; i++) {
 		struct join_entry *e = ids[i] ? join_find(ids[i]) : NULL;
@@ -543,7 +527,7 @@ static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t s
 			struct join_entry r = *e;
 			join_del(e);
 			join_complete(site, addr, bytes, alloc, &r.rec, r.addr, r.bytes);
-			spin_unlock(&C.join_lock);
+			mgp_spin_unlock(&C.join_lock);
 			return;
 		}
 	}
@@ -566,7 +550,7 @@ static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t s
 	} else {
 		stat_add(&C.st.join_full, 1);
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&C.join_lock);
 }
 
 static uint32_t devsite_mem_flags(const CUpti_ActivityMemory4 *m)
@@ -591,7 +575,7 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 		.flags = devsite_mem_flags(m),
 		.pool_address = m->memoryPoolConfig.address,
 	};
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&C.join_lock);
 	if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
 		pool_set(m->memoryPoolConfig.address, m->memoryPoolConfig.pool.size, m->deviceId);
 	if (m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC ||
@@ -599,7 +583,7 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 		/* a module's __device__ / __managed__ variables: no API call to join */
 		if (alloc)
 			stat_add(&C.st.static_bytes, m->bytes);
-		spin_unlock(&C.join_lock);
+		mgp_spin_unlock(&C.join_lock);
 		return;
 	}
 	struct join_entry *e = join_find(m->correlationId);
@@ -628,13 +612,13 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 	} else {
 		stat_add(&C.st.duplicate_records, 1); /* a second record for one call */
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&C.join_lock);
 }
 
 static void on_pool_record(const CUpti_ActivityMemoryPool3 *m)
 {
 	stat_add(&C.st.pool_records, 1);
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&C.join_lock);
 	switch (m->memoryPoolOperationType) {
 	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
 	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
@@ -647,7 +631,7 @@ static void on_pool_record(const CUpti_ActivityMemoryPool3 *m)
 	default:
 		break;
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&C.join_lock);
 }
 
 void mgp_cupti_activity_buffer(uint8_t *buf, size_t valid)
@@ -858,14 +842,14 @@ uint32_t mgp_cupti_take_devsites(struct mgc_rec_devsite *out, uint32_t max)
 	uint32_t n = 0;
 	if (!C.details || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
 		return 0;
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&C.join_lock);
 	for (uint32_t i = 0; i < DETAIL_CAP && n < max; i++) {
 		if (C.details[i].d.site && C.details[i].dirty) {
 			out[n++] = C.details[i].d;
 			C.details[i].dirty = 0;
 		}
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&C.join_lock);
 	return n;
 }
 
@@ -874,7 +858,7 @@ uint32_t mgp_cupti_pool_cells(struct mgc_devmem_cell *out, uint32_t max)
 	uint32_t n = 0;
 	if (!C.join || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
 		return 0;
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&C.join_lock);
 	for (unsigned i = 0; i < POOL_CAP; i++) {
 		const struct pool *p = &C.pools[i];
 		if (!p->address)
@@ -891,14 +875,14 @@ uint32_t mgp_cupti_pool_cells(struct mgc_devmem_cell *out, uint32_t max)
 		out[k].count++;
 		out[k].bytes += p->size;
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&C.join_lock);
 	return n;
 }
 
 /* Gives up entries older than JOIN_AGE flushes (all of them when final). */
 static void join_age(int final)
 {
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&C.join_lock);
 	C.epoch++;
 	for (uint32_t i = 0; i < JOIN_CAP;) {
 		struct join_entry *e = &C.join[i];
@@ -912,7 +896,7 @@ static void join_age(int final)
 			stat_add(&C.st.record_only_bytes, e->bytes);
 		join_del(e); /* slot i now holds the next entry, or is empty */
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&C.join_lock);
 }
 
 void mgp_cupti_flush(int final)
@@ -954,12 +938,12 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	void *b = NULL;
-	spin_lock(&C.buf_lock);
+	mgp_spin_lock(&C.buf_lock);
 	for (unsigned i = 0; i < 8 && !b; i++) {
 		b = C.free_bufs[i];
 		C.free_bufs[i] = NULL;
 	}
-	spin_unlock(&C.buf_lock);
+	mgp_spin_unlock(&C.buf_lock);
 	if (!b)
 		b = mgp_os_alloc(ACT_BUF_SIZE); /* page-aligned, never malloc */
 	*buffer = b;
@@ -981,14 +965,14 @@ static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
 	}
 	if (!buffer)
 		return;
-	spin_lock(&C.buf_lock);
+	mgp_spin_lock(&C.buf_lock);
 	for (unsigned i = 0; i < 8 && buffer; i++) {
 		if (!C.free_bufs[i]) {
 			C.free_bufs[i] = buffer;
 			buffer = NULL;
 		}
 	}
-	spin_unlock(&C.buf_lock);
+	mgp_spin_unlock(&C.buf_lock);
 	if (buffer)
 		mgp_os_free(buffer, ACT_BUF_SIZE);
 }
