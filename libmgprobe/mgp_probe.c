@@ -35,6 +35,7 @@
 #include "mgp_live.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_settings.h"
 #include "mgp_shm.h"
 #include "mgp_sites.h"
 #include "mgp_trace.h"
@@ -43,9 +44,6 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-#define DEFAULT_INTERVAL_MS 1000u
-#define DEFAULT_DEPTH 64u
-#define DEFAULT_MAX_SITES (1u << 20) /* libtorch alone makes ~615k distinct stacks at import */
 #define SKIP_SLACK 16u /* extra frames captured to cover the probe's own */
 
 /* Set while the probe itself runs on this thread: nested allocator calls go straight through. */
@@ -87,20 +85,15 @@ static struct {
 	int tracking;          /* hooks record allocations */
 	int closed;            /* final snapshot written */
 	int pid;               /* the process this state belongs to (fork changes it) */
-	int no_children;
-	uint32_t depth;
-	uint32_t interval_ms;
-	uint32_t max_sites;
+	struct mgp_settings set;
 	uint64_t step;         /* atomic: current step */
 	uint64_t start_mono, start_real;
 	uintptr_t self_lo, self_hi;
 	char label[32];
-	char out_base[2048];   /* output path without ".mgt", or "" for the default naming */
-	char dir[2048];        /* directory for default names */
 	char path[2304];       /* this process's trace file */
 	pthread_mutex_t wlock;
 	int oom_noted;
-} P = {.wlock = PTHREAD_MUTEX_INITIALIZER, .depth = DEFAULT_DEPTH};
+} P = {.wlock = PTHREAD_MUTEX_INITIALIZER};
 
 /* C23 functions that glibc 2.36 does not declare yet. */
 void free_sized(void *p, size_t n);
@@ -193,13 +186,13 @@ static inline uint32_t birth_now(void)
 static uint32_t capture_site(unsigned kind)
 {
 	uintptr_t ips[MGC_MAX_FRAMES + SKIP_SLACK];
-	int got = unw_backtrace((void **)ips, (int)(P.depth + SKIP_SLACK));
+	int got = unw_backtrace((void **)ips, (int)(P.set.depth + SKIP_SLACK));
 	int s = 0;
 	while (s < got && ips[s] >= P.self_lo && ips[s] < P.self_hi)
 		s++;
 	unsigned n = got > s ? (unsigned)(got - s) : 0;
-	if (n > P.depth)
-		n = P.depth;
+	if (n > P.set.depth)
+		n = P.set.depth;
 	return mgp_sites_intern(ips + s, n, kind);
 }
 
@@ -573,7 +566,7 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	tls_guard = 1;
 	for (;;) {
-		struct timespec ts = {P.interval_ms / 1000, (long)(P.interval_ms % 1000) * 1000000L};
+		struct timespec ts = {P.set.interval_ms / 1000, (long)(P.set.interval_ms % 1000) * 1000000L};
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 			;
 		tls_guard = 0; /* writer_enter counts */
@@ -635,7 +628,7 @@ static int open_trace(int root, int truncate_root)
 {
 	struct mgp_process_info info = {.pid = P.pid, .ppid = getppid(),
 					.start_realtime_ns = P.start_real, .start_mono_ns = P.start_mono,
-					.interval_ms = P.interval_ms, .depth = P.depth,
+					.interval_ms = P.set.interval_ms, .depth = P.set.depth,
 					.rank = -1, .local_rank = -1};
 	const char *r = getenv("RANK");
 	if (!r)
@@ -649,7 +642,7 @@ static int open_trace(int root, int truncate_root)
 
 	int err;
 	if (root) {
-		mgp_fmt(P.path, sizeof P.path, "%s.mgt", P.out_base);
+		mgp_fmt(P.path, sizeof P.path, "%s.mgt", P.set.output);
 		err = mgp_trace_open(P.path, !truncate_root, &info);
 		if (err != -EEXIST)
 			goto done;
@@ -657,8 +650,8 @@ static int open_trace(int root, int truncate_root)
 	char comm[32];
 	read_comm(comm, sizeof comm);
 	for (int n = 0; n < 100; n++) {
-		const char *base = P.out_base[0] ? P.out_base : P.dir;
-		const char *sep = P.out_base[0] ? "." : "/mgprobe.";
+		const char *base = P.set.output[0] ? P.set.output : P.set.dir;
+		const char *sep = P.set.output[0] ? "." : "/mgprobe.";
 		if (n == 0)
 			mgp_fmt(P.path, sizeof P.path, "%s%s%s.%d.mgt", base, sep, comm, P.pid);
 		else
@@ -713,7 +706,7 @@ static void atfork_child(void)
 	P.pid = mgp_getpid();
 	mgp_trace_forget();
 	mgp_shm_forget();
-	if (!P.tracking || P.closed || P.no_children) {
+	if (!P.tracking || P.closed || P.set.no_children) {
 		P.tracking = 0;
 		tls_guard--;
 		return;
@@ -733,7 +726,7 @@ static void atfork_child(void)
 	mgp_trace_write_stacks();
 	mgp_trace_snapshot(__atomic_load_n(&P.step, __ATOMIC_RELAXED), MGC_SNAP_FULL, P.label);
 	mgp_trace_flush();
-	mgp_shm_open(&(struct mgp_shm_info){P.start_real, P.start_mono, P.interval_ms, P.depth, P.max_sites});
+	mgp_shm_open(&(struct mgp_shm_info){P.start_real, P.start_mono, P.set.interval_ms, P.set.depth, P.set.max_sites});
 	mgp_shm_publish(__atomic_load_n(&P.step, __ATOMIC_RELAXED), MGC_SNAP_FULL, P.label);
 	start_sampler();
 	tls_guard--;
@@ -1030,73 +1023,6 @@ EXPORT int InitializeInjection(void)
 
 /* ---- start-up and configuration ---- */
 
-static const char *const known_vars[] = {
-	"MGPROBE_OUTPUT", "MGPROBE_OUTPUT_PID", "MGPROBE_DIR", "MGPROBE_INTERVAL", "MGPROBE_DEPTH",
-	"MGPROBE_NO_CHILDREN", "MGPROBE_MAX_SITES", "MGPROBE_LIB", NULL,
-};
-
-static int env_u32(const char *name, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	const char *s = getenv(name);
-	uint64_t v;
-	if (!s)
-		return 0;
-	if (mgp_parse_u64(s, &v) < 0 || v < lo || v > hi) {
-		mgp_log("bad %s=%s (expected a whole number from %u to %u): the program runs unprofiled",
-			name, s, lo, hi);
-		return -EINVAL;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int configure(void)
-{
-	extern char **environ;
-	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, "MGPROBE_", 8) != 0)
-			continue;
-		size_t n = strcspn(*e, "=");
-		int known = 0;
-		for (int i = 0; known_vars[i]; i++)
-			if (strlen(known_vars[i]) == n && strncmp(*e, known_vars[i], n) == 0)
-				known = 1;
-		if (!known) {
-			mgp_log("unknown setting %.*s: the program runs unprofiled (known: MGPROBE_OUTPUT, "
-				"MGPROBE_DIR, MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN, "
-				"MGPROBE_MAX_SITES)", (int)n, *e);
-			return -EINVAL;
-		}
-	}
-	P.interval_ms = DEFAULT_INTERVAL_MS;
-	P.depth = DEFAULT_DEPTH;
-	P.max_sites = DEFAULT_MAX_SITES;
-	if (env_u32("MGPROBE_INTERVAL", 1, 3600000, &P.interval_ms) < 0 ||
-	    env_u32("MGPROBE_DEPTH", 1, MGC_MAX_FRAMES, &P.depth) < 0 ||
-	    env_u32("MGPROBE_MAX_SITES", 16, 1u << 24, &P.max_sites) < 0)
-		return -EINVAL;
-	const char *nc = getenv("MGPROBE_NO_CHILDREN");
-	P.no_children = nc && *nc && strcmp(nc, "0") != 0;
-	const char *dir = getenv("MGPROBE_DIR");
-	if (dir && *dir)
-		mgp_fmt(P.dir, sizeof P.dir, "%s", dir);
-	else if (!getcwd(P.dir, sizeof P.dir))
-		mgp_fmt(P.dir, sizeof P.dir, ".");
-	const char *out = getenv("MGPROBE_OUTPUT");
-	if (out && *out) {
-		size_t n = strlen(out);
-		if (n >= sizeof P.out_base - 16) {
-			mgp_log("MGPROBE_OUTPUT is too long: the program runs unprofiled");
-			return -EINVAL;
-		}
-		if (n > 4 && strcmp(out + n - 4, ".mgt") == 0)
-			n -= 4;
-		memcpy(P.out_base, out, n);
-		P.out_base[n] = 0;
-	}
-	return 0;
-}
-
 /* Removes libmgprobe from LD_PRELOAD so exec'd programs run without it (--no-children). */
 static void drop_preload(void)
 {
@@ -1136,11 +1062,11 @@ __attribute__((constructor)) static void mgp_init(void)
 	P.pid = mgp_getpid();
 	P.start_mono = mgp_now_ns();
 	P.start_real = mgp_real_ns();
-	if (configure() < 0)
+	if (mgp_settings_read(&P.set) < 0)
 		goto out;
-	if (P.no_children)
+	if (P.set.no_children)
 		drop_preload();
-	if (mgp_sites_init(P.max_sites) < 0 || mgp_trace_init(P.max_sites) < 0) {
+	if (mgp_sites_init(P.set.max_sites) < 0 || mgp_trace_init(P.set.max_sites) < 0) {
 		mgp_log("out of memory for the probe's tables: the program runs unprofiled");
 		goto out;
 	}
@@ -1148,22 +1074,20 @@ __attribute__((constructor)) static void mgp_init(void)
 
 	/* Which file: the exact -o name for the launched process, derived names for the rest. */
 	int root = 0, truncate_root = 0;
-	if (P.out_base[0]) {
-		const char *op = getenv("MGPROBE_OUTPUT_PID");
-		uint64_t v;
-		if (!op) {
+	if (P.set.output[0]) {
+		if (P.set.output_pid < 0) {
 			char buf[24];
 			mgp_fmt(buf, sizeof buf, "%d", P.pid);
 			setenv("MGPROBE_OUTPUT_PID", buf, 1);
 			root = truncate_root = 1;
-		} else if (mgp_parse_u64(op, &v) == 0 && (int)v == P.pid) {
+		} else if (P.set.output_pid == P.pid) {
 			root = 1;
 		}
 	}
 	if (open_trace(root, truncate_root) < 0)
 		goto out;
 	mgp_trace_sync_modules(1);
-	mgp_shm_open(&(struct mgp_shm_info){P.start_real, P.start_mono, P.interval_ms, P.depth, P.max_sites});
+	mgp_shm_open(&(struct mgp_shm_info){P.start_real, P.start_mono, P.set.interval_ms, P.set.depth, P.set.max_sites});
 	P.tracking = 1;
 	write_state(MGC_SNAP_FULL);
 	mgp_trace_flush();

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mg_config.h"
+#include "mgp_settings.h"
 
 #ifndef MGP_LIBDIR_REL
 #define MGP_LIBDIR_REL "../lib"
@@ -24,8 +25,18 @@
 #define MGP_LIBDIR_ABS "/usr/local/lib"
 #endif
 
+/* The table entry of an MGPROBE_* variable the launcher sets (always in the table). */
+static const struct mgp_setting *setting(const char *name)
+{
+	size_t i = 0;
+	while (i + 1 < MGP_SETTINGS_COUNT && strcmp(mgp_setting_table[i].name, name) != 0)
+		i++;
+	return &mgp_setting_table[i];
+}
+
 static void usage(FILE *f)
 {
+	const struct mgp_setting *iv = setting("MGPROBE_INTERVAL"), *dp = setting("MGPROBE_DEPTH");
 	fprintf(f,
 		"usage: mgprobe run [options] -- CMD [ARGS...]\n"
 		"       mgprobe --help | --version\n"
@@ -37,17 +48,24 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -o, --output FILE   trace file (default: ./mgprobe.<comm>.<pid>.mgt); child\n"
 		"                      processes write FILE-without-.mgt.<comm>.<pid>.mgt\n"
-		"  --interval MS       snapshot interval in milliseconds (default 1000)\n"
-		"  --depth N           call-stack depth, 1..256 (default 64)\n"
+		"  --interval MS       %s (default %u)\n"
+		"  --depth N           %s, %u..%u (default %u)\n"
 		"  --no-children       do not trace forked or exec'd child processes\n"
 		"  --no-cuda           do not trace CUDA memory (by default the CUDA driver loads the\n"
 		"                      probe through CUDA_INJECTION64_PATH unless that is already set)\n"
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
-		"The same settings work with plain LD_PRELOAD=libmgprobe.so through MGPROBE_OUTPUT,\n"
-		"MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN and MGPROBE_DIR.\n"
-		"Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own errors.\n");
+		"The same settings work with plain LD_PRELOAD=libmgprobe.so, through these variables:\n",
+		iv->help, iv->def, dp->help, dp->lo, dp->hi, dp->def);
+	for (size_t i = 0; i < MGP_SETTINGS_COUNT; i++) {
+		const struct mgp_setting *t = &mgp_setting_table[i];
+		fprintf(f, "  %-20s %s", t->name, t->help);
+		if (t->kind == MGP_SETTING_NUMBER)
+			fprintf(f, ", %u..%u (default %u)", t->lo, t->hi, t->def);
+		fputc('\n', f);
+	}
+	fprintf(f, "Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own errors.\n");
 }
 
 static int file_exists(const char *p)
@@ -180,8 +198,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "mgprobe: %s needs a number\n", a);
 				return 2;
 			}
-			if (!strcmp(a, "--interval") ? parse_uint(a, argv[i], 1, 3600000, &interval)
-						     : parse_uint(a, argv[i], 1, 256, &depth))
+			const struct mgp_setting *t = setting(!strcmp(a, "--interval") ? "MGPROBE_INTERVAL"
+										       : "MGPROBE_DEPTH");
+			if (parse_uint(a, argv[i], t->lo, t->hi, !strcmp(a, "--interval") ? &interval : &depth))
 				return 2;
 		} else if (!strcmp(a, "--no-children")) {
 			no_children = 1;
