@@ -366,31 +366,6 @@ void mgp_trace_sync_modules(int force)
 		emit_load(&W.mods[i]);
 }
 
-struct self_q {
-	uintptr_t addr, lo, hi;
-};
-
-static int self_phdr(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct self_q *q = arg;
-	uint64_t lo, hi;
-	(void)size;
-	if (mgp_elf_range(info, &lo, &hi) == 0 && q->addr >= lo && q->addr < hi) {
-		q->lo = lo;
-		q->hi = hi;
-		return 1;
-	}
-	return 0;
-}
-
-void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *hi)
-{
-	struct self_q q = {(uintptr_t)addr_in_probe, 0, 0};
-	dl_iterate_phdr(self_phdr, &q);
-	*lo = q.lo;
-	*hi = q.hi;
-}
-
 /* ---- stacks, snapshots, markers ---- */
 
 static int scratch_reserve(size_t need);

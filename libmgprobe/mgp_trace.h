@@ -66,7 +66,4 @@ int mgp_trace_ok(void);
 /* Closes the file (after a final flush). */
 void mgp_trace_close(void);
 
-/* The probe's own text range, so stacks can drop probe frames. */
-void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *hi);
-
 #endif /* MGP_TRACE_H */
