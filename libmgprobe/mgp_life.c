@@ -16,35 +16,35 @@
 #include "mgp_cuda.h"
 #include "mgp_fork.h"
 #include "mgp_hooks.h"
+#include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_sampler.h"
 #include "mgp_settings.h"
 #include "mgp_shm.h"
 #include "mgp_sites.h"
+#include "mgp_snapshot.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
 #include "mgp_trace.h"
 #include "mgp_writer.h"
 
-/* Set by the constructor (and, for the times and path, again in a fork child). */
+/* Set by the constructor (and, but for the settings, again in a fork child). */
 static struct {
 	struct mgp_settings set;
-	uint64_t start_mono, start_real;
-	char path[2304]; /* this process's trace file */
+	struct mgp_process proc; /* who this process is, as both outputs are told */
+	char path[2304];         /* this process's trace file */
 } life;
 
 /* ---- the trace file's name ---- */
 
-static void read_comm(char *out, size_t cap)
+/* The command name as a file-name part: anything but [A-Za-z0-9._-] becomes '_'. */
+static void safe_comm(char *out, size_t cap)
 {
-	char buf[64];
-	long n = mgc_read_file("/proc/self/comm", buf, sizeof buf);
 	size_t k = 0;
-	for (long i = 0; i < n && buf[i] != '\n' && k + 1 < cap; i++) {
-		char c = buf[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			 c == '.' || c == '_' || c == '-';
-		out[k++] = ok ? c : '_';
+	for (const char *c = life.proc.comm; *c && k + 1 < cap; c++) {
+		int ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			 *c == '.' || *c == '_' || *c == '-';
+		out[k++] = ok ? *c : '_';
 	}
 	if (k == 0)
 		out[k++] = 'p';
@@ -53,39 +53,26 @@ static void read_comm(char *out, size_t cap)
 
 /* Opens this process's trace: the exact MGPROBE_OUTPUT name for the launched process (root),
  * derived names for the rest. 0 or -errno, after one line. */
-static int open_trace(int pid, int root, int truncate_root)
+static int open_trace(int root, int truncate_root)
 {
-	struct mgp_process_info info = {.pid = pid, .ppid = getppid(),
-					.start_realtime_ns = life.start_real, .start_mono_ns = life.start_mono,
-					.interval_ms = life.set.interval_ms, .depth = life.set.depth,
-					.rank = -1, .local_rank = -1};
-	const char *r = getenv("RANK");
-	if (!r)
-		r = getenv("SLURM_PROCID");
-	uint64_t v;
-	if (r && mgp_parse_u64(r, &v) == 0)
-		info.rank = (int)v;
-	r = getenv("LOCAL_RANK");
-	if (r && mgp_parse_u64(r, &v) == 0)
-		info.local_rank = (int)v;
-
+	const struct mgp_process *p = &life.proc;
 	int err;
 	if (root) {
 		mgp_fmt(life.path, sizeof life.path, "%s.mgt", life.set.output);
-		err = mgp_trace_open(life.path, !truncate_root, &info);
+		err = mgp_trace_open(life.path, !truncate_root, p);
 		if (err != -EEXIST)
 			goto done;
 	}
 	char comm[32];
-	read_comm(comm, sizeof comm);
+	safe_comm(comm, sizeof comm);
 	for (int n = 0; n < 100; n++) {
 		const char *base = life.set.output[0] ? life.set.output : life.set.dir;
 		const char *sep = life.set.output[0] ? "." : "/mgprobe.";
 		if (n == 0)
-			mgp_fmt(life.path, sizeof life.path, "%s%s%s.%d.mgt", base, sep, comm, pid);
+			mgp_fmt(life.path, sizeof life.path, "%s%s%s.%d.mgt", base, sep, comm, p->pid);
 		else
-			mgp_fmt(life.path, sizeof life.path, "%s%s%s.%d.%d.mgt", base, sep, comm, pid, n);
-		err = mgp_trace_open(life.path, 1, &info);
+			mgp_fmt(life.path, sizeof life.path, "%s%s%s.%d.%d.mgt", base, sep, comm, p->pid, n);
+		err = mgp_trace_open(life.path, 1, p);
 		if (err != -EEXIST)
 			break;
 	}
@@ -130,10 +117,21 @@ static void drop_preload(void)
 		unsetenv("CUDA_INJECTION64_PATH");
 }
 
-static void open_shm(void)
+/* Both outputs for the process just read into life.proc: its trace (with a notice first, if
+ * any), then its live segment (which may fail alone); then recording starts with a snapshot of
+ * every site. 0, or -EIO when there is no trace (the process then runs unprofiled). */
+static int start_outputs(int root, int truncate_root, const char *notice)
 {
-	mgp_shm_open(&(struct mgp_shm_info){life.start_real, life.start_mono, life.set.interval_ms,
-					   life.set.depth, life.set.max_sites});
+	if (open_trace(root, truncate_root) < 0)
+		return -EIO;
+	if (notice)
+		mgp_trace_notice(notice);
+	mgp_writer_start(&life.proc);
+	mgp_shm_open(&life.proc);
+	mgp_state_set(MGP_RECORDING);
+	mgp_writer_snapshot(MGC_SNAP_FULL);
+	mgp_trace_flush();
+	return 0;
 }
 
 /* Which trace this process writes under MGPROBE_OUTPUT: the launched process (the first to start,
@@ -157,27 +155,22 @@ __attribute__((constructor)) static void mgp_init(void)
 {
 	mgp_resolve();
 	mgp_guard_enter();
-	int pid = mgp_getpid(), root, truncate_root;
-	life.start_mono = mgp_now_ns();
-	life.start_real = mgp_real_ns();
+	uint64_t start_mono = mgp_now_ns(), start_real = mgp_real_ns();
+	int root, truncate_root;
 	if (mgp_settings_read(&life.set) < 0)
 		goto out;
 	if (life.set.no_children)
 		drop_preload();
-	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(life.set.max_sites) < 0) {
+	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(life.set.max_sites) < 0 ||
+	    mgp_modules_init() < 0) {
 		mgp_log("out of memory for the probe's tables: the program runs unprofiled");
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
-	choose_root(pid, &root, &truncate_root);
-	if (open_trace(pid, root, truncate_root) < 0)
+	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
+	choose_root(life.proc.pid, &root, &truncate_root);
+	if (start_outputs(root, truncate_root, NULL) < 0)
 		goto out;
-	mgp_writer_set_owner(pid);
-	mgp_trace_sync_modules(1);
-	open_shm();
-	mgp_state_set(MGP_RECORDING);
-	mgp_writer_snapshot(MGC_SNAP_FULL);
-	mgp_trace_flush();
 	mgp_fork_init();
 	mgp_sampler_start(life.set.interval_ms);
 out:
@@ -186,30 +179,22 @@ out:
 
 void mgp_life_forked(int had_cuda)
 {
-	int pid = mgp_getpid();
-	mgp_writer_set_owner(pid);
+	uint64_t start_mono = mgp_now_ns(), start_real = mgp_real_ns();
 	mgp_trace_forget();
 	mgp_shm_forget();
+	mgp_modules_forget();
 	if (!mgp_recording() || life.set.no_children) {
 		mgp_state_set(MGP_OFF);
 		return;
 	}
 	/* The child's own file: the inherited live allocations are live in the child too. */
-	life.start_mono = mgp_now_ns();
-	life.start_real = mgp_real_ns();
-	if (open_trace(pid, 0, 0) < 0) {
+	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
+	if (start_outputs(0, 0, had_cuda ? "CUDA memory is not traced in this forked child: CUDA cannot "
+					   "be used after fork, and the parent's device memory is not the "
+					   "child's" : NULL) < 0) {
 		mgp_state_set(MGP_OFF);
 		return;
 	}
-	if (had_cuda)
-		mgp_trace_notice("CUDA memory is not traced in this forked child: CUDA cannot be used after "
-				 "fork, and the parent's device memory is not the child's");
-	mgp_trace_sync_modules(1);
-	mgp_trace_write_stacks();
-	mgp_trace_snapshot(mgp_step_now(), MGC_SNAP_FULL, mgp_step_label());
-	mgp_trace_flush();
-	open_shm();
-	mgp_shm_publish(mgp_step_now(), MGC_SNAP_FULL, mgp_step_label());
 	mgp_sampler_start(life.set.interval_ms);
 }
 
@@ -258,8 +243,7 @@ MGP_EXPORT int dlclose(void *handle)
 	__typeof__(mgp_real.dlclose) real = MGP_REAL(dlclose);
 	/* Stacks that point into the library are written while it is still in the module map. */
 	if (mgp_writer_enter()) {
-		mgp_trace_sync_modules(0);
-		mgp_trace_write_stacks();
+		mgp_writer_modules();
 		mgp_writer_leave();
 	}
 	return real(handle);

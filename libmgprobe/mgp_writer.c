@@ -7,20 +7,24 @@
 
 #include <pthread.h>
 
+#include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_shm.h"
+#include "mgp_snapshot.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
 #include "mgp_trace.h"
 
 static struct {
 	pthread_mutex_t lock;
-	int owner; /* pid of the process whose outputs these are */
+	int owner;           /* pid of the process whose outputs these are */
+	uint64_t start_mono; /* its start: snapshot times count from it */
 } writer = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-void mgp_writer_set_owner(int pid)
+void mgp_writer_start(const struct mgp_process *p)
 {
-	__atomic_store_n(&writer.owner, pid, __ATOMIC_RELEASE);
+	writer.start_mono = p->start_mono_ns;
+	__atomic_store_n(&writer.owner, p->pid, __ATOMIC_RELEASE);
 }
 
 int mgp_writer_pid(void)
@@ -64,10 +68,18 @@ void mgp_writer_unlock(void)
 	pthread_mutex_unlock(&writer.lock);
 }
 
+void mgp_writer_modules(void)
+{
+	mgp_modules_sync();
+	mgp_trace_modules();
+	mgp_trace_write_stacks();
+}
+
 void mgp_writer_snapshot(uint32_t flags)
 {
-	mgp_trace_sync_modules(0);
-	mgp_trace_write_stacks();
-	mgp_trace_snapshot(mgp_step_now(), flags, mgp_step_label());
-	mgp_shm_publish(mgp_step_now(), flags, mgp_step_label());
+	struct mgc_rec_snapshot sn;
+	mgp_snapshot_take(&sn, writer.start_mono, mgp_step_now(), flags, mgp_step_label());
+	mgp_writer_modules();
+	mgp_trace_snapshot(&sn);
+	mgp_shm_publish(&sn);
 }

@@ -8,9 +8,12 @@
 
 #include <stdint.h>
 
-/* The process that owns the outputs: set at start-up and in a fork child. A vfork child or a raw
- * clone shares our memory and files but has another pid: it must not write. */
-void mgp_writer_set_owner(int pid);
+#include "mgp_snapshot.h"
+
+/* The process that owns the outputs, and its start: set at start-up and in a fork child once the
+ * outputs are open. A vfork child or a raw clone shares our memory and files but has another pid:
+ * it must not write. */
+void mgp_writer_start(const struct mgp_process *p);
 int mgp_writer_pid(void);
 
 /* 1 when this process records and owns the outputs. */
@@ -26,8 +29,13 @@ void mgp_writer_leave(void);
 void mgp_writer_lock(void);
 void mgp_writer_unlock(void);
 
-/* Writes a snapshot (flags: enum mgc_snapshot_flags) at the current step and label: the module
- * map's changes, new stacks, then the snapshot to the trace and to the live segment. Lock held
+/* Brings the trace up to date with the module map (one scan, when the loader says it changed)
+ * and writes the stacks of new sites. Lock held. */
+void mgp_writer_modules(void);
+
+/* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: built
+ * once (one read of /proc/self/status, one mallinfo2, one module scan) and handed to both
+ * outputs, the trace (which adds the site totals it keeps) and then the live segment. Lock held
  * (or single-threaded at start-up and in a fork child). */
 void mgp_writer_snapshot(uint32_t flags);
 
