@@ -33,6 +33,14 @@ void mgp_os_free(void *p, size_t size)
 		syscall(SYS_munmap, p, size);
 }
 
+/* The formatter writes what fits and counts the rest, as snprintf does: n is the length so far. */
+static size_t put_c(char *buf, size_t cap, size_t n, char c)
+{
+	if (n + 1 < cap)
+		buf[n] = c;
+	return n + 1;
+}
+
 static size_t put_u(char *buf, size_t cap, size_t n, unsigned long long v, unsigned base)
 {
 	char tmp[24];
@@ -42,102 +50,87 @@ static size_t put_u(char *buf, size_t cap, size_t n, unsigned long long v, unsig
 		tmp[k++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
 		v /= base;
 	} while (v && k < sizeof tmp);
-	while (k > 0) {
-		if (n + 1 < cap)
-			buf[n] = tmp[k - 1];
-		n++;
-		k--;
-	}
+	while (k > 0)
+		n = put_c(buf, cap, n, tmp[--k]);
 	return n;
+}
+
+/* A conversion's flags: "%.*s" precision, and the length modifiers l, ll, z. */
+struct conv {
+	long prec; /* -1: none */
+	int lng, sz;
+};
+
+/* One conversion of letter c; returns the new length, or (size_t)-1 for an unknown letter. */
+static size_t put_conv(char *buf, size_t cap, size_t n, char c, const struct conv *cv, va_list *ap)
+{
+	switch (c) {
+	case 's': {
+		const char *s = va_arg(*ap, const char *);
+		long prec = cv->prec;
+		for (s = s ? s : "(null)"; *s && prec != 0; s++, prec--)
+			n = put_c(buf, cap, n, *s);
+		return n;
+	}
+	case 'c':
+		return put_c(buf, cap, n, (char)va_arg(*ap, int));
+	case 'd': {
+		long long v = cv->lng >= 2 ? va_arg(*ap, long long) : cv->lng ? va_arg(*ap, long) : va_arg(*ap, int);
+		unsigned long long u = (unsigned long long)v;
+		if (v < 0) {
+			n = put_c(buf, cap, n, '-');
+			u = 0ull - u;
+		}
+		return put_u(buf, cap, n, u, 10);
+	}
+	case 'u':
+	case 'x': {
+		unsigned long long v = cv->sz ? va_arg(*ap, size_t)
+				       : cv->lng >= 2 ? va_arg(*ap, unsigned long long)
+				       : cv->lng ? va_arg(*ap, unsigned long)
+						 : va_arg(*ap, unsigned);
+		return put_u(buf, cap, n, v, c == 'x' ? 16 : 10);
+	}
+	case 'p':
+		n = put_c(buf, cap, put_c(buf, cap, n, '0'), 'x');
+		return put_u(buf, cap, n, (uintptr_t)va_arg(*ap, void *), 16);
+	case '%':
+		return put_c(buf, cap, n, '%');
+	default:
+		return (size_t)-1;
+	}
 }
 
 size_t mgp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	size_t n = 0;
+	va_list args;
 	if (cap == 0)
 		return 0;
+	va_copy(args, ap);
 	for (const char *f = fmt; *f; f++) {
 		if (*f != '%') {
-			if (n + 1 < cap)
-				buf[n] = *f;
-			n++;
+			n = put_c(buf, cap, n, *f);
 			continue;
 		}
-		f++;
-		int lng = 0, sz = 0;
-		long prec = -1; /* "%.*s": at most prec characters of the string */
-		if (f[0] == '.' && f[1] == '*') {
-			prec = va_arg(ap, int);
+		struct conv cv = {.prec = -1};
+		if (*++f == '.' && f[1] == '*') {
+			cv.prec = va_arg(args, int);
 			f += 2;
 		}
-		while (*f == 'l') {
-			lng++;
-			f++;
-		}
+		for (; *f == 'l'; f++)
+			cv.lng++;
 		if (*f == 'z') {
-			sz = 1;
+			cv.sz = 1;
 			f++;
 		}
-		switch (*f) {
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			if (!s)
-				s = "(null)";
-			for (; *s && prec != 0; s++, prec--) {
-				if (n + 1 < cap)
-					buf[n] = *s;
-				n++;
-			}
-			break;
-		}
-		case 'c':
-			if (n + 1 < cap)
-				buf[n] = (char)va_arg(ap, int);
-			n++;
-			break;
-		case 'd': {
-			long long v = lng >= 2 ? va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
-			unsigned long long u = (unsigned long long)v;
-			if (v < 0) {
-				if (n + 1 < cap)
-					buf[n] = '-';
-				n++;
-				u = 0ull - u;
-			}
-			n = put_u(buf, cap, n, u, 10);
-			break;
-		}
-		case 'u':
-		case 'x': {
-			unsigned long long v = sz ? va_arg(ap, size_t)
-					   : lng >= 2 ? va_arg(ap, unsigned long long)
-					   : lng ? va_arg(ap, unsigned long)
-						 : va_arg(ap, unsigned);
-			n = put_u(buf, cap, n, v, *f == 'x' ? 16 : 10);
-			break;
-		}
-		case 'p':
-			if (n + 1 < cap)
-				buf[n] = '0';
-			n++;
-			if (n + 1 < cap)
-				buf[n] = 'x';
-			n++;
-			n = put_u(buf, cap, n, (uintptr_t)va_arg(ap, void *), 16);
-			break;
-		case '%':
-			if (n + 1 < cap)
-				buf[n] = '%';
-			n++;
-			break;
-		default:
-			return n < cap ? (buf[n] = 0, n) : (buf[cap - 1] = 0, cap - 1);
-		}
+		size_t r = put_conv(buf, cap, n, *f, &cv, &args);
+		if (r == (size_t)-1)
+			break; /* an unknown conversion ends the text */
+		n = r;
 	}
-	if (n < cap)
-		buf[n] = 0;
-	else
-		buf[cap - 1] = 0;
+	va_end(args);
+	buf[n < cap ? n : cap - 1] = 0;
 	return n < cap ? n : cap - 1;
 }
 

@@ -131,7 +131,6 @@ static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned
 static void report_traces(const char *dir, const char *prefix, const char *root, time_t t0)
 {
 	DIR *d = opendir(dir);
-	int children = 0;
 	if (root && file_exists(root))
 		fprintf(stderr, "mgprobe: trace written to %s\n", root);
 	if (!d)
@@ -150,10 +149,176 @@ static void report_traces(const char *dir, const char *prefix, const char *root,
 		if (stat(p, &st) != 0 || st.st_mtime < t0)
 			continue;
 		fprintf(stderr, "mgprobe: %s written to %s\n", root ? "child trace" : "trace", p);
-		children++;
 	}
 	closedir(d);
-	(void)children;
+}
+
+/* What `mgprobe run` was asked. */
+struct run_opts {
+	const char *output;           /* -o, or NULL */
+	unsigned long interval, depth; /* 0: the probe's default */
+	int no_children, no_cuda;
+	int cmd;                      /* argv index of CMD */
+};
+
+/* Parses run's options (argv[2] on). 0 with o filled; otherwise the exit status to return (0
+ * after --help, 2 after one line on a usage error). */
+static int parse_run(int argc, char **argv, struct run_opts *o)
+{
+	int i;
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a file name\n", a);
+				return 2;
+			}
+			o->output = argv[i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			o->output = a + 9;
+		} else if (!strcmp(a, "--interval") || !strcmp(a, "--depth")) {
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a number\n", a);
+				return 2;
+			}
+			int iv = !strcmp(a, "--interval");
+			const struct mgp_setting *t = setting(iv ? "MGPROBE_INTERVAL" : "MGPROBE_DEPTH");
+			if (parse_uint(a, argv[i], t->lo, t->hi, iv ? &o->interval : &o->depth))
+				return 2;
+		} else if (!strcmp(a, "--no-children")) {
+			o->no_children = 1;
+		} else if (!strcmp(a, "--no-cuda")) {
+			o->no_cuda = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "mgprobe: unknown option '%s' (try 'mgprobe --help')\n", a);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "mgprobe: no command to run (usage: mgprobe run [options] -- CMD [ARGS...])\n");
+		return 2;
+	}
+	o->cmd = i;
+	return 0;
+}
+
+/* Where this run's traces go. With -o: MGPROBE_OUTPUT, the absolute FILE.mgt in outabs (the
+ * launched process claims it), its directory and the children's name prefix; else MGPROBE_DIR,
+ * the working directory, and "mgprobe.". 0, or the exit status after one line. */
+static int set_output(const char *output, const char *cmd, char *outabs, char *outdir, char *prefix)
+{
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd)) {
+		fprintf(stderr, "mgprobe: cannot read the working directory: %s\n", strerror(errno));
+		return 125;
+	}
+	if (!output) {
+		snprintf(outdir, PATH_MAX, "%s", cwd);
+		snprintf(prefix, PATH_MAX, "mgprobe.");
+		setenv("MGPROBE_DIR", cwd, 1);
+		unsetenv("MGPROBE_OUTPUT");
+		return 0;
+	}
+	if (!*output) {
+		fprintf(stderr, "mgprobe: empty output file name\n");
+		return 2;
+	}
+	if (output[0] == '/')
+		snprintf(outabs, PATH_MAX + 8, "%s", output);
+	else
+		snprintf(outabs, PATH_MAX + 8, "%s/%s", cwd, output);
+	size_t n = strlen(outabs);
+	if (n < 4 || strcmp(outabs + n - 4, ".mgt") != 0) {
+		if (n + 4 >= PATH_MAX + 8) {
+			fprintf(stderr, "mgprobe: output path too long\n");
+			return 2;
+		}
+		strcat(outabs, ".mgt");
+	}
+	snprintf(outdir, PATH_MAX, "%s", outabs);
+	char *slash = strrchr(outdir, '/');
+	*slash = 0;
+	snprintf(prefix, PATH_MAX, "%s", slash + 1);
+	prefix[strlen(prefix) - 4] = '.'; /* "name.mgt" -> children "name.<comm>..." */
+	prefix[strlen(prefix) - 3] = 0;
+	if (access(outdir[0] ? outdir : "/", W_OK) != 0)
+		fprintf(stderr, "mgprobe: warning: cannot write to %s (%s): %s will run unprofiled\n",
+			outdir, strerror(errno), cmd);
+	struct stat ost;
+	if (lstat(outabs, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+		fprintf(stderr, "mgprobe: %s exists and is not a regular file: choose another -o\n", outabs);
+		return 2;
+	}
+	unlink(outabs); /* the launched process claims the name with O_EXCL */
+	setenv("MGPROBE_OUTPUT", outabs, 1);
+	return 0;
+}
+
+/* The other settings, CUDA injection and the preload. 0, or 125. */
+static int set_env(const struct run_opts *o, const char *lib)
+{
+	char num[32];
+	if (o->interval) {
+		snprintf(num, sizeof num, "%lu", o->interval);
+		setenv("MGPROBE_INTERVAL", num, 1);
+	}
+	if (o->depth) {
+		snprintf(num, sizeof num, "%lu", o->depth);
+		setenv("MGPROBE_DEPTH", num, 1);
+	}
+	if (o->no_children)
+		setenv("MGPROBE_NO_CHILDREN", "1", 1);
+	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
+	if (MG_HAVE_CUPTI && !o->no_cuda && !getenv("CUDA_INJECTION64_PATH"))
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+	const char *old = getenv("LD_PRELOAD");
+	size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	char *preload = malloc(need);
+	if (!preload)
+		return 125;
+	snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
+	return 0;
+}
+
+/* Runs CMD (MGPROBE_OUTPUT_PID names it: it writes the exact -o file) and waits. Its wait status
+ * in *st; 0, or 125 after one line. */
+static int run_child(char **cmd, int *st)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "mgprobe: fork: %s\n", strerror(errno));
+		return 125;
+	}
+	if (pid == 0) {
+		char num[32];
+		snprintf(num, sizeof num, "%d", (int)getpid());
+		setenv("MGPROBE_OUTPUT_PID", num, 1);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		fprintf(stderr, "mgprobe: cannot run %s: %s\n", cmd[0], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	/* Ctrl-C and friends reach the child through the terminal; we only wait for it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (waitpid(pid, st, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "mgprobe: waitpid: %s\n", strerror(errno));
+			return 125;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -174,147 +339,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgprobe: unknown command '%s' (try 'mgprobe --help')\n", argv[1]);
 		return 2;
 	}
-	const char *output = NULL;
-	unsigned long interval = 0, depth = 0;
-	int no_children = 0, no_cuda = 0, i;
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc) {
-				fprintf(stderr, "mgprobe: %s needs a file name\n", a);
-				return 2;
-			}
-			output = argv[i];
-		} else if (!strncmp(a, "--output=", 9)) {
-			output = a + 9;
-		} else if (!strcmp(a, "--interval") || !strcmp(a, "--depth")) {
-			if (++i >= argc) {
-				fprintf(stderr, "mgprobe: %s needs a number\n", a);
-				return 2;
-			}
-			const struct mgp_setting *t = setting(!strcmp(a, "--interval") ? "MGPROBE_INTERVAL"
-										       : "MGPROBE_DEPTH");
-			if (parse_uint(a, argv[i], t->lo, t->hi, !strcmp(a, "--interval") ? &interval : &depth))
-				return 2;
-		} else if (!strcmp(a, "--no-children")) {
-			no_children = 1;
-		} else if (!strcmp(a, "--no-cuda")) {
-			no_cuda = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "mgprobe: unknown option '%s' (try 'mgprobe --help')\n", a);
-			return 2;
-		}
-	}
-	if (i >= argc) {
-		fprintf(stderr, "mgprobe: no command to run (usage: mgprobe run [options] -- CMD [ARGS...])\n");
-		return 2;
-	}
-
-	char lib[PATH_MAX];
+	struct run_opts o = {0};
+	int rc = parse_run(argc, argv, &o);
+	if (rc != 0 || o.cmd == 0)
+		return rc;
+	char lib[PATH_MAX], outabs[PATH_MAX + 8], outdir[PATH_MAX], prefix[PATH_MAX];
 	if (find_lib(lib, sizeof lib) < 0)
 		return 125;
-
-	char cwd[PATH_MAX], outabs[PATH_MAX + 8], outdir[PATH_MAX], prefix[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd)) {
-		fprintf(stderr, "mgprobe: cannot read the working directory: %s\n", strerror(errno));
-		return 125;
-	}
-	if (output) {
-		if (!*output) {
-			fprintf(stderr, "mgprobe: empty output file name\n");
-			return 2;
-		}
-		if (output[0] == '/')
-			snprintf(outabs, sizeof outabs, "%s", output);
-		else
-			snprintf(outabs, sizeof outabs, "%s/%s", cwd, output);
-		size_t n = strlen(outabs);
-		if (n < 4 || strcmp(outabs + n - 4, ".mgt") != 0) {
-			if (n + 4 >= sizeof outabs) {
-				fprintf(stderr, "mgprobe: output path too long\n");
-				return 2;
-			}
-			strcat(outabs, ".mgt");
-		}
-		snprintf(outdir, sizeof outdir, "%s", outabs);
-		char *slash = strrchr(outdir, '/');
-		*slash = 0;
-		snprintf(prefix, sizeof prefix, "%s", slash + 1);
-		prefix[strlen(prefix) - 4] = '.'; /* "name.mgt" -> children "name.<comm>..." */
-		prefix[strlen(prefix) - 3] = 0;
-		if (access(outdir[0] ? outdir : "/", W_OK) != 0)
-			fprintf(stderr, "mgprobe: warning: cannot write to %s (%s): %s will run unprofiled\n",
-				outdir, strerror(errno), argv[i]);
-		struct stat ost;
-		if (lstat(outabs, &ost) == 0 && !S_ISREG(ost.st_mode)) {
-			fprintf(stderr, "mgprobe: %s exists and is not a regular file: choose another -o\n", outabs);
-			return 2;
-		}
-		unlink(outabs); /* the launched process claims the name with O_EXCL */
-		setenv("MGPROBE_OUTPUT", outabs, 1);
-	} else {
-		snprintf(outdir, sizeof outdir, "%s", cwd);
-		snprintf(prefix, sizeof prefix, "mgprobe.");
-		setenv("MGPROBE_DIR", cwd, 1);
-		unsetenv("MGPROBE_OUTPUT");
-	}
-	char num[32];
-	if (interval) {
-		snprintf(num, sizeof num, "%lu", interval);
-		setenv("MGPROBE_INTERVAL", num, 1);
-	}
-	if (depth) {
-		snprintf(num, sizeof num, "%lu", depth);
-		setenv("MGPROBE_DEPTH", num, 1);
-	}
-	if (no_children)
-		setenv("MGPROBE_NO_CHILDREN", "1", 1);
-	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
-	if (MG_HAVE_CUPTI && !no_cuda && !getenv("CUDA_INJECTION64_PATH"))
-		setenv("CUDA_INJECTION64_PATH", lib, 1);
-	const char *old = getenv("LD_PRELOAD");
-	size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
-	char *preload = malloc(need);
-	if (!preload)
-		return 125;
-	snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-	setenv("LD_PRELOAD", preload, 1);
-	free(preload);
-
+	if ((rc = set_output(o.output, argv[o.cmd], outabs, outdir, prefix)) != 0 ||
+	    (rc = set_env(&o, lib)) != 0)
+		return rc;
 	time_t t0 = time(NULL) - 1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "mgprobe: fork: %s\n", strerror(errno));
-		return 125;
-	}
-	if (pid == 0) {
-		snprintf(num, sizeof num, "%d", (int)getpid());
-		setenv("MGPROBE_OUTPUT_PID", num, 1);
-		execvp(argv[i], argv + i);
-		int e = errno;
-		fprintf(stderr, "mgprobe: cannot run %s: %s\n", argv[i], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	/* Ctrl-C and friends reach the child through the terminal; we only wait for it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
 	int st;
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "mgprobe: waitpid: %s\n", strerror(errno));
-			return 125;
-		}
-	}
-	report_traces(outdir, prefix, output ? outabs : NULL, t0);
+	if ((rc = run_child(argv + o.cmd, &st)) != 0)
+		return rc;
+	report_traces(outdir, prefix, o.output ? outabs : NULL, t0);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);
