@@ -4,7 +4,9 @@
  * status unchanged, and says where the traces went. It never touches CMD's stdio. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,6 +112,45 @@ static int find_lib(char *out, size_t cap)
 	fprintf(stderr, "mgprobe: cannot find libmgprobe.so (looked beside %s and in %s); set MGPROBE_LIB\n",
 		n > 0 ? exe : "mgprobe", MGP_LIBDIR_ABS);
 	return -1;
+}
+
+/* The file execvp would run for cmd: itself when it has a '/', else the first executable in PATH.
+ * 0, or -1 when there is none (execvp will say why). */
+static int find_program(const char *cmd, char *out, size_t cap)
+{
+	if (strchr(cmd, '/'))
+		return snprintf(out, cap, "%s", cmd) < (int)cap ? 0 : -1;
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (snprintf(out, cap, "%.*s/%s", (int)n, n ? p : ".", cmd) < (int)cap &&
+		    file_exists(out) && access(out, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
+/* 1 when the file is a 64-bit ELF program without a PT_INTERP header: statically linked, so no
+ * dynamic loader will ever read LD_PRELOAD for it. 0 otherwise (dynamic, a script, unreadable). */
+static int statically_linked(const char *file)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), interp = 0;
+	if (fd < 0)
+		return 0;
+	int elf = pread(fd, &eh, sizeof eh, 0) == sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+		  eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof ph &&
+		  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+	for (unsigned i = 0; elf && i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) != sizeof ph)
+			elf = 0;
+		else if (ph.p_type == PT_INTERP)
+			interp = 1;
+	}
+	close(fd);
+	return elf && !interp;
 }
 
 static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned long hi,
@@ -349,6 +390,10 @@ int main(int argc, char **argv)
 	if ((rc = set_output(o.output, argv[o.cmd], outabs, outdir, prefix)) != 0 ||
 	    (rc = set_env(&o, lib)) != 0)
 		return rc;
+	char prog[PATH_MAX];
+	if (find_program(argv[o.cmd], prog, sizeof prog) == 0 && statically_linked(prog))
+		fprintf(stderr, "mgprobe: %s is statically linked: no dynamic loader will load the probe "
+			"into it, so it runs unprofiled\n", prog);
 	time_t t0 = time(NULL) - 1;
 	int st;
 	if ((rc = run_child(argv + o.cmd, &st)) != 0)

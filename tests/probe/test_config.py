@@ -79,6 +79,11 @@ r = t.run([t.mgprobe, "--version"])
 t.eq("--version: exit status", 0, r.returncode)
 t.true("--version: 'mgprobe X.Y.Z'", re.fullmatch(rb"mgprobe \d+\.\d+\.\d+\S*\n", r.stdout),
        r.stdout)
+with open(os.path.join(src_dir, "mgprobe.h"), encoding="utf-8") as f:
+    header = dict(re.findall(r"#define MGPROBE_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))
+t.eq("mgprobe.h's version is mgprobe --version's",
+     r.stdout.decode().split()[1] if r.stdout else None,
+     ".".join(header.get(k, "?") for k in ("MAJOR", "MINOR", "PATCH")))
 usage_errors = {
     "no arguments": [],
     "unknown command": ["frobnicate"],
