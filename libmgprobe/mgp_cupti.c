@@ -26,10 +26,10 @@
 #endif
 
 /* ---- VMM tables: handle -> (bytes, site, mappings, released) and mapped va -> (handle, bytes) ----
- * VMM calls are rare (PyTorch maps 2 MB / 20 MB steps), so one spinlock covers both tables. Open
+ * VMM calls are rare (PyTorch maps 2 MiB / 20 MiB steps), so one spinlock covers both tables. Open
  * addressing with linear probing and backward-shift deletion; key 0 marks an empty slot. */
 
-#define VMM_CAP (1u << 16) /* per table: 64k handles = 128 GiB in 2 MB steps */
+#define VMM_CAP (1u << 16) /* per table: 64k handles = 128 GiB in 2 MiB steps */
 
 struct vmm_entry {
 	uint64_t key;

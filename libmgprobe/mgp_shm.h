@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_shm.h: the probe's live publisher: the segment /dev/shm/mgprobe.<pid> of libmgcore/mgc_shm.h
- * that mgmon reads. Every function here runs with the probe's writer lock held (or single-threaded
- * at start-up and in the fork child), never on the allocation fast path. Never calls malloc; any
- * failure turns publishing off with one line on stderr, and the program runs on. */
+/* mgp_shm.h: the probe's live publisher: the segment /dev/shm/mgprobe.<pid> (layout:
+ * libmgformat/mgc_shm_format.h) that mgmon reads. Every function here runs with the probe's writer
+ * lock held (or single-threaded at start-up and in the fork child), never on the allocation fast
+ * path. Never calls malloc; any failure turns publishing off with one line on stderr, and the
+ * program runs on. */
 #ifndef MGP_SHM_H
 #define MGP_SHM_H
 

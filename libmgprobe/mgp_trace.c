@@ -342,7 +342,7 @@ void mgp_trace_write_stacks(void)
 		}
 		trace.leaves[id] = node;
 	}
-	/* The new nodes, in chunks of at most 1M (12 MB records). */
+	/* The new nodes, in chunks of at most 1M (12 MiB records). */
 	uint32_t total = trace.trie_nodes + 1 - first_node;
 	for (uint32_t done = 0; done < total;) {
 		uint32_t k = total - done < (1u << 20) ? total - done : (1u << 20);
@@ -351,7 +351,7 @@ void mgp_trace_write_stacks(void)
 			(size_t)k * MGC_FRAME_NODE_SIZE, NULL, 0);
 		done += k;
 	}
-	/* Then the stacks, many to a record (chunks of at most 256k, 4 MB). */
+	/* Then the stacks, many to a record (chunks of at most 256k, 4 MiB). */
 	for (uint32_t id = trace.stacks_written; id < n;) {
 		uint32_t k = 0;
 		if (scratch_reserve((size_t)(1u << 18) * sizeof(struct mgc_rec_stack2)) < 0) {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_trace.h: the probe's trace writer: records of libmgcore/mgc_format.h into one file,
+/* mgp_trace.h: the probe's trace writer: records of libmgformat/mgc_format.h into one file,
  * flushed with write(2) after every snapshot so a killed process leaves a readable file. Every
  * function here must be called with the probe's writer lock held; none may be called from the
  * malloc fast path. Never calls malloc. */
