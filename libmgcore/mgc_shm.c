@@ -124,6 +124,13 @@ static int check(const struct mgc_shm *s)
 	for (uint32_t i = 0; i < h->nsites; i++)
 		if (s->sites[i].nframes > MGC_SHM_FRAMES)
 			return -EBADMSG;
+	if (s->py.ncodes > MGC_SHM_PYCODES || s->py.bytes_used > MGC_SHM_PYBYTES)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < s->py.ncodes; i++) {
+		const struct mgc_shm_pycode *c = &s->py.codes[i];
+		if ((uint64_t)c->off + c->qualname_len + c->file_len + c->linetable_len > s->py.bytes_used)
+			return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -140,6 +147,12 @@ static void copy_valid(const struct mgc_shm *src, struct mgc_shm *dst)
 	memcpy(dst->sites, src->sites, ns * sizeof dst->sites[0]);
 	memcpy(dst->modules, src->modules, nm * sizeof dst->modules[0]);
 	memcpy(dst->names, src->names, nn);
+	uint32_t pc = src->py.ncodes < MGC_SHM_PYCODES ? src->py.ncodes : MGC_SHM_PYCODES;
+	uint32_t pb = src->py.bytes_used < MGC_SHM_PYBYTES ? src->py.bytes_used : MGC_SHM_PYBYTES;
+	dst->py.ncodes = pc;
+	dst->py.bytes_used = pb;
+	memcpy(dst->py.codes, src->py.codes, pc * sizeof dst->py.codes[0]);
+	memcpy(dst->py.bytes, src->py.bytes, pb);
 }
 
 int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)

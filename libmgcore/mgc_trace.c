@@ -671,6 +671,8 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 	}
 	case MGC_REC_DEVMEM:
 		return on_devmem(L, p, len);
+	case MGC_REC_PYCODE:
+		return mgc_pycodes_add(&t->pycodes, p, len);
 	case MGC_REC_DEVSITE: {
 		if (len % sizeof(struct mgc_rec_devsite))
 			return -EBADMSG;
@@ -823,6 +825,7 @@ void mgc_trace_free(struct mgc_trace *t)
 	free(t->path);
 	free(t->perfmap);
 	free(t->perf_syms);
+	mgc_pycodes_free(t->pycodes);
 	free(t);
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "mgc_format.h"
+#include "mgc_python.h"
 
 #define MGC_GRID 512u /* most points kept per series */
 #define MGC_DEVCELLS 64u /* most (CUDA kind, device) cells kept (DEVMEM): the probe writes <= 2 x 32 */
@@ -134,6 +135,7 @@ struct mgc_trace {
 	size_t perfmap_len;
 	struct mgc_perf_sym *perf_syms; /* its entries, sorted by address */
 	size_t nperf_syms;
+	struct mgc_pycodes *pycodes; /* Python code objects (PYCODE), NULL without: mgc_python.h */
 };
 
 /* A name from the trace's perf map ("py::train_step:/src/train.py") for an address outside every

@@ -53,6 +53,7 @@ enum mgc_rec_type {
 	MGC_REC_SNAPSHOT2 = 14,    /* a snapshot in varints (v2): see below */
 	MGC_REC_DEVMEM = 15,       /* struct mgc_rec_devmem + cells: CUDA bytes by kind and device, after its snapshot */
 	MGC_REC_DEVSITE = 16,      /* an array of struct mgc_rec_devsite: CUPTI activity details of device sites */
+	MGC_REC_PYCODE = 17,       /* struct mgc_rec_pycode + qualname + file + line table: a Python code object */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -170,6 +171,48 @@ struct mgc_rec_stack2 {
 	uint32_t leaf;    /* innermost frame's node; 0 for an empty stack */
 };
 _Static_assert(sizeof(struct mgc_rec_stack2) == 16, "stack2 record is frozen");
+
+/* A Python frame in a stack: the top bit set (never a user-space return address), then a code
+ * object id (bits 62..32, > 0, named by a PYCODE record of the same file) and the byte offset of
+ * the instruction in the code object's bytecode (bits 31..0). The frame tree, STACK2 and every
+ * reader carry it as an IP; only symbolization looks at the tag. */
+#define MGC_PYFRAME_TAG (1ull << 63)
+
+static inline int mgc_pyframe_is(uint64_t frame)
+{
+	return (frame & MGC_PYFRAME_TAG) != 0;
+}
+
+static inline uint64_t mgc_pyframe_make(uint32_t code_id, uint32_t offset)
+{
+	return MGC_PYFRAME_TAG | ((uint64_t)(code_id & 0x7fffffffu) << 32) | offset;
+}
+
+static inline uint32_t mgc_pyframe_code(uint64_t frame)
+{
+	return (uint32_t)(frame >> 32) & 0x7fffffffu;
+}
+
+static inline uint32_t mgc_pyframe_offset(uint64_t frame)
+{
+	return (uint32_t)frame;
+}
+
+/* A Python code object, written before the first stack that names its id. Its strings are UTF-8;
+ * the line table is the code object's co_linetable bytes, in the format of CPython py_minor
+ * (3.11 and later: Objects/locations.md), decoded by the reader. Code objects whose strings could
+ * not be read are written with empty strings and table. */
+struct mgc_rec_pycode {
+	uint32_t id;           /* > 0, unique within the trace */
+	int32_t firstlineno;   /* co_firstlineno */
+	uint32_t qualname_len; /* then the bytes of co_qualname, co_filename and co_linetable */
+	uint32_t file_len;
+	uint32_t linetable_len;
+	uint8_t py_major;      /* 3 */
+	uint8_t py_minor;      /* 11, 12, 13 */
+	uint16_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_pycode) == 24, "pycode record is frozen");
 
 enum mgc_snapshot_flags {
 	MGC_SNAP_STEP = 1u,  /* taken at a step marker */

@@ -13,7 +13,7 @@
 #include "mgc_format.h"
 
 #define MGC_SHM_MAGIC "MGPRSHM"   /* 7 chars + NUL = 8 bytes; written last by the creator */
-#define MGC_SHM_VERSION 1u
+#define MGC_SHM_VERSION 2u        /* 2: the Python code objects of the published stacks (py) */
 #define MGC_SHM_RING 256u         /* most recent process snapshots, raw */
 #define MGC_SHM_GRID 64u          /* the whole run, thinned: process snapshots and site histories */
 #define MGC_SHM_TOP 32u           /* sites per ranking (by live bytes, by recent growth) */
@@ -22,6 +22,8 @@
 #define MGC_SHM_CHILDREN 64u
 #define MGC_SHM_MODULES 1024u
 #define MGC_SHM_NAMES (128u << 10) /* module path bytes */
+#define MGC_SHM_PYCODES 2048u     /* Python code objects named by the published stacks */
+#define MGC_SHM_PYBYTES (512u << 10) /* their names, file names and line tables */
 
 enum mgc_shm_state {
 	MGC_SHM_RUNNING = 1, /* the probe publishes */
@@ -104,6 +106,26 @@ struct mgc_shm_module {
 };
 _Static_assert(sizeof(struct mgc_shm_module) == 80, "shm module is frozen");
 
+/* A Python code object named by a published stack's frames (mgc_format.h: MGC_PYFRAME_TAG): as
+ * the trace's PYCODE record, its qualified name, file name and line table one after the other at
+ * bytes[off]. A table that did not fit is left out (linetable_len 0). */
+struct mgc_shm_pycode {
+	uint32_t id;
+	int32_t firstlineno;
+	uint32_t off;
+	uint32_t qualname_len;
+	uint32_t file_len;
+	uint32_t linetable_len;
+};
+_Static_assert(sizeof(struct mgc_shm_pycode) == 24, "shm pycode is frozen");
+
+struct mgc_shm_py {
+	uint32_t ncodes;          /* valid entries in codes */
+	uint32_t bytes_used;      /* valid bytes in bytes */
+	struct mgc_shm_pycode codes[MGC_SHM_PYCODES];
+	char bytes[MGC_SHM_PYBYTES];
+};
+
 struct mgc_shm {
 	struct mgc_shm_header h;
 	struct mgc_rec_snapshot ring[MGC_SHM_RING]; /* nsites = 0 in these copies */
@@ -111,9 +133,11 @@ struct mgc_shm {
 	struct mgc_shm_site sites[MGC_SHM_SITES];
 	struct mgc_shm_module modules[MGC_SHM_MODULES];
 	char names[MGC_SHM_NAMES];
+	struct mgc_shm_py py;
 };
 _Static_assert(offsetof(struct mgc_shm, ring) == 616, "shm layout is frozen");
-_Static_assert(sizeof(struct mgc_shm) == 616 + 152 * (256 + 64) + 1088 * 64 + 80 * 1024 + (128 << 10),
+_Static_assert(sizeof(struct mgc_shm) == 616 + 152 * (256 + 64) + 1088 * 64 + 80 * 1024 + (128 << 10) +
+			       8 + 24 * 2048 + (512 << 10),
 	       "shm layout is frozen");
 
 /* ---- the seqlock protocol (writer side: libmgprobe, and tests that play the writer) ----

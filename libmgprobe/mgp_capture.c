@@ -4,34 +4,15 @@
 #define _GNU_SOURCE
 #include "mgp_capture.h"
 
-#include <link.h>
-
 #include "mgp_elf.h"
 
 struct mgp_capture_conf mgp_capture_conf;
 
-struct own_query {
-	uintptr_t addr, lo, hi;
-};
-
-static int own_phdr(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct own_query *q = arg;
-	uint64_t lo, hi;
-	(void)size;
-	if (mgp_elf_range(info, &lo, &hi) == 0 && q->addr >= lo && q->addr < hi) {
-		q->lo = lo;
-		q->hi = hi;
-		return 1;
-	}
-	return 0;
-}
-
 void mgp_capture_init(unsigned depth)
 {
-	struct own_query q = {(uintptr_t)&mgp_capture_init, 0, 0};
-	dl_iterate_phdr(own_phdr, &q);
-	mgp_capture_conf.own_lo = q.lo;
-	mgp_capture_conf.own_hi = q.hi;
+	uint64_t lo, hi;
+	mgp_elf_module_of((const void *)&mgp_capture_init, &lo, &hi);
+	mgp_capture_conf.own_lo = lo;
+	mgp_capture_conf.own_hi = hi;
 	mgp_capture_conf.depth = depth;
 }

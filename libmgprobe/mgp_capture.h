@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_capture.h: the calling stack of an allocation, as return addresses, innermost first, with the
- * probe's own frames left out. The first step of recording (capture -> intern -> live table ->
+ * probe's own frames left out and, in a Python program, Python frames in place of the
+ * interpreter's (mgp_python). The first step of recording (capture -> intern -> live table ->
  * counters): what makes a site. Runs inside the hooks: never malloc, stdio or a lock of ours.
  * Inline, because every frame of the probe between the program and unw_backtrace is one more frame
  * to unwind on every allocation. */
@@ -13,12 +14,16 @@
 #include <libunwind.h>
 
 #include "mgc_format.h"
+#include "mgp_python.h"
 
 /* Frames captured beyond the depth, to cover the probe's own (dropped). */
 #define MGP_CAPTURE_SLACK 16u
 
-/* What a capture buffer must hold. */
-#define MGP_CAPTURE_MAX (MGC_MAX_FRAMES + MGP_CAPTURE_SLACK)
+/* Room for one capture, on the caller's stack: the native frames, and the stack with Python's. */
+struct mgp_capture_buf {
+	uintptr_t native[MGC_MAX_FRAMES + MGP_CAPTURE_SLACK];
+	uintptr_t merged[MGC_MAX_FRAMES];
+};
 
 /* Set once by mgp_capture_init, read-only after. */
 extern struct mgp_capture_conf {
@@ -30,18 +35,25 @@ extern struct mgp_capture_conf {
  * out. Call once at start-up, before recording. */
 void mgp_capture_init(unsigned depth);
 
-/* Captures the calling stack into buf (MGP_CAPTURE_MAX entries). Returns where the caller's frames
- * start in buf, and their number (at most the depth) in *n. */
-static inline const uintptr_t *mgp_capture_stack(uintptr_t *buf, unsigned *n)
+/* Captures the calling stack into b. Returns the stack (in b) and its number of frames in *n: at
+ * most the depth or, with Python frames, twice the depth, so the Python frames above a deep
+ * native library (PyTorch's dispatcher) stay while the interpreter's own frames go. */
+static inline const uintptr_t *mgp_capture_stack(struct mgp_capture_buf *b, unsigned *n)
 {
 	const struct mgp_capture_conf *c = &mgp_capture_conf;
-	int got = unw_backtrace((void **)buf, (int)(c->depth + MGP_CAPTURE_SLACK));
+	int python = mgp_python_on();
+	unsigned want = python ? (c->depth * 2 < MGC_MAX_FRAMES ? c->depth * 2 : MGC_MAX_FRAMES) : c->depth;
+	int got = unw_backtrace((void **)b->native, (int)(want + MGP_CAPTURE_SLACK));
 	int s = 0;
-	while (s < got && buf[s] >= c->own_lo && buf[s] < c->own_hi)
+	while (s < got && b->native[s] >= c->own_lo && b->native[s] < c->own_hi)
 		s++;
 	unsigned k = got > s ? (unsigned)(got - s) : 0;
+	if (python) {
+		*n = mgp_python_merge(b->native + s, k, b->merged, want);
+		return b->merged;
+	}
 	*n = k > c->depth ? c->depth : k;
-	return buf + s;
+	return b->native + s;
 }
 
 #endif /* MGP_CAPTURE_H */

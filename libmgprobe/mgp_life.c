@@ -18,6 +18,7 @@
 #include "mgp_hooks.h"
 #include "mgp_modules.h"
 #include "mgp_os.h"
+#include "mgp_python.h"
 #include "mgp_sampler.h"
 #include "mgp_settings.h"
 #include "mgp_shm.h"
@@ -167,6 +168,7 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
+	mgp_python_init((int)life.set.python);
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	choose_root(life.proc.pid, &root, &truncate_root);
 	if (start_outputs(root, truncate_root, NULL) < 0)

@@ -23,9 +23,9 @@ void mgp_record_oom(void)
 /* Capture, then intern. Inline into the recording functions: see mgp_capture.h. */
 static inline uint32_t site_of_caller(unsigned kind)
 {
-	uintptr_t buf[MGP_CAPTURE_MAX];
+	struct mgp_capture_buf buf;
 	unsigned n;
-	const uintptr_t *ips = mgp_capture_stack(buf, &n);
+	const uintptr_t *ips = mgp_capture_stack(&buf, &n);
 	return mgp_sites_intern(ips, n, kind);
 }
 

@@ -90,7 +90,7 @@ int mgp_settings_read(struct mgp_settings *s)
 	for (size_t i = 0; i < MGP_SETTINGS_COUNT; i++) {
 		const struct mgp_setting *t = &mgp_setting_table[i];
 		const char *v = getenv(t->name);
-		if (t->kind == MGP_SETTING_NUMBER)
+		if (t->kind == MGP_SETTING_NUMBER || t->kind == MGP_SETTING_FLAG)
 			*(uint32_t *)(void *)((char *)s + t->off) = t->def;
 		if (v && parse_one(t, v, s) < 0)
 			return -EINVAL;

@@ -19,13 +19,14 @@ struct mgp_settings {
 	uint32_t depth;
 	uint32_t max_sites;
 	uint32_t no_children;
+	uint32_t python;     /* read Python frames (on unless MGPROBE_PYTHON is 0) */
 };
 
 enum mgp_setting_kind {
 	MGP_SETTING_PATH,     /* a path; empty is unset; too long is an error */
 	MGP_SETTING_PID,      /* a pid, set by the launcher; an unreadable one is no process */
 	MGP_SETTING_NUMBER,   /* a whole number in [lo, hi]; anything else is an error */
-	MGP_SETTING_FLAG,     /* on unless empty or "0" */
+	MGP_SETTING_FLAG,     /* on unless empty or "0"; `def` when unset */
 	MGP_SETTING_LAUNCHER, /* read by `mgprobe` itself; the probe only knows the name */
 };
 
@@ -34,7 +35,7 @@ struct mgp_setting {
 	enum mgp_setting_kind kind;
 	size_t off;          /* where the value goes in struct mgp_settings (not LAUNCHER) */
 	size_t cap;          /* PATH: the buffer's size */
-	uint32_t lo, hi, def; /* NUMBER: the range and the default */
+	uint32_t lo, hi, def; /* NUMBER: the range and the default; FLAG: the default */
 	const char *help;    /* one line for `mgprobe --help` */
 };
 
@@ -53,6 +54,8 @@ static const struct mgp_setting mgp_setting_table[] = {
 	 "allocation sites kept"}, /* libtorch alone makes ~615,000 distinct stacks at import */
 	{"MGPROBE_NO_CHILDREN", MGP_SETTING_FLAG, MGP_SETTING_AT(no_children), 0, 0, 0,
 	 "1: do not trace forked or exec'd child processes"},
+	{"MGPROBE_PYTHON", MGP_SETTING_FLAG, MGP_SETTING_AT(python), 0, 0, 1,
+	 "0: native frames only in Python programs (default 1: Python frames)"},
 	{"MGPROBE_OUTPUT_PID", MGP_SETTING_PID, MGP_SETTING_AT(output_pid), 0, 0, 0,
 	 "set by mgprobe run: the process that writes exactly MGPROBE_OUTPUT"},
 	{"MGPROBE_LIB", MGP_SETTING_LAUNCHER, 0, 0, 0, 0, 0,

@@ -19,6 +19,7 @@
 #include "mgc_shm_format.h"
 #include "mgp_modules.h"
 #include "mgp_os.h"
+#include "mgp_pycode.h"
 #include "mgp_sites.h"
 
 #define G MGC_SHM_GRID
@@ -400,6 +401,7 @@ static void write_sites(struct mgc_shm *seg)
 			fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE);
 	}
 	seg->h.nsites = ne;
+	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
 }
 
 void mgp_shm_publish(const struct mgc_rec_snapshot *sn)

@@ -14,6 +14,8 @@
 
 #include "mgp_modules.h"
 #include "mgp_os.h"
+#include "mgp_pycode.h"
+#include "mgp_python.h"
 #include "mgp_sites.h"
 
 #define OUT_CAP (1u << 20)
@@ -37,6 +39,7 @@ static struct {
 	uint64_t trie_cap;
 	uint32_t trie_nodes;
 	uint32_t stacks_written;                        /* sites below this id have their stack */
+	uint32_t codes_written;                         /* Python code objects written (ids below) */
 	uint32_t modules_gen;                           /* module generations written so far */
 	struct {
 		uint64_t live[3], count[3]; /* heap, mmap, CUDA */
@@ -317,14 +320,37 @@ static uint32_t trie_node(uint32_t parent, uint64_t ip, size_t *off)
 	return node;
 }
 
+/* Python code objects registered since the last call (mgp_pycode.h), before any stack that names
+ * them, and a notice when Python frames are off or a frame failed validation. */
+static void write_pycodes(void)
+{
+	char text[300];
+	if (mgp_python_take_notice(text, sizeof text))
+		mgp_trace_notice(text);
+	uint32_t n = mgp_pycode_count();
+	if (trace.codes_written == 0)
+		trace.codes_written = 1; /* id 0 is "none" */
+	const char *b = mgp_pycode_bytes();
+	for (; trace.codes_written < n; trace.codes_written++) {
+		const struct mgp_pycode *c = mgp_pycode_get(trace.codes_written);
+		struct mgc_rec_pycode r = {.id = trace.codes_written, .firstlineno = c->firstlineno,
+					   .qualname_len = c->qualname_len, .file_len = c->file_len,
+					   .linetable_len = c->linetable_len, .py_major = 3,
+					   .py_minor = (uint8_t)mgp_python_minor()};
+		record3(MGC_REC_PYCODE, &r, sizeof r, b + c->qualname_off,
+			(size_t)c->qualname_len + c->file_len + c->linetable_len, NULL, 0);
+	}
+}
+
 /* Writes the stacks of the sites published since the last call: first the frame-tree nodes they
  * add (FRAMES, in chunks), then STACK2 records, each an array of sites naming their innermost
  * node. */
 void mgp_trace_write_stacks(void)
 {
-	uint32_t n = mgp_sites_count();
+	uint32_t n = mgp_sites_count(); /* first: a site's code objects are registered before it */
 	if (!trace.ok)
 		return;
+	write_pycodes();
 	if (trace.stacks_written == 0)
 		trace.stacks_written = 1; /* id 0 is "none" */
 	uint32_t first_node = trace.trie_nodes + 1;
@@ -639,6 +665,7 @@ void mgp_trace_forget(void)
 	trace.ok = 0;
 	trace.len = 0;
 	trace.stacks_written = 0;
+	trace.codes_written = 0;
 	trace.modules_gen = 0;
 	size_t used = (size_t)mgp_sites_count() * 8; /* only pages the parent touched */
 	memset(trace.last_allocs, 0, used);

@@ -51,10 +51,15 @@ static void usage(FILE *f)
 		"  -o, --output FILE   trace file (default: ./mgprobe.<comm>.<pid>.mgt); child\n"
 		"                      processes write FILE-without-.mgt.<comm>.<pid>.mgt\n"
 		"  --interval MS       %s (default %u)\n"
-		"  --depth N           %s, %u..%u (default %u)\n"
+		"  --depth N           %s, %u..%u (default %u; twice that in Python\n"
+		"                      programs, where Python frames replace the interpreter's)\n"
 		"  --no-children       do not trace forked or exec'd child processes\n"
 		"  --no-cuda           do not trace CUDA memory (by default the CUDA driver loads the\n"
 		"                      probe through CUDA_INJECTION64_PATH unless that is already set)\n"
+		"  --no-python         stacks of Python programs show the interpreter's native frames\n"
+		"                      instead of Python's (function, file, line)\n"
+		"  --python-objects    charge Python's small objects to the lines that make them\n"
+		"                      (PYTHONMALLOC=malloc) instead of to pymalloc's 1 MiB arenas\n"
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
@@ -198,7 +203,7 @@ static void report_traces(const char *dir, const char *prefix, const char *root,
 struct run_opts {
 	const char *output;           /* -o, or NULL */
 	unsigned long interval, depth; /* 0: the probe's default */
-	int no_children, no_cuda;
+	int no_children, no_cuda, no_python, py_objects;
 	int cmd;                      /* argv index of CMD */
 };
 
@@ -236,6 +241,10 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 			o->no_children = 1;
 		} else if (!strcmp(a, "--no-cuda")) {
 			o->no_cuda = 1;
+		} else if (!strcmp(a, "--no-python")) {
+			o->no_python = 1;
+		} else if (!strcmp(a, "--python-objects")) {
+			o->py_objects = 1;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return 0;
@@ -318,6 +327,10 @@ static int set_env(const struct run_opts *o, const char *lib)
 	}
 	if (o->no_children)
 		setenv("MGPROBE_NO_CHILDREN", "1", 1);
+	if (o->no_python)
+		setenv("MGPROBE_PYTHON", "0", 1);
+	if (o->py_objects)
+		setenv("PYTHONMALLOC", "malloc", 1);
 	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
 	if (MG_HAVE_CUPTI && !o->no_cuda && !getenv("CUDA_INJECTION64_PATH"))
 		setenv("CUDA_INJECTION64_PATH", lib, 1);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "mgc_shm.h"
+#include "mgc_python.h"
 #include "mgc_symbols.h"
 #include "mgm_nvml.h"
 
@@ -29,6 +30,7 @@ struct mgm_collector {
 	struct mgc_shm *copy;        /* the last consistent copy */
 	int have_copy;
 	struct mgc_symbolizer *sym;
+	struct mgc_pycodes *py;      /* Python code objects seen in the segment (never replaced) */
 	struct mgm_stack **stacks;   /* cache, by site id; each allocated once, never moved */
 	size_t nstacks, cap_stacks;
 	char **strings;              /* module paths handed out in frames */
@@ -219,6 +221,7 @@ void mgm_collector_free(struct mgm_collector *c)
 		free(c->strings[i]);
 	free(c->strings);
 	mgc_symbolizer_free(c->sym);
+	mgc_pycodes_free(c->py);
 	mgm_nvml_close(c->nvml);
 	free(c->hx);
 	free(c->hrss);
@@ -291,6 +294,43 @@ static int boring_module(const char *m)
 	       strncmp(b, "libstdc++", 9) == 0 || strncmp(b, "libmgprobe", 10) == 0;
 }
 
+/* The segment's Python code objects not known yet (ids never change meaning in a process). */
+static void import_pycodes(struct mgm_collector *c)
+{
+	const struct mgc_shm_py *py = &c->copy->py;
+	for (uint32_t i = 0; i < py->ncodes; i++) {
+		const struct mgc_shm_pycode *pc = &py->codes[i];
+		const char *b = py->bytes + pc->off;
+		if (!mgc_pycodes_has(c->py, pc->id))
+			mgc_pycodes_put(&c->py, pc->id, pc->firstlineno, b, pc->qualname_len, b + pc->qualname_len,
+					pc->file_len, b + pc->qualname_len + pc->file_len, pc->linetable_len);
+	}
+}
+
+/* The frame to name in tables: the first Python frame in the user's own code, else the first
+ * Python frame, else the first known function outside libc and the allocator. */
+static size_t shown_frame(const struct mgm_stack *st)
+{
+	size_t py = st->n;
+	for (size_t i = 0; i < st->n; i++) {
+		if (!st->frames[i].module && st->frames[i].file && py == st->n)
+			py = i;
+		if (!st->frames[i].module && !mgc_pyfile_is_library(st->frames[i].file))
+			return i;
+	}
+	if (py < st->n)
+		return py;
+	size_t first_known = st->n;
+	for (size_t i = 0; i < st->n; i++) {
+		int known = strcmp(st->frames[i].function, "??") != 0;
+		if (known && first_known == st->n)
+			first_known = i;
+		if (known && !boring_module(st->frames[i].module))
+			return i;
+	}
+	return first_known < st->n ? first_known : 0;
+}
+
 static const struct mgm_stack *stack_for(struct mgm_collector *c, const struct mgc_shm_site *e)
 {
 	for (size_t i = 0; i < c->nstacks; i++)
@@ -317,6 +357,15 @@ static const struct mgm_stack *stack_for(struct mgm_collector *c, const struct m
 	}
 	for (unsigned i = 0; i < e->nframes; i++) {
 		uint64_t ip = e->ips[i];
+		if (mgc_pyframe_is(ip)) { /* a Python frame: module NULL, file and line from its code */
+			struct mgc_pyframe pf;
+			if (!mgc_pycodes_has(c->py, mgc_pyframe_code(ip)))
+				import_pycodes(c);
+			mgc_pycodes_frame(c->py, ip, &pf);
+			if (st->n + 1 <= cap)
+				st->frames[st->n++] = (struct mgm_frame){pf.function, pf.file, NULL, pf.line, 0};
+			continue;
+		}
 		const struct mgc_shm_module *m = mgc_shm_module_for(c->copy, ip - 1);
 		struct mgc_frame fr[8];
 		int k = 0;
@@ -344,21 +393,7 @@ static const struct mgm_stack *stack_for(struct mgm_collector *c, const struct m
 								 fr[j].inlined};
 		}
 	}
-	/* The frame to name: the first with a known function outside libc and the allocator. */
-	st->shown = 0;
-	size_t first_known = st->n;
-	for (size_t i = 0; i < st->n; i++) {
-		int known = strcmp(st->frames[i].function, "??") != 0;
-		if (known && first_known == st->n)
-			first_known = i;
-		if (known && !boring_module(st->frames[i].module)) {
-			st->shown = i;
-			first_known = st->n + 1;
-			break;
-		}
-	}
-	if (first_known < st->n)
-		st->shown = first_known;
+	st->shown = shown_frame(st);
 	c->stacks[c->nstacks++] = st;
 	return st;
 }

@@ -89,6 +89,14 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 		return -ENOMEM;
 	for (unsigned i = 0; i < s->nframes && s->ips; i++) {
 		uint64_t ip = s->ips[i];
+		if (mgc_pyframe_is(ip)) {
+			struct mgc_pyframe py;
+			mgc_pycodes_frame(t->pycodes, ip, &py);
+			if (n + 1 > cap)
+				break;
+			ms->frames[n++] = (struct mgr_frame){py.function, py.file, NULL, py.line, 0, 1};
+			continue;
+		}
 		const struct mgc_module *m = mgc_trace_module_for(t, ip - 1, s->gen);
 		struct mgc_frame fr[8];
 		int k = 0;
@@ -101,7 +109,7 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 			 * module: the process's perf map names it. */
 			const char *jit = m ? NULL : mgc_trace_perfmap_name(t, ip - 1);
 			ms->frames[n++] = (struct mgr_frame){jit ? jit : "??", NULL,
-							     m ? m->path : jit ? "[perf-map]" : "??", 0, 0};
+							     m ? m->path : jit ? "[perf-map]" : "??", 0, 0, 0};
 			continue;
 		}
 		for (int j = 0; j < k; j++) {
@@ -113,7 +121,7 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 				cap *= 2;
 			}
 			ms->frames[n++] = (struct mgr_frame){fr[j].function, fr[j].file, fr[j].module,
-							     fr[j].line, fr[j].inlined};
+							     fr[j].line, fr[j].inlined, 0};
 		}
 	}
 	ms->nframes = n;
@@ -275,6 +283,7 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 			p->leaking_sites++;
 		if (ms->classified && ms->fit.verdict == MGC_VERDICT_LEAK && mgc_kind_is_cuda(s->kind))
 			p->leaking_device_sites++;
+		ms->pyarena = mgc_pyarena_site(t, s);
 		if (o->symbolize && symbolize_site(t, sym, ms) < 0) {
 			free(y);
 			goto nomem;
@@ -313,6 +322,24 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 		p->have_verdict = p->main->ok;
 	}
 	return 0;
+}
+
+const char *mgr_site_name(const struct mgr_site *ms, char *buf, size_t cap)
+{
+	const struct mgr_frame *py = NULL;
+	for (size_t j = 0; j < ms->nframes; j++) {
+		const struct mgr_frame *f = &ms->frames[j];
+		if (f->python && (!py || (mgc_pyfile_is_library(py->file) && !mgc_pyfile_is_library(f->file))))
+			py = f;
+	}
+	if (py) {
+		snprintf(buf, cap, "%s (%s:%d)", py->function, mgc_pyfile_short(py->file), py->line);
+		return buf;
+	}
+	for (size_t j = 0; j < ms->nframes; j++)
+		if (ms->frames[j].function && strcmp(ms->frames[j].function, "??"))
+			return ms->frames[j].function;
+	return "??";
 }
 
 void mgr_process_free(struct mgr_process *p)

@@ -20,8 +20,9 @@ struct mgr_series {
 };
 
 struct mgr_frame {
-	const char *function, *file, *module;
+	const char *function, *file, *module; /* a Python frame: qualified name, file, module NULL */
 	int line, inlined;
+	int python;            /* 1: a Python frame (mgc_python.h) */
 };
 
 struct mgr_site {
@@ -30,6 +31,7 @@ struct mgr_site {
 	int classified;
 	double growth;         /* bytes gained over the x window (last - first) */
 	double live_end;       /* live bytes at the last point of the x axis */
+	int pyarena;           /* a pymalloc arena site (mgc_pyarena_site) */
 	struct mgr_frame *frames;
 	size_t nframes;
 };
@@ -69,6 +71,11 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 		       const struct mgr_options *o, struct mgr_process *out);
 
 void mgr_process_free(struct mgr_process *p);
+
+/* What names a site in one line: its first Python frame in the user's own code as "function
+ * (file:line)", else its first Python frame, else its first named native function; "??" when
+ * none. Writes into buf when it formats, and returns buf or a frame's string. */
+const char *mgr_site_name(const struct mgr_site *ms, char *buf, size_t cap);
 
 /* A DEVMEM cell's or CUDA site's name: "device:0", "pinned", "pool:1" (":N" when the device is
  * known). Writes into buf and returns it. */

@@ -138,6 +138,8 @@ static cJSON *process_json(const struct mgr_process *p)
 		cJSON *so = cJSON_CreateObject();
 		cJSON_AddNumberToObject(so, "id", s->id);
 		cJSON_AddStringToObject(so, "kind", mgc_kind_name(s->kind));
+		if (ms->pyarena)
+			cJSON_AddBoolToObject(so, "pymalloc_arena", 1);
 		if (mgc_kind_is_cuda(s->kind)) {
 			add_device(so, s->kind);
 			if (s->cuda) {
@@ -180,13 +182,18 @@ static cJSON *process_json(const struct mgr_process *p)
 		for (size_t j = 0; j < ms->nframes; j++) {
 			const struct mgr_frame *f = &ms->frames[j];
 			cJSON *fo = cJSON_CreateObject();
+			if (f->python)
+				cJSON_AddStringToObject(fo, "kind", "python");
 			cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
 			if (f->file)
 				cJSON_AddStringToObject(fo, "file", f->file);
 			else
 				cJSON_AddNullToObject(fo, "file");
 			cJSON_AddNumberToObject(fo, "line", f->line);
-			cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
+			if (f->python)
+				cJSON_AddNullToObject(fo, "module");
+			else
+				cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
 			if (f->inlined)
 				cJSON_AddBoolToObject(fo, "inlined", 1);
 			cJSON_AddItemToArray(fr, fo);

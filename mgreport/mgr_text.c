@@ -166,12 +166,8 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 		if (!top) {
 			n += (size_t)snprintf(out + n, cap - n, "; no %ssite is leaking.", p->device ? "host " : "");
 		} else {
-			const char *fn = "??";
-			for (size_t j = 0; j < top->nframes; j++)
-				if (top->frames[j].function && strcmp(top->frames[j].function, "??")) {
-					fn = top->frames[j].function;
-					break;
-				}
+			char nb[512];
+			const char *fn = mgr_site_name(top, nb, sizeof nb);
 			n += (size_t)snprintf(out + n, cap - n, "; %zu site%s leaking, the top one %s (+%s per %s).",
 					      leaking, leaking == 1 ? " is" : "s are", fn,
 					      mgr_bytes(top->fit.slope, a, sizeof a), xunit(p));
@@ -192,12 +188,8 @@ static void device_summary(const struct mgr_process *p, char *out, size_t cap)
 			if (mgc_kind_is_cuda(p->sites[i].s->kind) && p->sites[i].classified &&
 			    p->sites[i].fit.verdict == MGC_VERDICT_LEAK)
 				top = &p->sites[i];
-		const char *fn = "??";
-		for (size_t j = 0; top && j < top->nframes; j++)
-			if (top->frames[j].function && strcmp(top->frames[j].function, "??")) {
-				fn = top->frames[j].function;
-				break;
-			}
+		char nb[512];
+		const char *fn = top ? mgr_site_name(top, nb, sizeof nb) : "??";
 		if (top)
 			snprintf(out + n, cap - n, "; %zu device site%s leaking, the top one %s (+%s per %s).",
 				 p->leaking_device_sites, p->leaking_device_sites == 1 ? " is" : "s are", fn,
@@ -336,7 +328,7 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		char tag[40];
 		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
-			cuda_tag(s, tag, sizeof tag),
+			ms->pyarena ? "[pymalloc arena] " : cuda_tag(s, tag, sizeof tag),
 			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->live_bytes, c, sizeof c),
 			(unsigned long long)s->live_count,
 			s->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(s->kind) ? "CUDA allocations" : "blocks",
@@ -356,7 +348,7 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 			const char *mod = fr->module ? strrchr(fr->module, '/') : NULL;
 			mod = mod ? mod + 1 : fr->module;
 			const char *file = fr->file ? strrchr(fr->file, '/') : NULL;
-			file = file ? file + 1 : fr->file;
+			file = fr->python ? mgc_pyfile_short(fr->file) : file ? file + 1 : fr->file;
 			if (file)
 				fprintf(f, "        %s%s  %s:%d\n", fr->function, fr->inlined ? " (inlined)" : "",
 					file, fr->line);

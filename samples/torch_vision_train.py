@@ -10,6 +10,11 @@ and CrossEntropy, on the CPU by default and on CUDA when available. Under the pr
 memory alive outside Python's view -- a libc malloc() buffer per batch, called through ctypes and
 libffi, kept in a module-level list -- so Python's tensor count stays flat while RSS climbs.
 With --workers N the collate function (and so the leak) runs in the N forked DataLoader workers.
+--leak-history is the classic PyTorch leak: the training loop keeps each step's loss on the updated
+model as a tensor (`history.append(loss_fn(model(images), labels))`, no `.item()`), and with it the
+autograd graph behind it, activations included.
+--leak-getitem keeps --leak-bytes of Python bytes per sample in the Dataset's __getitem__ (with
+--workers N: in the workers, where __getitem__ runs).
 
 Every 10 steps it prints `step N loss L rss MB tensors T`, like the seeds' logs, and at the end one
 `done: ...` line with the mean step time. Same --seed, same losses, probe or not.
@@ -50,6 +55,22 @@ def leaky_collate(batch):
             _libc.memset(p, 0x5A, LEAK_BYTES)
             LEAKED.append(p)
     return out
+
+
+class KeepingDataset(torch.utils.data.Dataset):
+    """A dataset whose __getitem__ keeps a bytes object per sample it serves (a cache never read)."""
+
+    def __init__(self, inner, keep_bytes):
+        self.inner = inner
+        self.keep_bytes = keep_bytes
+        self.kept = []
+
+    def __len__(self):
+        return len(self.inner)
+
+    def __getitem__(self, i):
+        self.kept.append(bytes(self.keep_bytes))
+        return self.inner[i]
 
 
 def step_marker():
@@ -114,6 +135,9 @@ def main():
     ap.add_argument("--workers", type=int, default=0, help="DataLoader worker processes (fork)")
     ap.add_argument("--leak", action="store_true", help="leak native memory in the collate function")
     ap.add_argument("--leak-bytes", type=int, default=1 << 20, help="bytes leaked per batch")
+    ap.add_argument("--leak-history", action="store_true", help="keep every step's loss tensor")
+    ap.add_argument("--leak-getitem", action="store_true",
+                    help="keep --leak-bytes / --batch bytes per sample in Dataset.__getitem__")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
@@ -128,6 +152,8 @@ def main():
     data = torchvision.datasets.FakeData(
         size=args.steps * args.batch, image_size=(3, args.image, args.image),
         num_classes=args.classes, transform=transforms.ToTensor(), random_offset=args.seed)
+    if args.leak_getitem:
+        data = KeepingDataset(data, max(args.leak_bytes // args.batch, 1))
     gen = torch.Generator()
     gen.manual_seed(args.seed)
     loader = DataLoader(
@@ -154,6 +180,7 @@ def main():
     warm = min(10, args.steps // 2)
     step = 0
     loss_v = float("nan")
+    history = []
     for images, labels in loader:
         if step >= args.steps:
             break
@@ -164,6 +191,8 @@ def main():
         loss = loss_fn(model(images), labels)
         loss.backward()
         opt.step()
+        if args.leak_history:  # the leak: the loss kept as a tensor, with its graph, not .item()
+            history.append(loss_fn(model(images), labels))
         loss_v = loss.item()
         step += 1
         mark(step)

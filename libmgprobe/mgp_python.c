@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_python.c: reads the calling thread's CPython frames inside the allocation hook (contract in
+ * mgp_python.h). The layouts of CPython's private structures are per minor version: 3.11 and 3.12
+ * from their headers, 3.13 checked against the _Py_DebugOffsets the interpreter carries at the
+ * start of _PyRuntime. Every pointer is checked before it is followed and every code object
+ * against the exported PyCode_Type; a version it does not know turns Python frames off with one
+ * notice. Must never call malloc, stdio, dlsym or take a lock on the fast path. */
+#define _GNU_SOURCE
+#include "mgp_python.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "mgc_format.h"
+#include "mgp_elf.h"
+#include "mgp_os.h"
+#include "mgp_pycode.h"
+
+#define MAX_PY_FRAMES 1024u /* frames walked per stack at most (a bound against a corrupt chain) */
+#define FRAME_OWNED_BY_GENERATOR 1u
+#define FRAME_OWNED_BY_CSTACK 3u /* 3.12+: the evaluator's entry (shim) frame */
+
+/* Offsets into CPython's private structures, in bytes. */
+struct layout {
+	unsigned minor;
+	size_t tss_key;           /* _PyRuntime: the gilstate Py_tss_t {int init; pthread_key_t key} */
+	size_t finalizing;        /* _PyRuntime._finalizing */
+	size_t ts_cframe;         /* PyThreadState.cframe (3.11, 3.12); 0 in 3.13 */
+	size_t cf_frame;          /* _PyCFrame.current_frame, or PyThreadState.current_frame (3.13) */
+	size_t fr_code, fr_previous, fr_instr, fr_owner;
+	size_t fr_is_entry;       /* 3.11 only */
+	size_t co_firstlineno, co_filename, co_qualname, co_linetable, co_firsttraceable, co_code;
+	size_t str_ascii, str_compact; /* where the characters of a compact (ASCII) string start */
+};
+
+static const struct layout layouts[] = {
+	{11, 592, 24, 56, 8, 32, 48, 56, 69, 68, 72, 112, 128, 136, 168, 184, 48, 72},
+	{12, 1544, 24, 56, 0, 0, 8, 56, 70, 0, 68, 112, 128, 136, 176, 192, 40, 56},
+	{13, 2160, 608, 0, 72, 0, 8, 56, 70, 0, 68, 112, 128, 136, 184, 200, 40, 56},
+};
+
+static struct {
+	int on;
+	struct layout L;
+	const char *runtime;
+	uintptr_t code_type, str_type, bytes_type;
+	uintptr_t eval_lo, eval_hi;     /* _PyEval_EvalFrameDefault */
+	uintptr_t interp_lo, interp_hi; /* the module that holds it */
+	uint64_t bad_frames;            /* frames that failed validation (atomic) */
+	uint64_t bad_told;
+	char notice[256];
+	int notice_pending;
+} Y;
+
+/* ---- reading memory of the interpreter ---- */
+
+static inline int ok_ptr(uintptr_t p)
+{
+	return p >= 4096 && p < (1ull << 47) && (p & 7) == 0;
+}
+
+static inline uintptr_t rd(uintptr_t p, size_t off)
+{
+	return *(const uintptr_t *)(p + off);
+}
+
+static inline int32_t rd32(uintptr_t p, size_t off)
+{
+	return *(const int32_t *)(p + off);
+}
+
+/* A compact str object's characters (code names and file names always are compact). */
+static int read_str(uintptr_t s, struct mgp_pystr *out)
+{
+	if (!ok_ptr(s) || rd(s, 8) != Y.str_type)
+		return -1;
+	uint32_t state = (uint32_t)rd32(s, 32);
+	unsigned kind = (state >> 2) & 7u, compact = (state >> 5) & 1u, ascii = (state >> 6) & 1u;
+	if (!compact)
+		return -1;
+	out->len = rd(s, 16);
+	out->kind = kind;
+	out->ascii = (int)ascii;
+	out->data = (const void *)(s + (ascii ? Y.L.str_ascii : Y.L.str_compact));
+	return 0;
+}
+
+static inline uint64_t fingerprint(uintptr_t code)
+{
+	uint64_t h = rd(code, Y.L.co_filename) ^ (rd(code, Y.L.co_qualname) * 0x9e3779b97f4a7c15ull) ^
+		     (rd(code, Y.L.co_linetable) << 17) ^ (uint64_t)(uint32_t)rd32(code, Y.L.co_firstlineno);
+	return mgc_mix64(h);
+}
+
+/* First sight of a code object: copy what names it into the registry. */
+static uint32_t register_code(uintptr_t code, uint64_t fp)
+{
+	struct mgp_pycode_src src = {.firstlineno = rd32(code, Y.L.co_firstlineno)};
+	uintptr_t lt = rd(code, Y.L.co_linetable);
+	if (read_str(rd(code, Y.L.co_qualname), &src.qualname) < 0 ||
+	    read_str(rd(code, Y.L.co_filename), &src.file) < 0 || !ok_ptr(lt) || rd(lt, 8) != Y.bytes_type) {
+		__atomic_fetch_add(&Y.bad_frames, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	src.linetable = (const uint8_t *)(lt + 32); /* PyBytesObject.ob_sval */
+	src.linetable_len = rd(lt, 16);             /* ob_size */
+	return mgp_pycode_add(code, fp, &src);
+}
+
+/* The tagged value of one frame, or 0 for a frame to leave out (incomplete, not code). */
+static uint64_t frame_value(uintptr_t f, unsigned owner)
+{
+	uintptr_t code = rd(f, Y.L.fr_code);
+	if (!ok_ptr(code) || rd(code, 8) != Y.code_type)
+		return 0; /* 3.13: None for frames that run no code object */
+	uintptr_t instr = rd(f, Y.L.fr_instr), base = code + Y.L.co_code;
+	uintptr_t first = base + 2 * (uintptr_t)(uint32_t)rd32(code, Y.L.co_firsttraceable);
+	if ((owner != FRAME_OWNED_BY_GENERATOR && instr < first) || instr < base || instr - base >= (1u << 31))
+		return 0;
+	uint64_t fp = fingerprint(code);
+	uint32_t id = mgp_pycode_find(code, fp);
+	if (!id && !(id = register_code(code, fp)))
+		return 0;
+	return mgc_pyframe_make(id, (uint32_t)(instr - base));
+}
+
+/* The calling thread's innermost frame, or 0 (no interpreter state on this thread, or the
+ * interpreter is shutting down). */
+static uintptr_t current_frame(void)
+{
+	uintptr_t rt = (uintptr_t)Y.runtime;
+	if (__atomic_load_n((const int *)(rt + Y.L.tss_key), __ATOMIC_RELAXED) != 1 || rd(rt, Y.L.finalizing))
+		return 0;
+	uintptr_t ts = (uintptr_t)pthread_getspecific(*(const pthread_key_t *)(rt + Y.L.tss_key + 4));
+	if (!ok_ptr(ts))
+		return 0;
+	if (Y.L.ts_cframe) {
+		ts = rd(ts, Y.L.ts_cframe);
+		if (!ok_ptr(ts))
+			return 0;
+	}
+	return rd(ts, Y.L.cf_frame);
+}
+
+/* Emits the Python frames of one call of the evaluator, from *cur to its entry frame (3.11) or
+ * up to its shim frame (3.12+), and leaves *cur at the next call's first frame. */
+static unsigned emit_group(uintptr_t *cur, uintptr_t *out, unsigned k, unsigned cap, unsigned *budget)
+{
+	while (*cur && *budget) {
+		uintptr_t f = *cur;
+		(*budget)--;
+		if (!ok_ptr(f)) {
+			__atomic_fetch_add(&Y.bad_frames, 1, __ATOMIC_RELAXED);
+			*cur = 0;
+			break;
+		}
+		unsigned owner = *(const uint8_t *)(f + Y.L.fr_owner);
+		*cur = rd(f, Y.L.fr_previous);
+		if (Y.L.minor >= 12 && owner == FRAME_OWNED_BY_CSTACK)
+			break;
+		uint64_t v = frame_value(f, owner);
+		if (v && k < cap)
+			out[k++] = (uintptr_t)v;
+		if (Y.L.minor == 11 && *(const uint8_t *)(f + Y.L.fr_is_entry))
+			break;
+	}
+	return k;
+}
+
+unsigned mgp_python_merge(const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap)
+{
+	uintptr_t cur = Y.on ? current_frame() : 0;
+	unsigned k = 0, budget = MAX_PY_FRAMES, last_py = 0;
+	int in_python = 0;
+	if (n > cap && !cur)
+		n = cap;
+	for (unsigned i = 0; i < n && k < cap; i++) {
+		uintptr_t ip = ips[i];
+		if (cur && ip > Y.eval_lo && ip <= Y.eval_hi) {
+			k = emit_group(&cur, out, k, cap, &budget);
+			in_python = 1;
+			last_py = k;
+			continue;
+		}
+		if (in_python && ip > Y.interp_lo && ip <= Y.interp_hi)
+			continue; /* the interpreter's own frames between Python frames */
+		out[k++] = ip;
+	}
+	/* No evaluator frame was unwound (a module without unwind information on the way): the
+	 * Python frames still say where the program was, after the native ones. */
+	while (cur && !in_python && k < cap && budget)
+		k = emit_group(&cur, out, k, cap, &budget);
+	/* What ran the outermost Python frame (main, a thread's start) says nothing more. */
+	return in_python && !cur && last_py ? last_py : k;
+}
+
+int mgp_python_on(void)
+{
+	return Y.on;
+}
+
+unsigned mgp_python_minor(void)
+{
+	return Y.L.minor;
+}
+
+/* ---- start-up ---- */
+
+static void set_notice(const char *text)
+{
+	mgp_fmt(Y.notice, sizeof Y.notice, "%s", text);
+	Y.notice_pending = 1;
+}
+
+/* 3.13 carries its own offsets: the table's must agree with them. */
+static int debug_offsets_agree(const struct layout *L)
+{
+	const uint64_t *d = (const uint64_t *)(const void *)Y.runtime;
+	if (memcmp(Y.runtime, "xdebugpy", 8) != 0 || d[2] != 0 /* free-threaded build */)
+		return 0;
+	/* cookie, version, free_threaded, runtime_state{size, finalizing, interpreters_head},
+	 * interpreter_state{13 fields}, thread_state{size, prev, next, interp, current_frame, ...},
+	 * interpreter_frame{size, previous, executable, instr_ptr, localsplus, owner},
+	 * code_object{size, filename, name, qualname, linetable, firstlineno, ...} */
+	const uint64_t *rs = d + 3, *ts = rs + 3 + 13, *fr = ts + 9, *co = fr + 6;
+	return rs[1] == L->finalizing && ts[4] == L->cf_frame && fr[1] == L->fr_previous &&
+	       fr[2] == L->fr_code && fr[3] == L->fr_instr && fr[5] == L->fr_owner &&
+	       co[1] == L->co_filename && co[3] == L->co_qualname && co[4] == L->co_linetable &&
+	       co[5] == L->co_firstlineno && co[9] == L->co_code;
+}
+
+static const struct layout *pick_layout(unsigned major, unsigned minor)
+{
+	if (major != 3)
+		return NULL;
+	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+		if (layouts[i].minor == minor)
+			return minor >= 13 && !debug_offsets_agree(&layouts[i]) ? NULL : &layouts[i];
+	return NULL;
+}
+
+int mgp_python_init(int enabled)
+{
+	const uint32_t *version = dlsym(RTLD_DEFAULT, "Py_Version");
+	Y.runtime = dlsym(RTLD_DEFAULT, "_PyRuntime");
+	void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+	Y.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+	Y.str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+	Y.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+	if (!version || !Y.runtime || !eval || !Y.code_type || !Y.str_type || !Y.bytes_type)
+		return 0; /* not a Python process (3.10 and older have no Py_Version either) */
+	unsigned major = (*version >> 24) & 0xffu, minor = (*version >> 16) & 0xffu;
+	if (!enabled) {
+		set_notice("Python frames are off (MGPROBE_PYTHON=0): stacks show the interpreter's native "
+			   "frames");
+		return 0;
+	}
+	const struct layout *L = pick_layout(major, minor);
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!L || !dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size) {
+		mgp_fmt(Y.notice, sizeof Y.notice, "Python frames are off: CPython %u.%u is not supported "
+			"(3.11 to 3.13 are); stacks show the interpreter's native frames", major, minor);
+		Y.notice_pending = 1;
+		return 0;
+	}
+	uint64_t interp_lo, interp_hi;
+	mgp_elf_module_of(eval, &interp_lo, &interp_hi);
+	if (mgp_pycode_init() < 0) {
+		set_notice("Python frames are off: no memory for the code-object table");
+		return 0;
+	}
+	Y.L = *L;
+	Y.eval_lo = (uintptr_t)eval;
+	Y.eval_hi = (uintptr_t)eval + sym->st_size;
+	Y.interp_lo = interp_lo;
+	Y.interp_hi = interp_hi;
+	Y.on = 1;
+	return 1;
+}
+
+int mgp_python_take_notice(char *buf, size_t cap)
+{
+	uint64_t bad = __atomic_load_n(&Y.bad_frames, __ATOMIC_RELAXED);
+	if (Y.notice_pending) {
+		Y.notice_pending = 0;
+		mgp_fmt(buf, cap, "%s", Y.notice);
+		return 1;
+	}
+	if (bad && !Y.bad_told) {
+		Y.bad_told = bad;
+		mgp_fmt(buf, cap, "Python frames: a frame or code object failed validation and was left out "
+			"(native frames stand for it)");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_python.h: Python frames in the probe's stacks. In a CPython 3.11, 3.12 or 3.13 process the
+ * hook reads the calling thread's own frame chain (no GIL, no Python API: only that thread
+ * changes it, and its frames hold their code objects) and puts Python frames (code object id,
+ * instruction offset: mgc_pyframe_make) in place of the interpreter's native frames. Everything
+ * here is allocation-free, lock-free on the fast path, bounded and validated; anything unexpected
+ * falls back to native frames with one notice for the trace. Never calls malloc, stdio or dlsym
+ * after start-up. */
+#ifndef MGP_PYTHON_H
+#define MGP_PYTHON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* At start-up (single-threaded, dlsym allowed): finds a supported interpreter in the process
+ * and reserves the code registry. `enabled` 0 turns Python frames off. Returns 1 when Python
+ * frames are on, 0 when off (no interpreter, turned off, or an unsupported one: then a notice is
+ * pending). */
+int mgp_python_init(int enabled);
+
+/* 1 while Python frames are being read. */
+int mgp_python_on(void);
+
+/* The interpreter's minor version (11, 12, 13) while Python frames are on. */
+unsigned mgp_python_minor(void);
+
+/* Merges the native stack ips[0..n) (innermost first, probe frames removed) with the calling
+ * thread's Python frames into out (at most cap frames); returns how many. Native frames inside
+ * the interpreter's frame evaluator are replaced by the Python frames they run; the interpreter's
+ * own native frames between and around them are dropped; native frames of other modules and
+ * everything below the innermost Python frame stay. Without Python frames on this thread it
+ * copies the native stack. Hook-safe: no malloc, no locks (but a mutex the first time a code
+ * object is seen), no I/O. */
+unsigned mgp_python_merge(const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap);
+
+/* A notice for the trace about Python frames (turned off, or an interpreter that is not
+ * supported), copied into buf once; 1 when there was one. Writer lock held. */
+int mgp_python_take_notice(char *buf, size_t cap);
+
+#endif /* MGP_PYTHON_H */
