@@ -57,7 +57,8 @@ def main():
     ap.add_argument("--pairs", type=int, default=1000000)
     ap.add_argument("--depth", type=int, default=12, help="frames below the thread entry (~15 in all)")
     ap.add_argument("--baseline", help="another libmgprobe.so to run side by side, as 'mg before'")
-    ap.add_argument("--instructions", action="store_true", help="also count instructions (callgrind)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions (callgrind)")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "alloc_bench")
     lib = os.path.abspath(os.path.join(a.build, "libmgprobe", "libmgprobe.so"))

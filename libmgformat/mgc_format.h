@@ -2,7 +2,8 @@
 /* mgc_format.h: the on-disk trace format (*.mgt), shared by the writer (libmgprobe) and every
  * reader. Header-only and dependency-free (libmgformat) so the probe can include it; fixed-width
  * little-endian fields, sizes frozen by _Static_assert. Documented for humans in
- * docs/trace-format.md: keep both in step, and bump MGC_TRACE_VERSION on any incompatible change. */
+ * docs/trace-format.md: keep both in step, and bump MGC_TRACE_VERSION on any incompatible
+ * change. */
 #ifndef MGC_FORMAT_H
 #define MGC_FORMAT_H
 

@@ -42,7 +42,8 @@ static inline const uintptr_t *mgp_capture_stack(struct mgp_capture_buf *b, unsi
 {
 	const struct mgp_capture_conf *c = &mgp_capture_conf;
 	int python = mgp_python_on();
-	unsigned want = python ? (c->depth * 2 < MGC_MAX_FRAMES ? c->depth * 2 : MGC_MAX_FRAMES) : c->depth;
+	unsigned twice = c->depth * 2 < MGC_MAX_FRAMES ? c->depth * 2 : MGC_MAX_FRAMES;
+	unsigned want = python ? twice : c->depth;
 	int got = unw_backtrace((void **)b->native, (int)(want + MGP_CAPTURE_SLACK));
 	int s = 0;
 	while (s < got && b->native[s] >= c->own_lo && b->native[s] < c->own_hi)

@@ -75,7 +75,7 @@ void mgp_resolve(void)
 	if (mgp_real.malloc || boot.resolving)
 		return;
 	boot.resolving = 1;
-#define RESOLVE(ret, name, params)                                                                  \
+#define RESOLVE(ret, name, params)                                                                \
 	__atomic_store_n((void **)&mgp_real.name, dlsym(RTLD_NEXT, #name), __ATOMIC_RELEASE);
 	MGP_HOOKS(RESOLVE)
 #undef RESOLVE

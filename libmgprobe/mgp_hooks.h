@@ -21,7 +21,8 @@
 /* X(return type, name, parameter types): the interposed functions whose real version the probe
  * calls. The exported wrappers that call other hooks instead (reallocarray, mmap64, execl,
  * execlp, execle) are not here. The declarations below let the compiler check every entry
- * against libc's own, and declare the C23 ones glibc 2.36 lacks (free_sized, free_aligned_sized). */
+ * against libc's own, and declare the C23 ones glibc 2.36 lacks (free_sized,
+ * free_aligned_sized). */
 #define MGP_HOOKS(X)                                                                               \
 	X(void *, calloc, (size_t, size_t))                                                         \
 	X(void, free, (void *))                                                                     \

@@ -75,7 +75,9 @@ static size_t put_conv(char *buf, size_t cap, size_t n, char c, const struct con
 	case 'c':
 		return put_c(buf, cap, n, (char)va_arg(*ap, int));
 	case 'd': {
-		long long v = cv->lng >= 2 ? va_arg(*ap, long long) : cv->lng ? va_arg(*ap, long) : va_arg(*ap, int);
+		long long v = cv->lng >= 2 ? va_arg(*ap, long long)
+			      : cv->lng    ? va_arg(*ap, long)
+					   : va_arg(*ap, int);
 		unsigned long long u = (unsigned long long)v;
 		if (v < 0) {
 			n = put_c(buf, cap, n, '-');

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_sampler.h: the sampler thread, which takes a snapshot every interval. It blocks every signal
- * (the program's signals go to the program's threads) and runs inside the recursion guard. */
+ * (the program's signals go to the program's threads), runs inside the recursion guard, and must
+ * never write but through the writer lock. */
 #ifndef MGP_SAMPLER_H
 #define MGP_SAMPLER_H
 

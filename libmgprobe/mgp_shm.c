@@ -135,7 +135,9 @@ static struct mgc_shm *create_segment(void)
 		if (err)
 			what = "reserve pages";
 	}
-	if (!what && !(seg = mgp_os_map(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
+	if (!what)
+		seg = mgp_os_map(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!what && !seg)
 		err = ENOMEM, what = "mmap";
 	close(fd);
 	if (what) {

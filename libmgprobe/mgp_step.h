@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_step.h: the current training step and phase label, set through mgprobe.h's API (mgp_step.c
- * implements it) and read by the hooks (an allocation's birth step) and by every snapshot. */
+ * implements it) and read by the hooks (an allocation's birth step) and by every snapshot. The
+ * step is read on the allocation fast path: one relaxed load, never a lock. */
 #ifndef MGP_STEP_H
 #define MGP_STEP_H
 

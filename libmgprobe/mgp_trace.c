@@ -81,7 +81,8 @@ int mgp_trace_ok(void)
 static int fd_is_ours(void)
 {
 	struct stat st;
-	return trace.fd >= 0 && fstat(trace.fd, &st) == 0 && st.st_dev == trace.dev && st.st_ino == trace.ino;
+	return trace.fd >= 0 && fstat(trace.fd, &st) == 0 && st.st_dev == trace.dev &&
+	       st.st_ino == trace.ino;
 }
 
 static void close_if_ours(void)
@@ -223,8 +224,8 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	memcpy(trace.scratch, p->host, pr.host_len);
 	memcpy(trace.scratch + pr.host_len, p->cmdline, pr.cmdline_len);
 	memcpy(trace.scratch + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
-	record3(MGC_REC_PROCESS, &pr, sizeof pr, trace.scratch, (size_t)pr.host_len + pr.cmdline_len + pr.exe_len,
-		NULL, 0);
+	size_t strings = (size_t)pr.host_len + pr.cmdline_len + pr.exe_len;
+	record3(MGC_REC_PROCESS, &pr, sizeof pr, trace.scratch, strings, NULL, 0);
 	return mgp_trace_flush();
 }
 
@@ -569,7 +570,8 @@ static size_t encode_header(unsigned char *h, const struct mgc_rec_snapshot *sn)
 	hn += mgc_put_varint(h + hn, sn->frees_total);
 	hn += mgc_put_varint(h + hn, sn->flags);
 	size_t ll = strnlen(sn->label, sizeof sn->label);
-	if (ll == strnlen(trace.prev_label, sizeof trace.prev_label) && memcmp(sn->label, trace.prev_label, ll) == 0) {
+	if (ll == strnlen(trace.prev_label, sizeof trace.prev_label) &&
+	    memcmp(sn->label, trace.prev_label, ll) == 0) {
 		hn += mgc_put_varint(h + hn, 0);
 	} else {
 		hn += mgc_put_varint(h + hn, ll + 1);

@@ -72,7 +72,8 @@ static void usage(FILE *f)
 			fprintf(f, ", %u..%u (default %u)", t->lo, t->hi, t->def);
 		fputc('\n', f);
 	}
-	fprintf(f, "Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own errors.\n");
+	fprintf(f, "Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own "
+		"errors.\n");
 }
 
 static int file_exists(const char *p)

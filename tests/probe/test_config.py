@@ -46,7 +46,9 @@ t.true("the sources name at least the documented settings",
         "MGPROBE_MAX_SITES", "MGPROBE_OUTPUT_PID", "MGPROBE_LIB"} <= used, sorted(used))
 r = t.preload([prog], {"MGPROBE_DIR": t.dir, "MGPROBE_BOGUS": "1"})
 lines = probe_lines(r.stderr)
-known = re.findall(r"MGPROBE_[A-Z_]+", lines[0].split("known:", 1)[1]) if lines and "known:" in lines[0] else []
+known = []
+if lines and "known:" in lines[0]:
+    known = re.findall(r"MGPROBE_[A-Z_]+", lines[0].split("known:", 1)[1])
 for name in sorted(used):
     t.true(f"MGPROBE_BOGUS: the line names {name} among the known settings", name in known,
            lines[0] if lines else "no line")

@@ -28,7 +28,8 @@ def check_trace(what, out, steps, kept):
 
 
 for what, cmd, line in (("pie", [pie], "active"), ("nopie", [nopie], "active"),
-                        ("static", [static], "active"), ("dlsym", [nopie, "dlsym"], "dlsym: active"),
+                        ("static", [static], "active"),
+                        ("dlsym", [nopie, "dlsym"], "dlsym: active"),
                         ("dlopen", [pie, "dlopen", lib], "library: active")):
     plain = t.run(cmd)
     t.eq(f"{what} without the probe", (0, f"{line} 0\n"), (plain.returncode, plain.stdout.decode()))
