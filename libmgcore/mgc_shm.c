@@ -181,21 +181,6 @@ int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)
 	return -EAGAIN;
 }
 
-uint64_t mgc_proc_start_ticks(int pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return mgc_stat_start_ticks(buf);
-}
-
 int mgc_shm_is_stale(const struct mgc_shm *s)
 {
 	uint64_t t = mgc_proc_start_ticks(s->h.pid);
