@@ -47,11 +47,18 @@ struct mgm_collector {
 
 /* ---- /proc ---- */
 
+/* The machine's memory (MemTotal) in bytes; 0 when unknown. */
+static uint64_t mem_total(void)
+{
+	char buf[4096];
+	return mgc_read_file("/proc/meminfo", buf, sizeof buf) > 0 ? mgc_kv_kb(buf, "MemTotal") : 0;
+}
+
 static double proc_uptime(int pid)
 {
 	char buf[128];
 	uint64_t ticks = mgc_proc_start_ticks(pid);
-	if (!ticks || mgc_proc_read("/proc/uptime", buf, sizeof buf) <= 0)
+	if (!ticks || mgc_read_file("/proc/uptime", buf, sizeof buf) <= 0)
 		return 0;
 	double up = strtod(buf, NULL) - (double)ticks / (double)sysconf(_SC_CLK_TCK);
 	return up > 0 ? up : 0;
@@ -61,12 +68,12 @@ static void proc_identity(int pid, struct mgm_view *v)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/comm", pid);
-	if (mgc_proc_read(path, buf, sizeof buf) > 0) {
+	if (mgc_read_file(path, buf, sizeof buf) > 0) {
 		buf[strcspn(buf, "\n")] = 0;
 		snprintf(v->comm, sizeof v->comm, "%.63s", buf);
 	}
 	snprintf(path, sizeof path, "/proc/%d/cmdline", pid);
-	long n = mgc_proc_read(path, buf, sizeof buf);
+	long n = mgc_read_file(path, buf, sizeof buf);
 	while (n > 0 && buf[n - 1] == 0)
 		n--;
 	for (long i = 0; i < n; i++)
@@ -77,7 +84,7 @@ static void proc_identity(int pid, struct mgm_view *v)
 		snprintf(v->cmdline, sizeof v->cmdline, "%.255s", buf);
 	}
 	snprintf(path, sizeof path, "/proc/%d/status", pid);
-	if (mgc_proc_read(path, buf, sizeof buf) > 0) {
+	if (mgc_read_file(path, buf, sizeof buf) > 0) {
 		const char *pp = strstr(buf, "\nPPid:");
 		if (pp)
 			v->ppid = atoi(pp + 6);
@@ -353,19 +360,19 @@ static int proc_now(struct mgm_collector *c, struct mgm_view *v)
 	char path[64], buf[8192];
 	proc_identity(c->pid, v);
 	snprintf(path, sizeof path, "/proc/%d/status", c->pid);
-	if (mgc_proc_read(path, buf, sizeof buf) <= 0)
+	if (mgc_read_file(path, buf, sizeof buf) <= 0)
 		return -ESRCH;
-	v->rss = mgc_proc_kv_bytes(buf, "VmRSS");
-	v->rss_anon = mgc_proc_kv_bytes(buf, "RssAnon");
-	v->rss_file = mgc_proc_kv_bytes(buf, "RssFile");
-	v->rss_shmem = mgc_proc_kv_bytes(buf, "RssShmem");
-	v->swap = mgc_proc_kv_bytes(buf, "VmSwap");
+	v->rss = mgc_kv_kb(buf, "VmRSS");
+	v->rss_anon = mgc_kv_kb(buf, "RssAnon");
+	v->rss_file = mgc_kv_kb(buf, "RssFile");
+	v->rss_shmem = mgc_kv_kb(buf, "RssShmem");
+	v->swap = mgc_kv_kb(buf, "VmSwap");
 	snprintf(path, sizeof path, "/proc/%d/smaps_rollup", c->pid);
-	if (mgc_proc_read(path, buf, sizeof buf) > 0) {
-		uint64_t r = mgc_proc_kv_bytes(buf, "Rss");
+	if (mgc_read_file(path, buf, sizeof buf) > 0) {
+		uint64_t r = mgc_kv_kb(buf, "Rss");
 		if (r)
 			v->rss = r;
-		v->swap = mgc_proc_kv_bytes(buf, "Swap");
+		v->swap = mgc_kv_kb(buf, "Swap");
 	}
 	v->uptime = proc_uptime(c->pid);
 	device_from_nvml(c, v);
@@ -398,7 +405,7 @@ static int history_analyze(const struct mgm_collector *c, struct mgm_view *v)
 	if (h->grid.samples && !mgc_grid_has_latest(&h->grid))
 		pts[n++] = h->latest;
 	struct mgc_run run = {.points = pts, .npoints = n, .first_marker_t = -1,
-			      .cgroup_limit = mgc_proc_cgroup_limit(c->pid), .mem_total = mgc_proc_mem_total()};
+			      .cgroup_limit = mgc_cgroup_limit(c->pid), .mem_total = mem_total()};
 	struct mgc_analysis_opts ao = {0};
 	int rc = mgc_analyze_run(&run, &ao, &v->a);
 	free(pts);

@@ -21,6 +21,7 @@
 #include "mgp_sites.h"
 #include "mgp_trace.h"
 
+
 /* ---- a sink standing in for the probe: sites are fake two-frame stacks chosen by the test ---- */
 
 static int sink_on = 1, guard_depth, guard_max, ooms;
@@ -647,8 +648,8 @@ static void test_trace_roundtrip(void)
 		return;
 	}
 	close(fd);
-	struct mgp_process_info info = {.pid = getpid(), .ppid = getppid(), .start_mono_ns = mgp_now_ns(),
-					.interval_ms = 1000, .depth = 64, .rank = -1, .local_rank = -1};
+	struct mgp_process info = {.pid = getpid(), .ppid = getppid(), .start_mono_ns = mgp_now_ns(),
+				   .interval_ms = 1000, .depth = 64, .rank = -1, .local_rank = -1};
 	MG_EQ(mgp_trace_open(path, 0, &info), 0);
 	mgp_trace_set_cuda(&cuda);
 	mgp_cupti_set_joining(1);
@@ -667,9 +668,9 @@ static void test_trace_roundtrip(void)
 	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
 	     &(cudaMallocManaged_v6000_params){&out, 4 * MB, 1}, 0);
 	mgp_trace_write_stacks();
-	mgp_trace_snapshot(1, MGC_SNAP_STEP | MGC_SNAP_FULL, "");
+	mgp_trace_snapshot(&(struct mgc_rec_snapshot){.step = 1, .flags = MGC_SNAP_STEP | MGC_SNAP_FULL});
 	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, &(cudaFreeHost_v3020_params){(void *)0x750000400000ull}, 0);
-	mgp_trace_snapshot(2, MGC_SNAP_STEP, "");
+	mgp_trace_snapshot(&(struct mgc_rec_snapshot){.step = 2, .flags = MGC_SNAP_STEP});
 	MG_EQ(mgp_trace_flush(), 0);
 	mgp_trace_close();
 
