@@ -2,9 +2,14 @@
 # SPDX-License-Identifier: MIT
 """Cost of the probe per malloc+free pair, side by side in one run: native, mg's probe and
 heaptrack, on bench/alloc_bench at 1 and 2 threads with ~15-frame stacks. Runs are interleaved
-and repeated; the median of each is printed with its ratio to native. Never a pass/fail test.
+and repeated; the median of each is printed with its ratio to native. With --baseline LIB, a
+second libmgprobe.so (an older build) runs interleaved too, so a change is measured against what it
+replaces in the same run. With --instructions, the instructions per pair on one thread are counted
+under valgrind's callgrind as well: a figure the machine's noise does not move. Never a pass/fail
+test.
 
-usage: bench/bench_probe.py BUILD_DIR [--reps N] [--pairs N] [--depth N]
+usage: bench/bench_probe.py BUILD_DIR [--reps N] [--pairs N] [--depth N] [--baseline LIB]
+                            [--instructions]
 """
 import argparse
 import os
@@ -23,12 +28,37 @@ def run(cmd, env=None):
     raise RuntimeError("no ns_per_pair in output of %s" % cmd)
 
 
+def instructions(bench, depth, env):
+    """Instructions per malloc+free pair under callgrind: the difference between runs of 40000 and
+    20000 pairs, halved per pair, so start-up and exit cancel out."""
+    counts = []
+    with tempfile.TemporaryDirectory(prefix="mgbench-cg.") as tmp:
+        for pairs in (20000, 40000):
+            err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" +
+                                  os.path.join(tmp, "cg.out"), bench, "1", str(pairs), str(depth)],
+                                 env=env, capture_output=True, text=True, check=True).stderr
+            counts += [int(l.split()[-1]) for l in err.splitlines() if "Collected :" in l]
+    return (counts[1] - counts[0]) / 20000.0
+
+
+def print_instructions(a, bench, lib, tmp):
+    env = dict(os.environ, MGPROBE_OUTPUT=os.path.join(tmp, "i.mgt"))
+    libs = [("mg", lib)] + ([("mg before", os.path.abspath(a.baseline))] if a.baseline else [])
+    print("instructions per malloc+free pair, one thread (callgrind):")
+    print("  %-10s %10.1f" % ("native", instructions(bench, a.depth, dict(os.environ))))
+    for name, path in libs:
+        print("  %-10s %10.1f" % (name, instructions(bench, a.depth, dict(env, LD_PRELOAD=path))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--pairs", type=int, default=1000000)
     ap.add_argument("--depth", type=int, default=12, help="frames below the thread entry (~15 in all)")
+    ap.add_argument("--baseline", help="another libmgprobe.so to run side by side, as 'mg before'")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count instructions (callgrind)")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "alloc_bench")
     lib = os.path.abspath(os.path.join(a.build, "libmgprobe", "libmgprobe.so"))
@@ -37,23 +67,31 @@ def main():
     rows = []
     for threads in (1, 2):
         args = [bench, str(threads), str(a.pairs), str(a.depth)]
-        res = {"native": [], "mg": [], "heaptrack": []}
+        res = {"native": [], "mg": [], "heaptrack": [], "before": []}
         for r in range(a.reps):
             res["native"].append(run(args))
             env = dict(os.environ, LD_PRELOAD=lib, MGPROBE_OUTPUT=os.path.join(tmp, "b.mgt"))
             res["mg"].append(run(args, env))
+            if a.baseline:
+                env["LD_PRELOAD"] = os.path.abspath(a.baseline)
+                res["before"].append(run(args, env))
             if heaptrack:
                 res["heaptrack"].append(run([heaptrack, "-o", os.path.join(tmp, "ht")] + args))
         rows.append((threads, {k: statistics.median(v) for k, v in res.items() if v}))
     print("ns per malloc+free pair (median of %d, %d pairs per thread, stack depth ~%d):"
           % (a.reps, a.pairs, a.depth + 3))
+    before = " %10s %12s" % ("mg before", "mg/before") if a.baseline else ""
     print("%-8s %10s %10s %10s %12s %14s" % ("threads", "native", "mg", "heaptrack", "mg/native",
-                                            "heaptrack/mg"))
+                                            "heaptrack/mg") + before)
     for threads, m in rows:
         ht = m.get("heaptrack")
+        b = m.get("before")
         print("%-8d %10.1f %10.1f %10s %12.1f %14s" % (
             threads, m["native"], m["mg"], "%.1f" % ht if ht else "-", m["mg"] / m["native"],
-            "%.2f" % (ht / m["mg"]) if ht else "-"))
+            "%.2f" % (ht / m["mg"]) if ht else "-") +
+            (" %10.1f %12.2f" % (b, m["mg"] / b) if b else ""))
+    if a.instructions:
+        print_instructions(a, bench, lib, tmp)
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #include "mgc_shm.h"
 
+#include "mgc_proc.h"
+#include "mgc_python.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -181,21 +184,6 @@ int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)
 	return -EAGAIN;
 }
 
-uint64_t mgc_proc_start_ticks(int pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	return mgc_stat_start_ticks(buf);
-}
-
 int mgc_shm_is_stale(const struct mgc_shm *s)
 {
 	uint64_t t = mgc_proc_start_ticks(s->h.pid);
@@ -234,4 +222,18 @@ void mgc_shm_close(struct mgc_shm_map *m)
 		return;
 	munmap((void *)m->seg, m->size);
 	free(m);
+}
+
+int mgc_shm_pycodes(const struct mgc_shm *s, struct mgc_pycodes **codes)
+{
+	const struct mgc_shm_py *py = &s->py;
+	for (uint32_t i = 0; i < py->ncodes && i < MGC_SHM_PYCODES; i++) {
+		const struct mgc_shm_pycode *pc = &py->codes[i];
+		const char *b = py->bytes + pc->off; /* lengths checked by mgc_shm_read */
+		if (!mgc_pycodes_has(*codes, pc->id) &&
+		    mgc_pycodes_put(codes, pc->id, pc->firstlineno, b, pc->qualname_len, b + pc->qualname_len,
+				    pc->file_len, b + pc->qualname_len + pc->file_len, pc->linetable_len) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }

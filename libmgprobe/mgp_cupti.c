@@ -11,24 +11,25 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <sched.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "mgc_format.h"
+#include "mgc_hash.h"
 #include "mgp_live.h"
 #include "mgp_os.h"
 #include "mgp_sites.h"
+#include "mgp_spin.h"
 
 #ifndef MGP_CUPTI_PATH
 #define MGP_CUPTI_PATH "/usr/local/cuda/lib64/libcupti.so.13"
 #endif
 
 /* ---- VMM tables: handle -> (bytes, site, mappings, released) and mapped va -> (handle, bytes) ----
- * VMM calls are rare (PyTorch maps 2 MB / 20 MB steps), so one spinlock covers both tables. Open
+ * VMM calls are rare (PyTorch maps 2 MiB / 20 MiB steps), so one spinlock covers both tables. Open
  * addressing with linear probing and backward-shift deletion; key 0 marks an empty slot. */
 
-#define VMM_CAP (1u << 16) /* per table: 64k handles = 128 GiB in 2 MB steps */
+#define VMM_CAP (1u << 16) /* per table: 64k handles = 128 GiB in 2 MiB steps */
 
 struct vmm_entry {
 	uint64_t key;
@@ -101,7 +102,9 @@ typedef CUptiResult (*next_record_fn)(uint8_t *, size_t, CUpti_Activity **);
 typedef CUptiResult (*dropped_fn)(CUcontext, uint32_t, size_t *);
 typedef CUptiResult (*timestamp_fn)(CUpti_TimestampCallbackFunc);
 
-/* The module's whole state. */
+/* The CUDA tracer's whole state. alive, activity and started are this part's own health (CUPTI
+ * usable in this process, records joined, subscribed); whether to record at all is the probe's
+ * state, asked through sink->active. */
 static struct {
 	const struct mgp_cupti_sink *sink;
 	int alive;                 /* handlers run (init done, no fork since) */
@@ -136,7 +139,7 @@ static struct {
 	void *free_bufs[8];        /* activity buffers handed back, for reuse */
 	int buf_lock;
 	struct mgp_cupti_stats st; /* relaxed atomics */
-} C;
+} cuda;
 
 #define ACT_BUF_SIZE (1u << 20)
 
@@ -156,33 +159,14 @@ static inline void stat_sub(uint64_t *c, uint64_t v)
 	__atomic_fetch_sub(c, v, __ATOMIC_RELAXED);
 }
 
-static inline void spin_lock(int *l)
-{
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			sched_yield();
-}
-
-static inline void spin_unlock(int *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 static inline void vmm_lock(void)
 {
-	spin_lock(&C.vmm_lock);
+	mgp_spin_lock(&cuda.vmm_lock);
 }
 
 static inline void vmm_unlock(void)
 {
-	spin_unlock(&C.vmm_lock);
-}
-
-/* Backward-shift deletion (both tables here): after emptying slot i, the entry at j moves back to
- * i unless its home slot k lies cyclically in (i, j]. */
-static inline int home_between(uint32_t i, uint32_t k, uint32_t j)
-{
-	return i <= j ? (i < k && k <= j) : (i < k || k <= j);
+	mgp_spin_unlock(&cuda.vmm_lock);
 }
 
 static inline uint32_t vmm_slot(uint64_t key)
@@ -219,19 +203,20 @@ static int vmm_put(struct vmm_table *t, const struct vmm_entry *e)
 	return 0;
 }
 
+static uint64_t vmm_home(const void *e)
+{
+	return vmm_slot(((const struct vmm_entry *)e)->key);
+}
+
+static int vmm_empty(const void *e)
+{
+	return ((const struct vmm_entry *)e)->key == 0;
+}
+
 static void vmm_del(struct vmm_table *t, struct vmm_entry *e)
 {
-	uint32_t i = (uint32_t)(e - t->tab), j = i;
-	for (;;) {
-		j = (j + 1) & (VMM_CAP - 1);
-		if (t->tab[j].key == 0)
-			break;
-		if (!home_between(i, vmm_slot(t->tab[j].key), j)) {
-			t->tab[i] = t->tab[j];
-			i = j;
-		}
-	}
-	t->tab[i].key = 0;
+	uint64_t i = (uint64_t)(e - t->tab);
+	t->tab[mgc_oa_delete(t->tab, sizeof *t->tab, VMM_CAP - 1, i, vmm_home, vmm_empty)].key = 0;
 	t->count--;
 }
 
@@ -239,21 +224,21 @@ static void vmm_del(struct vmm_table *t, struct vmm_entry *e)
 
 static inline int recording(void)
 {
-	return __atomic_load_n(&C.alive, __ATOMIC_RELAXED) && C.sink->active();
+	return __atomic_load_n(&cuda.alive, __ATOMIC_RELAXED) && cuda.sink->active();
 }
 
 static void site_alloc(uint32_t site, uint64_t bytes, uint32_t birth)
 {
 	mgp_site_on_alloc(mgp_site_get(site), bytes, birth);
-	stat_add(&C.st.allocs, 1);
-	stat_add(&C.st.live_bytes, bytes);
+	stat_add(&cuda.st.allocs, 1);
+	stat_add(&cuda.st.live_bytes, bytes);
 }
 
 static void site_free(uint32_t site, uint64_t bytes, uint32_t birth)
 {
 	mgp_site_on_free(mgp_site_get(site), bytes, birth);
-	stat_add(&C.st.frees, 1);
-	stat_sub(&C.st.live_bytes, bytes);
+	stat_add(&cuda.st.frees, 1);
+	stat_sub(&cuda.st.live_bytes, bytes);
 }
 
 static void dev_free(uint64_t ptr)
@@ -268,17 +253,17 @@ static uint32_t dev_alloc(uint64_t ptr, uint64_t bytes, unsigned kind)
 {
 	if (!ptr)
 		return 0; /* cudaMalloc(&p, 0) succeeds with NULL */
-	C.sink->guard(1);
+	cuda.sink->guard(1);
 	dev_free(ptr); /* a free we missed: the address is new memory now */
-	uint32_t site = C.sink->capture(kind);
-	uint32_t birth = C.sink->birth();
+	uint32_t site = cuda.sink->capture(kind);
+	uint32_t birth = cuda.sink->birth();
 	if (mgp_live_insert(ptr | MGP_CUPTI_KEY_BIT, bytes, site, birth) == 0) {
 		site_alloc(site, bytes, birth);
 	} else {
-		C.sink->oom();
+		cuda.sink->oom();
 		site = 0;
 	}
-	C.sink->guard(0);
+	cuda.sink->guard(0);
 	return site;
 }
 
@@ -288,39 +273,39 @@ static void handle_settle(struct vmm_entry *h)
 	if (!h->released || h->maps)
 		return;
 	site_free(h->site, h->bytes, h->birth);
-	stat_sub(&C.st.vmm_handles, 1);
-	vmm_del(&C.handles, h);
+	stat_sub(&cuda.st.vmm_handles, 1);
+	vmm_del(&cuda.handles, h);
 }
 
 static void vmm_create(uint64_t handle, uint64_t bytes, unsigned kind)
 {
 	if (!handle)
 		return;
-	C.sink->guard(1);
-	uint32_t site = C.sink->capture(kind);
-	uint32_t birth = C.sink->birth();
+	cuda.sink->guard(1);
+	uint32_t site = cuda.sink->capture(kind);
+	uint32_t birth = cuda.sink->birth();
 	struct vmm_entry e = {.key = handle, .bytes = bytes, .site = site, .birth = birth};
 	vmm_lock();
-	struct vmm_entry *old = vmm_find(&C.handles, handle);
+	struct vmm_entry *old = vmm_find(&cuda.handles, handle);
 	if (old) { /* a release we missed */
 		site_free(old->site, old->bytes, old->birth);
-		stat_sub(&C.st.vmm_handles, 1);
-		vmm_del(&C.handles, old);
+		stat_sub(&cuda.st.vmm_handles, 1);
+		vmm_del(&cuda.handles, old);
 	}
-	if (vmm_put(&C.handles, &e) == 0) {
+	if (vmm_put(&cuda.handles, &e) == 0) {
 		site_alloc(site, bytes, birth);
-		stat_add(&C.st.vmm_handles, 1);
+		stat_add(&cuda.st.vmm_handles, 1);
 	} else {
-		C.sink->oom();
+		cuda.sink->oom();
 	}
 	vmm_unlock();
-	C.sink->guard(0);
+	cuda.sink->guard(0);
 }
 
 static void vmm_release(uint64_t handle)
 {
 	vmm_lock();
-	struct vmm_entry *h = vmm_find(&C.handles, handle);
+	struct vmm_entry *h = vmm_find(&cuda.handles, handle);
 	if (h && handle) {
 		h->released = 1;
 		handle_settle(h);
@@ -334,9 +319,9 @@ static void vmm_map(uint64_t va, uint64_t bytes, uint64_t handle)
 		return;
 	vmm_lock();
 	struct vmm_entry m = {.key = va, .bytes = bytes, .handle = handle};
-	if (vmm_put(&C.maps, &m) == 0) {
-		stat_add(&C.st.vmm_mapped_bytes, bytes);
-		struct vmm_entry *h = vmm_find(&C.handles, handle);
+	if (vmm_put(&cuda.maps, &m) == 0) {
+		stat_add(&cuda.st.vmm_mapped_bytes, bytes);
+		struct vmm_entry *h = vmm_find(&cuda.handles, handle);
 		if (h)
 			h->maps++;
 	}
@@ -349,13 +334,13 @@ static void vmm_unmap(uint64_t va, uint64_t bytes)
 	vmm_lock();
 	uint64_t end = va + bytes;
 	while (va && va < end) {
-		struct vmm_entry *m = vmm_find(&C.maps, va);
+		struct vmm_entry *m = vmm_find(&cuda.maps, va);
 		if (!m)
 			break;
 		uint64_t n = m->bytes, handle = m->handle;
-		vmm_del(&C.maps, m);
-		stat_sub(&C.st.vmm_mapped_bytes, n);
-		struct vmm_entry *h = vmm_find(&C.handles, handle);
+		vmm_del(&cuda.maps, m);
+		stat_sub(&cuda.st.vmm_mapped_bytes, n);
+		struct vmm_entry *h = vmm_find(&cuda.handles, handle);
 		if (h && h->maps) {
 			h->maps--;
 			handle_settle(h);
@@ -375,21 +360,21 @@ static int context_device(CUcontext ctx)
 {
 	if (!ctx)
 		return -1;
-	uint32_t n = __atomic_load_n(&C.nctx, __ATOMIC_ACQUIRE);
+	uint32_t n = __atomic_load_n(&cuda.nctx, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < n; i++)
-		if (C.ctx[i].ctx == ctx)
-			return C.ctx[i].device;
+		if (cuda.ctx[i].ctx == ctx)
+			return cuda.ctx[i].device;
 	uint32_t dev;
-	if (!C.api.device_id || C.api.device_id(ctx, &dev) != CUPTI_SUCCESS || dev > 254)
+	if (!cuda.api.device_id || cuda.api.device_id(ctx, &dev) != CUPTI_SUCCESS || dev > 254)
 		return -1;
-	spin_lock(&C.ctx_lock);
-	n = C.nctx;
+	mgp_spin_lock(&cuda.ctx_lock);
+	n = cuda.nctx;
 	if (n < CTX_CAP) {
-		C.ctx[n].ctx = ctx;
-		C.ctx[n].device = (int)dev;
-		__atomic_store_n(&C.nctx, n + 1, __ATOMIC_RELEASE);
+		cuda.ctx[n].ctx = ctx;
+		cuda.ctx[n].device = (int)dev;
+		__atomic_store_n(&cuda.nctx, n + 1, __ATOMIC_RELEASE);
 	}
-	spin_unlock(&C.ctx_lock);
+	mgp_spin_unlock(&cuda.ctx_lock);
 	return (int)dev;
 }
 
@@ -399,14 +384,14 @@ static struct detail *detail_for(uint32_t site)
 {
 	uint32_t i = (site * 2654435761u) & (DETAIL_CAP - 1);
 	for (uint32_t k = 0; k < DETAIL_CAP; k++, i = (i + 1) & (DETAIL_CAP - 1)) {
-		if (C.details[i].d.site == site)
-			return &C.details[i];
-		if (C.details[i].d.site == 0) {
-			if (C.ndetails >= DETAIL_CAP - DETAIL_CAP / 8)
+		if (cuda.details[i].d.site == site)
+			return &cuda.details[i];
+		if (cuda.details[i].d.site == 0) {
+			if (cuda.ndetails >= DETAIL_CAP - DETAIL_CAP / 8)
 				return NULL;
-			C.ndetails++;
-			C.details[i].d.site = site;
-			return &C.details[i];
+			cuda.ndetails++;
+			cuda.details[i].d.site = site;
+			return &cuda.details[i];
 		}
 	}
 	return NULL;
@@ -418,25 +403,25 @@ static void pool_set(uint64_t address, uint64_t size, uint32_t device)
 		return;
 	struct pool *free_slot = NULL;
 	for (unsigned i = 0; i < POOL_CAP; i++) {
-		if (C.pools[i].address == address) {
-			C.pools[i].size = size;
-			C.pools[i].device = device;
+		if (cuda.pools[i].address == address) {
+			cuda.pools[i].size = size;
+			cuda.pools[i].device = device;
 			return;
 		}
-		if (!C.pools[i].address && !free_slot)
-			free_slot = &C.pools[i];
+		if (!cuda.pools[i].address && !free_slot)
+			free_slot = &cuda.pools[i];
 	}
 	if (free_slot)
 		*free_slot = (struct pool){address, size, device};
 	else
-		stat_add(&C.st.pools_untracked, 1);
+		stat_add(&cuda.st.pools_untracked, 1);
 }
 
 static void pool_drop(uint64_t address)
 {
 	for (unsigned i = 0; i < POOL_CAP; i++)
-		if (C.pools[i].address == address && address)
-			C.pools[i] = (struct pool){0};
+		if (cuda.pools[i].address == address && address)
+			cuda.pools[i] = (struct pool){0};
 }
 
 /* ---- the join table (join lock held) ---- */
@@ -449,41 +434,42 @@ static uint32_t join_slot(uint32_t corr)
 static struct join_entry *join_find(uint32_t corr)
 {
 	for (uint32_t i = join_slot(corr);; i = (i + 1) & (JOIN_CAP - 1)) {
-		if (C.join[i].corr == corr)
-			return &C.join[i];
-		if (C.join[i].corr == 0)
+		if (cuda.join[i].corr == corr)
+			return &cuda.join[i];
+		if (cuda.join[i].corr == 0)
 			return NULL;
 	}
 }
 
 static struct join_entry *join_add(uint32_t corr)
 {
-	if (C.join_count >= JOIN_CAP - JOIN_CAP / 8)
+	if (cuda.join_count >= JOIN_CAP - JOIN_CAP / 8)
 		return NULL;
 	uint32_t i = join_slot(corr);
-	while (C.join[i].corr)
+	while (cuda.join[i].corr)
 		i = (i + 1) & (JOIN_CAP - 1);
-	memset(&C.join[i], 0, sizeof C.join[i]);
-	C.join[i].corr = corr;
-	C.join[i].epoch = C.epoch;
-	C.join_count++;
-	return &C.join[i];
+	memset(&cuda.join[i], 0, sizeof cuda.join[i]);
+	cuda.join[i].corr = corr;
+	cuda.join[i].epoch = cuda.epoch;
+	cuda.join_count++;
+	return &cuda.join[i];
+}
+
+static uint64_t join_home(const void *e)
+{
+	return join_slot(((const struct join_entry *)e)->corr);
+}
+
+static int join_empty(const void *e)
+{
+	return ((const struct join_entry *)e)->corr == 0;
 }
 
 static void join_del(struct join_entry *e)
 {
-	uint32_t i = (uint32_t)(e - C.join), j = i;
-	for (;;) {
-		j = (j + 1) & (JOIN_CAP - 1);
-		if (C.join[j].corr == 0)
-			break;
-		if (!home_between(i, join_slot(C.join[j].corr), j)) {
-			C.join[i] = C.join[j];
-			i = j;
-		}
-	}
-	C.join[i].corr = 0;
-	C.join_count--;
+	uint64_t i = (uint64_t)(e - cuda.join);
+	cuda.join[mgc_oa_delete(cuda.join, sizeof *cuda.join, JOIN_CAP - 1, i, join_home, join_empty)].corr = 0;
+	cuda.join_count--;
 }
 
 /* Deletes e and its partner entry. */
@@ -502,16 +488,16 @@ static void join_complete(uint32_t site, uint64_t addr, uint64_t bytes, int allo
 {
 	int mismatch = rec_addr != addr || (alloc && rec_bytes != bytes);
 	if (mismatch)
-		stat_add(&C.st.join_mismatches, 1);
+		stat_add(&cuda.st.join_mismatches, 1);
 	if (!alloc) {
-		stat_add(&C.st.joined_frees, 1);
+		stat_add(&cuda.st.joined_frees, 1);
 		return;
 	}
-	stat_add(&C.st.joined_allocs, 1);
+	stat_add(&cuda.st.joined_allocs, 1);
 	struct detail *d = site ? detail_for(site) : NULL;
 	if (!d) {
 		if (site)
-			stat_add(&C.st.details_untracked, 1);
+			stat_add(&cuda.st.details_untracked, 1);
 		return;
 	}
 	uint32_t flags = (d->d.flags & MGC_DEVSITE_MISMATCH) | rec->flags |
@@ -533,9 +519,9 @@ static void join_complete(uint32_t site, uint64_t addr, uint64_t bytes, int allo
 static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t site, uint64_t addr,
 			  uint64_t bytes)
 {
-	if (!__atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) || !corr)
+	if (!__atomic_load_n(&cuda.activity, __ATOMIC_ACQUIRE) || !corr)
 		return;
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&cuda.join_lock);
 	uint32_t ids[2] = {corr, partner};
 	for (unsigned i = 0; i < 2; i++) {
 		struct join_entry *e = ids[i] ? join_find(ids[i]) : NULL;
@@ -543,7 +529,7 @@ static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t s
 			struct join_entry r = *e;
 			join_del(e);
 			join_complete(site, addr, bytes, alloc, &r.rec, r.addr, r.bytes);
-			spin_unlock(&C.join_lock);
+			mgp_spin_unlock(&cuda.join_lock);
 			return;
 		}
 	}
@@ -564,9 +550,9 @@ static void join_callback(uint32_t corr, uint32_t partner, int alloc, uint32_t s
 			e->partner = 0;
 		}
 	} else {
-		stat_add(&C.st.join_full, 1);
+		stat_add(&cuda.st.join_full, 1);
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&cuda.join_lock);
 }
 
 static uint32_t devsite_mem_flags(const CUpti_ActivityMemory4 *m)
@@ -582,7 +568,7 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 	int alloc = m->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
 	if (!alloc && m->memoryOperationType != CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
 		return;
-	stat_add(alloc ? &C.st.alloc_records : &C.st.free_records, 1);
+	stat_add(alloc ? &cuda.st.alloc_records : &cuda.st.free_records, 1);
 	struct mgc_rec_devsite rec = {
 		.stream = m->streamId,
 		.mem_kind = (uint32_t)m->memoryKind,
@@ -591,15 +577,15 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 		.flags = devsite_mem_flags(m),
 		.pool_address = m->memoryPoolConfig.address,
 	};
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&cuda.join_lock);
 	if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL)
 		pool_set(m->memoryPoolConfig.address, m->memoryPoolConfig.pool.size, m->deviceId);
 	if (m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC ||
 	    m->memoryKind == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC || m->correlationId == 0) {
 		/* a module's __device__ / __managed__ variables: no API call to join */
 		if (alloc)
-			stat_add(&C.st.static_bytes, m->bytes);
-		spin_unlock(&C.join_lock);
+			stat_add(&cuda.st.static_bytes, m->bytes);
+		mgp_spin_unlock(&cuda.join_lock);
 		return;
 	}
 	struct join_entry *e = join_find(m->correlationId);
@@ -623,18 +609,18 @@ static void on_memory_record(const CUpti_ActivityMemory4 *m)
 			e->bytes = m->bytes;
 			e->rec = rec;
 		} else {
-			stat_add(&C.st.join_full, 1);
+			stat_add(&cuda.st.join_full, 1);
 		}
 	} else {
-		stat_add(&C.st.duplicate_records, 1); /* a second record for one call */
+		stat_add(&cuda.st.duplicate_records, 1); /* a second record for one call */
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&cuda.join_lock);
 }
 
 static void on_pool_record(const CUpti_ActivityMemoryPool3 *m)
 {
-	stat_add(&C.st.pool_records, 1);
-	spin_lock(&C.join_lock);
+	stat_add(&cuda.st.pool_records, 1);
+	mgp_spin_lock(&cuda.join_lock);
 	switch (m->memoryPoolOperationType) {
 	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
 	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
@@ -647,16 +633,16 @@ static void on_pool_record(const CUpti_ActivityMemoryPool3 *m)
 	default:
 		break;
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&cuda.join_lock);
 }
 
 void mgp_cupti_activity_buffer(uint8_t *buf, size_t valid)
 {
-	if (!buf || !C.api.next_record || !C.join)
+	if (!buf || !cuda.api.next_record || !cuda.join)
 		return;
 	CUpti_Activity *rec = NULL;
 	for (;;) {
-		CUptiResult r = C.api.next_record(buf, valid, &rec);
+		CUptiResult r = cuda.api.next_record(buf, valid, &rec);
 		if (r != CUPTI_SUCCESS)
 			break; /* CUPTI_ERROR_MAX_LIMIT_REACHED: the end; anything else: stop too */
 		if (rec->kind == CUPTI_ACTIVITY_KIND_MEMORY2)
@@ -799,17 +785,17 @@ static void on_exit_call(const struct call *c, const CUpti_CallbackData *cb, uin
 		break;
 	case OP_RESERVE: /* address space only: a statistic, never memory */
 		if (out_field(prm, c->ptr))
-			stat_add(&C.st.vmm_reserved_bytes, field(prm, c->size));
+			stat_add(&cuda.st.vmm_reserved_bytes, field(prm, c->size));
 		break;
 	case OP_ADDRESS_FREE:
-		stat_sub(&C.st.vmm_reserved_bytes, field(prm, c->size));
+		stat_sub(&cuda.st.vmm_reserved_bytes, field(prm, c->size));
 		break;
 	}
 }
 
 void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
-	if (!cb || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+	if (!cb || !__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED))
 		return;
 	const struct call *c;
 	uint32_t partner = 0;
@@ -830,7 +816,7 @@ void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 			return;
 		if (tls_rt_depth > 0) {
 			if (cb->callbackSite == CUPTI_API_EXIT) {
-				stat_add(&C.st.ignored_nested, 1);
+				stat_add(&cuda.st.ignored_nested, 1);
 				if (c->op == OP_ALLOC || c->op == OP_FREE)
 					tls_nested_corr = cb->correlationId;
 			}
@@ -844,7 +830,7 @@ void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 	/* Both cudaError_t and CUresult: 0 is success. */
 	const int *ret = (const int *)cb->functionReturnValue;
 	if (!ret || *ret != 0) {
-		stat_add(&C.st.failed_calls, 1);
+		stat_add(&cuda.st.failed_calls, 1);
 		return;
 	}
 	if (cb->functionParams && recording())
@@ -856,27 +842,27 @@ void mgp_cupti_handle(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 uint32_t mgp_cupti_take_devsites(struct mgc_rec_devsite *out, uint32_t max)
 {
 	uint32_t n = 0;
-	if (!C.details || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+	if (!cuda.details || !__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED))
 		return 0;
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&cuda.join_lock);
 	for (uint32_t i = 0; i < DETAIL_CAP && n < max; i++) {
-		if (C.details[i].d.site && C.details[i].dirty) {
-			out[n++] = C.details[i].d;
-			C.details[i].dirty = 0;
+		if (cuda.details[i].d.site && cuda.details[i].dirty) {
+			out[n++] = cuda.details[i].d;
+			cuda.details[i].dirty = 0;
 		}
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&cuda.join_lock);
 	return n;
 }
 
 uint32_t mgp_cupti_pool_cells(struct mgc_devmem_cell *out, uint32_t max)
 {
 	uint32_t n = 0;
-	if (!C.join || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+	if (!cuda.join || !__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED))
 		return 0;
-	spin_lock(&C.join_lock);
+	mgp_spin_lock(&cuda.join_lock);
 	for (unsigned i = 0; i < POOL_CAP; i++) {
-		const struct pool *p = &C.pools[i];
+		const struct pool *p = &cuda.pools[i];
 		if (!p->address)
 			continue;
 		uint16_t kind = (uint16_t)mgc_kind_make(MGC_KIND_POOL, p->device < 255 ? (int)p->device : -1);
@@ -891,56 +877,56 @@ uint32_t mgp_cupti_pool_cells(struct mgc_devmem_cell *out, uint32_t max)
 		out[k].count++;
 		out[k].bytes += p->size;
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&cuda.join_lock);
 	return n;
 }
 
 /* Gives up entries older than JOIN_AGE flushes (all of them when final). */
 static void join_age(int final)
 {
-	spin_lock(&C.join_lock);
-	C.epoch++;
+	mgp_spin_lock(&cuda.join_lock);
+	cuda.epoch++;
 	for (uint32_t i = 0; i < JOIN_CAP;) {
-		struct join_entry *e = &C.join[i];
-		if (!e->corr || (!final && C.epoch - e->epoch < JOIN_AGE)) {
+		struct join_entry *e = &cuda.join[i];
+		if (!e->corr || (!final && cuda.epoch - e->epoch < JOIN_AGE)) {
 			i++;
 			continue;
 		}
 		if (!e->alias)
-			stat_add(e->half == HALF_CB ? &C.st.callback_only : &C.st.record_only, 1);
+			stat_add(e->half == HALF_CB ? &cuda.st.callback_only : &cuda.st.record_only, 1);
 		if (e->half == HALF_REC && e->alloc)
-			stat_add(&C.st.record_only_bytes, e->bytes);
+			stat_add(&cuda.st.record_only_bytes, e->bytes);
 		join_del(e); /* slot i now holds the next entry, or is empty */
 	}
-	spin_unlock(&C.join_lock);
+	mgp_spin_unlock(&cuda.join_lock);
 }
 
 void mgp_cupti_flush(int final)
 {
-	if (!__atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) || !__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&cuda.activity, __ATOMIC_ACQUIRE) || !__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED))
 		return;
-	if (C.api.flush)
-		C.api.flush(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	if (cuda.api.flush)
+		cuda.api.flush(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 	join_age(final);
 	if (final) /* nothing more is joined: later calls would only wait for records */
-		__atomic_store_n(&C.activity, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&cuda.activity, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- life cycle ---- */
 
 int mgp_cupti_init(const struct mgp_cupti_sink *sink)
 {
-	if (C.sink)
+	if (cuda.sink)
 		return 0;
 	size_t n = VMM_CAP * sizeof(struct vmm_entry);
-	C.handles.tab = mgp_os_alloc(n);
-	C.maps.tab = mgp_os_alloc(n);
-	C.join = mgp_os_alloc(JOIN_CAP * sizeof *C.join);
-	C.details = mgp_os_alloc(DETAIL_CAP * sizeof *C.details);
-	if (!C.handles.tab || !C.maps.tab || !C.join || !C.details)
+	cuda.handles.tab = mgp_os_alloc(n);
+	cuda.maps.tab = mgp_os_alloc(n);
+	cuda.join = mgp_os_alloc(JOIN_CAP * sizeof *cuda.join);
+	cuda.details = mgp_os_alloc(DETAIL_CAP * sizeof *cuda.details);
+	if (!cuda.handles.tab || !cuda.maps.tab || !cuda.join || !cuda.details)
 		return -ENOMEM;
-	C.sink = sink;
-	__atomic_store_n(&C.alive, 1, __ATOMIC_RELEASE);
+	cuda.sink = sink;
+	__atomic_store_n(&cuda.alive, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -954,12 +940,12 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain domain, CUpti_Ca
 static void CUPTIAPI on_buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	void *b = NULL;
-	spin_lock(&C.buf_lock);
+	mgp_spin_lock(&cuda.buf_lock);
 	for (unsigned i = 0; i < 8 && !b; i++) {
-		b = C.free_bufs[i];
-		C.free_bufs[i] = NULL;
+		b = cuda.free_bufs[i];
+		cuda.free_bufs[i] = NULL;
 	}
-	spin_unlock(&C.buf_lock);
+	mgp_spin_unlock(&cuda.buf_lock);
 	if (!b)
 		b = mgp_os_alloc(ACT_BUF_SIZE); /* page-aligned, never malloc */
 	*buffer = b;
@@ -973,22 +959,22 @@ static void CUPTIAPI on_buffer_completed(CUcontext ctx, uint32_t stream, uint8_t
 	(void)ctx;
 	(void)stream;
 	(void)size;
-	if (__atomic_load_n(&C.alive, __ATOMIC_RELAXED)) {
+	if (__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED)) {
 		mgp_cupti_activity_buffer(buffer, valid);
 		size_t dropped = 0;
-		if (C.api.dropped && C.api.dropped(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
-			stat_add(&C.st.dropped_records, dropped);
+		if (cuda.api.dropped && cuda.api.dropped(NULL, 0, &dropped) == CUPTI_SUCCESS && dropped)
+			stat_add(&cuda.st.dropped_records, dropped);
 	}
 	if (!buffer)
 		return;
-	spin_lock(&C.buf_lock);
+	mgp_spin_lock(&cuda.buf_lock);
 	for (unsigned i = 0; i < 8 && buffer; i++) {
-		if (!C.free_bufs[i]) {
-			C.free_bufs[i] = buffer;
+		if (!cuda.free_bufs[i]) {
+			cuda.free_bufs[i] = buffer;
 			buffer = NULL;
 		}
 	}
-	spin_unlock(&C.buf_lock);
+	mgp_spin_unlock(&cuda.buf_lock);
 	if (buffer)
 		mgp_os_free(buffer, ACT_BUF_SIZE);
 }
@@ -1001,14 +987,14 @@ static uint64_t CUPTIAPI timestamp_now(void)
 static const char *result_name(CUptiResult r)
 {
 	const char *s = NULL;
-	if (!C.api.result_string || C.api.result_string(r, &s) != CUPTI_SUCCESS || !s)
+	if (!cuda.api.result_string || cuda.api.result_string(r, &s) != CUPTI_SUCCESS || !s)
 		s = "unknown CUPTI error";
 	return s;
 }
 
 int mgp_cupti_load(void)
 {
-	if (C.api.subscribe)
+	if (cuda.api.subscribe)
 		return 0;
 	const char *names[] = {"libcupti.so.13", "libcupti.so", MGP_CUPTI_PATH};
 	void *lib = NULL;
@@ -1019,7 +1005,7 @@ int mgp_cupti_load(void)
 			dlerror());
 		return -ENOENT;
 	}
-#define SYM(field, name) C.api.field = (__typeof__(C.api.field))dlsym(lib, name)
+#define SYM(field, name) cuda.api.field = (__typeof__(cuda.api.field))dlsym(lib, name)
 	SYM(enable, "cuptiEnableCallback");
 	SYM(unsubscribe, "cuptiUnsubscribe");
 	SYM(result_string, "cuptiGetResultString");
@@ -1030,7 +1016,7 @@ int mgp_cupti_load(void)
 	SYM(next_record, "cuptiActivityGetNextRecord");
 	SYM(dropped, "cuptiActivityGetNumDroppedRecords");
 	SYM(timestamp, "cuptiActivityRegisterTimestampCallback");
-	if (!C.api.enable || !C.api.unsubscribe || !dlsym(lib, "cuptiSubscribe")) {
+	if (!cuda.api.enable || !cuda.api.unsubscribe || !dlsym(lib, "cuptiSubscribe")) {
 		mgp_log("CUDA memory is not traced: libcupti lacks cuptiSubscribe/cuptiEnableCallback; "
 			"host profiling goes on");
 		return -ENOENT;
@@ -1045,19 +1031,19 @@ static void start_activity(void)
 {
 	CUptiResult r = CUPTI_ERROR_NOT_INITIALIZED;
 	const char *what = "cuptiActivityRegisterCallbacks";
-	if (!C.api.register_buffers || !C.api.activity_enable || !C.api.flush || !C.api.next_record)
+	if (!cuda.api.register_buffers || !cuda.api.activity_enable || !cuda.api.flush || !cuda.api.next_record)
 		goto fail;
-	if (C.api.timestamp)
-		C.api.timestamp(timestamp_now); /* before any kind is enabled; our clock, if allowed */
-	if ((r = C.api.register_buffers(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
+	if (cuda.api.timestamp)
+		cuda.api.timestamp(timestamp_now); /* before any kind is enabled; our clock, if allowed */
+	if ((r = cuda.api.register_buffers(on_buffer_requested, on_buffer_completed)) != CUPTI_SUCCESS)
 		goto fail;
 	what = "cuptiActivityEnable(MEMORY2)";
-	__atomic_store_n(&C.activity, 1, __ATOMIC_RELEASE);
-	if ((r = C.api.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY2)) != CUPTI_SUCCESS) {
-		__atomic_store_n(&C.activity, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&cuda.activity, 1, __ATOMIC_RELEASE);
+	if ((r = cuda.api.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY2)) != CUPTI_SUCCESS) {
+		__atomic_store_n(&cuda.activity, 0, __ATOMIC_RELEASE);
 		goto fail;
 	}
-	if (C.api.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
+	if (cuda.api.activity_enable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
 		mgp_log("CUDA memory pools are not traced (cuptiActivityEnable(MEMORY_POOL) failed)");
 	return;
 fail:
@@ -1067,12 +1053,12 @@ fail:
 
 int mgp_cupti_start(void)
 {
-	if (!__atomic_load_n(&C.alive, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED))
 		return -ENODEV;
 	int rc = mgp_cupti_load();
 	if (rc < 0)
 		return rc;
-	CUptiResult r = C.api.subscribe(&C.sub, on_callback, NULL);
+	CUptiResult r = cuda.api.subscribe(&cuda.sub, on_callback, NULL);
 	if (r != CUPTI_SUCCESS) {
 		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
 			mgp_log("CUDA memory is not traced: another CUPTI client (Nsight, torch.profiler) "
@@ -1093,30 +1079,30 @@ int mgp_cupti_start(void)
 	for (unsigned s = 0; s < 2; s++) {
 		for (unsigned i = 0; i < sets[s].n; i++) {
 			CUpti_CallbackId id = sets[s].calls[i].id;
-			r = C.api.enable(1, C.sub, sets[s].dom, id);
+			r = cuda.api.enable(1, cuda.sub, sets[s].dom, id);
 			if (r != CUPTI_SUCCESS) {
 				mgp_log("CUDA memory is not traced: cuptiEnableCallback(%u) failed (%s, %d); "
 					"host profiling goes on", (unsigned)id, result_name(r), (int)r);
-				C.api.unsubscribe(C.sub);
+				cuda.api.unsubscribe(cuda.sub);
 				return -EIO;
 			}
 		}
 	}
 	start_activity();
-	__atomic_store_n(&C.started, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&cuda.started, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 int mgp_cupti_atfork_child(void)
 {
-	int was_tracing = C.started;
-	C.started = 0;
-	if (!__atomic_exchange_n(&C.alive, 0, __ATOMIC_RELAXED))
+	int was_tracing = cuda.started;
+	cuda.started = 0;
+	if (!__atomic_exchange_n(&cuda.alive, 0, __ATOMIC_RELAXED))
 		return 0;
 	/* The parent's device memory stays the parent's: zero the device sites in the child. */
 	tls_rt_depth = 0;
 	tls_nested_corr = 0;
-	C.activity = 0; /* CUPTI's thread is not in the child: never flush there */
+	cuda.activity = 0; /* CUPTI's thread is not in the child: never flush there */
 	uint32_t n = mgp_sites_count();
 	for (uint32_t id = 1; id < n; id++) {
 		struct mgp_site *s = mgp_site_get(id);
@@ -1128,35 +1114,35 @@ int mgp_cupti_atfork_child(void)
 		mgp_site_mark(s);
 	}
 	/* a parent thread may have held a lock; the tables are unused from now on */
-	C.vmm_lock = C.join_lock = C.ctx_lock = C.buf_lock = 0;
-	memset(C.pools, 0, sizeof C.pools);
-	memset(&C.st, 0, sizeof C.st);
+	cuda.vmm_lock = cuda.join_lock = cuda.ctx_lock = cuda.buf_lock = 0;
+	memset(cuda.pools, 0, sizeof cuda.pools);
+	memset(&cuda.st, 0, sizeof cuda.st);
 	return was_tracing;
 }
 
 int mgp_cupti_tracing(void)
 {
-	return __atomic_load_n(&C.started, __ATOMIC_ACQUIRE) && mgp_cupti_alive();
+	return __atomic_load_n(&cuda.started, __ATOMIC_ACQUIRE) && mgp_cupti_alive();
 }
 
 int mgp_cupti_alive(void)
 {
-	return __atomic_load_n(&C.alive, __ATOMIC_RELAXED);
+	return __atomic_load_n(&cuda.alive, __ATOMIC_RELAXED);
 }
 
 int mgp_cupti_activity_on(void)
 {
-	return __atomic_load_n(&C.activity, __ATOMIC_ACQUIRE) && mgp_cupti_alive();
+	return __atomic_load_n(&cuda.activity, __ATOMIC_ACQUIRE) && mgp_cupti_alive();
 }
 
 void mgp_cupti_stats(struct mgp_cupti_stats *out)
 {
-	uint64_t *src = (uint64_t *)&C.st, *dst = (uint64_t *)out;
-	for (size_t i = 0; i < sizeof C.st / sizeof(uint64_t); i++)
+	uint64_t *src = (uint64_t *)&cuda.st, *dst = (uint64_t *)out;
+	for (size_t i = 0; i < sizeof cuda.st / sizeof(uint64_t); i++)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 }
 
 void mgp_cupti_set_joining(int on)
 {
-	__atomic_store_n(&C.activity, on, __ATOMIC_RELEASE);
+	__atomic_store_n(&cuda.activity, on, __ATOMIC_RELEASE);
 }

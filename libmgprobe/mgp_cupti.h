@@ -105,7 +105,7 @@ void mgp_cupti_set_joining(int on);
 uint32_t mgp_cupti_take_devsites(struct mgc_rec_devsite *out, uint32_t max);
 uint32_t mgp_cupti_pool_cells(struct mgc_devmem_cell *out, uint32_t max);
 
-/* Defined and exported by the probe (mgp_probe.c): the CUDA driver calls it once at cuInit when
+/* Defined and exported by the probe (mgp_cuda.c): the CUDA driver calls it once at cuInit when
  * CUDA_INJECTION64_PATH names libmgprobe.so. Sets up this module unless the probe is off; returns 1
  * (success) even when CUPTI fails, so cuInit never fails because of the probe. */
 int InitializeInjection(void);

@@ -29,6 +29,34 @@ int mgp_elf_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 	return 0;
 }
 
+struct module_query {
+	uint64_t addr, lo, hi;
+	int found;
+};
+
+static int module_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct module_query *q = arg;
+	uint64_t lo, hi;
+	(void)size;
+	if (mgp_elf_range(info, &lo, &hi) == 0 && q->addr >= lo && q->addr < hi) {
+		q->lo = lo;
+		q->hi = hi;
+		q->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+int mgp_elf_module_of(const void *addr, uint64_t *lo, uint64_t *hi)
+{
+	struct module_query q = {(uint64_t)(uintptr_t)addr, 0, 0, 0};
+	dl_iterate_phdr(module_phdr, &q);
+	*lo = q.lo;
+	*hi = q.hi;
+	return q.found ? 0 : -1;
+}
+
 const char *mgp_elf_name(const struct dl_phdr_info *info, char *buf, size_t cap)
 {
 	if (info->dlpi_name && *info->dlpi_name)

@@ -15,6 +15,10 @@
  * maps nothing (then *lo = *hi = 0). */
 int mgp_elf_range(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi);
 
+/* The load range of the module holding addr (as mgp_elf_range): 0, or -1 when no loaded module
+ * holds it (then *lo = *hi = 0). One dl_iterate_phdr walk: for start-up, not for hooks. */
+int mgp_elf_module_of(const void *addr, uint64_t *lo, uint64_t *hi);
+
 /* The module's path: dlpi_name, or for the main program (an empty name) /proc/self/exe read into
  * buf. */
 const char *mgp_elf_name(const struct dl_phdr_info *info, char *buf, size_t cap);

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_live.c: sharded open-addressing hash table of live allocations with linear probing and
- * backward-shift deletion (no tombstones, so churn never degrades it). A shard lock is held only
- * for the table operation itself, never across a call out of this file. Never calls malloc. */
+ * backward-shift deletion (mgc_oa_delete: no tombstones, so churn never degrades it). A shard's
+ * spin lock is held only for the table operation itself; the one call out of this file it covers
+ * is growing the shard, a raw mmap/munmap (mgp_os_alloc), never a hooked function. Never calls
+ * malloc. */
 #include "mgp_live.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stddef.h>
 
+#include "mgc_hash.h"
 #include "mgp_os.h"
+#include "mgp_spin.h"
 
 #define NSHARDS 256u
 #define INITIAL_CAP 1024u
@@ -30,22 +33,14 @@ static inline uint64_t ptr_hash(uint64_t p)
 	return p ^ (p >> 29);
 }
 
-static inline void spin_lock(int *l)
+static uint64_t entry_home(const void *e)
 {
-	unsigned spins = 0;
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE)) {
-		while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-			if (++spins < 64)
-				__builtin_ia32_pause();
-			else
-				sched_yield();
-		}
-	}
+	return ptr_hash(((const struct mgp_entry *)e)->ptr);
 }
 
-static inline void spin_unlock(int *l)
+static int entry_empty(const void *e)
 {
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+	return ((const struct mgp_entry *)e)->ptr == 0;
 }
 
 static inline struct shard *shard_of(uint64_t h)
@@ -81,14 +76,14 @@ int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, uint32_t birth)
 	uint64_t h = ptr_hash(ptr);
 	struct shard *s = shard_of(h);
 	struct mgp_entry e = {.ptr = ptr, .size = size, .site = site, .birth = birth};
-	spin_lock(&s->lock);
+	mgp_spin_lock(&s->lock);
 	if ((s->count + 1) * 10 > s->cap * 7 && grow(s) < 0) {
-		spin_unlock(&s->lock);
+		mgp_spin_unlock(&s->lock);
 		return -ENOMEM;
 	}
 	put(s->tab, s->cap - 1, &e);
 	s->count++;
-	spin_unlock(&s->lock);
+	mgp_spin_unlock(&s->lock);
 	return 0;
 }
 
@@ -96,16 +91,16 @@ int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 {
 	uint64_t h = ptr_hash(ptr);
 	struct shard *s = shard_of(h);
-	spin_lock(&s->lock);
+	mgp_spin_lock(&s->lock);
 	if (!s->cap) {
-		spin_unlock(&s->lock);
+		mgp_spin_unlock(&s->lock);
 		return 0;
 	}
 	uint64_t mask = s->cap - 1;
 	uint64_t i = h & mask;
 	for (;;) {
 		if (!s->tab[i].ptr) {
-			spin_unlock(&s->lock);
+			mgp_spin_unlock(&s->lock);
 			return 0;
 		}
 		if (s->tab[i].ptr == ptr)
@@ -113,33 +108,20 @@ int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 		i = (i + 1) & mask;
 	}
 	*out = s->tab[i];
-	/* Backward-shift deletion: pull later entries of the cluster into the hole when their home
-	 * slot does not lie cyclically in (hole, j]. */
-	uint64_t hole = i, j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!s->tab[j].ptr)
-			break;
-		uint64_t home = ptr_hash(s->tab[j].ptr) & mask;
-		if (((j - home) & mask) >= ((j - hole) & mask)) {
-			s->tab[hole] = s->tab[j];
-			hole = j;
-		}
-	}
-	s->tab[hole].ptr = 0;
+	s->tab[mgc_oa_delete(s->tab, sizeof *s->tab, mask, i, entry_home, entry_empty)].ptr = 0;
 	s->count--;
-	spin_unlock(&s->lock);
+	mgp_spin_unlock(&s->lock);
 	return 1;
 }
 
 void mgp_live_lock_all(void)
 {
 	for (unsigned i = 0; i < NSHARDS; i++)
-		spin_lock(&shards[i].lock);
+		mgp_spin_lock(&shards[i].lock);
 }
 
 void mgp_live_unlock_all(void)
 {
 	for (unsigned i = 0; i < NSHARDS; i++)
-		spin_unlock(&shards[i].lock);
+		mgp_spin_unlock(&shards[i].lock);
 }

@@ -18,20 +18,21 @@ struct range {
 	uint32_t split;
 };
 
+/* The tracked mappings, sorted by address, under `lock`. */
 static struct {
 	struct range *r;
 	uint64_t n, cap;
 	uint32_t serial;
 	pthread_mutex_t lock;
-} M = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} maps = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* First index whose end > addr. */
 static uint64_t lower(uint64_t addr)
 {
-	uint64_t lo = 0, hi = M.n;
+	uint64_t lo = 0, hi = maps.n;
 	while (lo < hi) {
 		uint64_t mid = (lo + hi) / 2;
-		if (M.r[mid].end <= addr)
+		if (maps.r[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -41,19 +42,19 @@ static uint64_t lower(uint64_t addr)
 
 static int reserve(uint64_t need)
 {
-	if (need <= M.cap)
+	if (need <= maps.cap)
 		return 0;
-	uint64_t ncap = M.cap ? M.cap * 2 : 1024;
+	uint64_t ncap = maps.cap ? maps.cap * 2 : 1024;
 	while (ncap < need)
 		ncap *= 2;
 	struct range *nr = mgp_os_alloc(ncap * sizeof *nr);
 	if (!nr)
 		return -ENOMEM;
-	if (M.n)
-		memcpy(nr, M.r, M.n * sizeof *nr);
-	mgp_os_free(M.r, M.cap * sizeof *M.r);
-	M.r = nr;
-	M.cap = ncap;
+	if (maps.n)
+		memcpy(nr, maps.r, maps.n * sizeof *nr);
+	mgp_os_free(maps.r, maps.cap * sizeof *maps.r);
+	maps.r = nr;
+	maps.cap = ncap;
 	return 0;
 }
 
@@ -61,18 +62,18 @@ int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth)
 {
 	if (len == 0)
 		return 0;
-	pthread_mutex_lock(&M.lock);
-	if (reserve(M.n + 1) < 0) {
-		pthread_mutex_unlock(&M.lock);
+	pthread_mutex_lock(&maps.lock);
+	if (reserve(maps.n + 1) < 0) {
+		pthread_mutex_unlock(&maps.lock);
 		return -ENOMEM;
 	}
 	uint64_t i = lower(addr);
-	memmove(&M.r[i + 1], &M.r[i], (M.n - i) * sizeof *M.r);
-	if (++M.serial == 0)
-		M.serial = 1;
-	M.r[i] = (struct range){addr, addr + len, site, birth, M.serial, 0};
-	M.n++;
-	pthread_mutex_unlock(&M.lock);
+	memmove(&maps.r[i + 1], &maps.r[i], (maps.n - i) * sizeof *maps.r);
+	if (++maps.serial == 0)
+		maps.serial = 1;
+	maps.r[i] = (struct range){addr, addr + len, site, birth, maps.serial, 0};
+	maps.n++;
+	pthread_mutex_unlock(&maps.lock);
 	return 0;
 }
 
@@ -80,8 +81,8 @@ int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth)
  * costs nothing for the common whole-mapping munmap. */
 static int other_piece(uint32_t map)
 {
-	for (uint64_t k = 0; k < M.n; k++)
-		if (M.r[k].map == map)
+	for (uint64_t k = 0; k < maps.n; k++)
+		if (maps.r[k].map == map)
 			return 1;
 	return 0;
 }
@@ -91,30 +92,30 @@ uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
 	uint64_t end = addr + len, removed = 0;
 	if (len == 0)
 		return 0;
-	pthread_mutex_lock(&M.lock);
+	pthread_mutex_lock(&maps.lock);
 	uint64_t i = lower(addr);
-	while (i < M.n && M.r[i].start < end) {
-		struct range *r = &M.r[i];
+	while (i < maps.n && maps.r[i].start < end) {
+		struct range *r = &maps.r[i];
 		uint64_t cs = r->start > addr ? r->start : addr;
 		uint64_t ce = r->end < end ? r->end : end;
 		uint64_t cut = ce - cs;
 		int split = cs > r->start && ce < r->end;
-		if (split && reserve(M.n + 1) < 0) {
+		if (split && reserve(maps.n + 1) < 0) {
 			/* Out of memory for a split: leave the range whole (overstated, never negative). */
 			i++;
 			continue;
 		}
-		r = &M.r[i];
+		r = &maps.r[i];
 		removed += cut;
 		struct range was = *r;
 		int last = 0;
 		if (split) {
 			/* A hole in the middle: split in two. */
-			memmove(&M.r[i + 2], &M.r[i + 1], (M.n - i - 1) * sizeof *M.r);
-			M.r[i + 1] = (struct range){ce, r->end, r->site, r->birth, r->map, 1};
+			memmove(&maps.r[i + 2], &maps.r[i + 1], (maps.n - i - 1) * sizeof *maps.r);
+			maps.r[i + 1] = (struct range){ce, r->end, r->site, r->birth, r->map, 1};
 			r->end = cs;
 			r->split = 1;
-			M.n++;
+			maps.n++;
 			i += 2;
 		} else if (cs > r->start) {
 			r->end = cs;
@@ -123,23 +124,23 @@ uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
 			r->start = ce;
 			i++;
 		} else {
-			memmove(&M.r[i], &M.r[i + 1], (M.n - i - 1) * sizeof *M.r);
-			M.n--;
+			memmove(&maps.r[i], &maps.r[i + 1], (maps.n - i - 1) * sizeof *maps.r);
+			maps.n--;
 			last = !was.split || !other_piece(was.map);
 		}
 		if (fn)
 			fn(was.site, cut, was.birth, last);
 	}
-	pthread_mutex_unlock(&M.lock);
+	pthread_mutex_unlock(&maps.lock);
 	return removed;
 }
 
 void mgp_mmaps_lock(void)
 {
-	pthread_mutex_lock(&M.lock);
+	pthread_mutex_lock(&maps.lock);
 }
 
 void mgp_mmaps_unlock(void)
 {
-	pthread_mutex_unlock(&M.lock);
+	pthread_mutex_unlock(&maps.lock);
 }

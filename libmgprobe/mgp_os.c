@@ -13,21 +13,32 @@
 #include <time.h>
 #include <unistd.h>
 
-void *mgp_os_alloc(size_t size)
+void *mgp_os_map(void *addr, size_t len, int prot, int flags, int fd, long off)
 {
-	long r = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	if (r < 0 && r > -4096)
 		return NULL;
-	if ((void *)r == MAP_FAILED)
-		return NULL;
 	return (void *)r;
+}
+
+void *mgp_os_alloc(size_t size)
+{
+	return mgp_os_map(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
 }
 
 void mgp_os_free(void *p, size_t size)
 {
 	if (p)
 		syscall(SYS_munmap, p, size);
+}
+
+/* The formatter writes what fits and counts the rest, as snprintf does: n is the length so far. */
+static size_t put_c(char *buf, size_t cap, size_t n, char c)
+{
+	if (n + 1 < cap)
+		buf[n] = c;
+	return n + 1;
 }
 
 static size_t put_u(char *buf, size_t cap, size_t n, unsigned long long v, unsigned base)
@@ -39,102 +50,89 @@ static size_t put_u(char *buf, size_t cap, size_t n, unsigned long long v, unsig
 		tmp[k++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
 		v /= base;
 	} while (v && k < sizeof tmp);
-	while (k > 0) {
-		if (n + 1 < cap)
-			buf[n] = tmp[k - 1];
-		n++;
-		k--;
-	}
+	while (k > 0)
+		n = put_c(buf, cap, n, tmp[--k]);
 	return n;
+}
+
+/* A conversion's flags: "%.*s" precision, and the length modifiers l, ll, z. */
+struct conv {
+	long prec; /* -1: none */
+	int lng, sz;
+};
+
+/* One conversion of letter c; returns the new length, or (size_t)-1 for an unknown letter. */
+static size_t put_conv(char *buf, size_t cap, size_t n, char c, const struct conv *cv, va_list *ap)
+{
+	switch (c) {
+	case 's': {
+		const char *s = va_arg(*ap, const char *);
+		long prec = cv->prec;
+		for (s = s ? s : "(null)"; *s && prec != 0; s++, prec--)
+			n = put_c(buf, cap, n, *s);
+		return n;
+	}
+	case 'c':
+		return put_c(buf, cap, n, (char)va_arg(*ap, int));
+	case 'd': {
+		long long v = cv->lng >= 2 ? va_arg(*ap, long long)
+			      : cv->lng    ? va_arg(*ap, long)
+					   : va_arg(*ap, int);
+		unsigned long long u = (unsigned long long)v;
+		if (v < 0) {
+			n = put_c(buf, cap, n, '-');
+			u = 0ull - u;
+		}
+		return put_u(buf, cap, n, u, 10);
+	}
+	case 'u':
+	case 'x': {
+		unsigned long long v = cv->sz ? va_arg(*ap, size_t)
+				       : cv->lng >= 2 ? va_arg(*ap, unsigned long long)
+				       : cv->lng ? va_arg(*ap, unsigned long)
+						 : va_arg(*ap, unsigned);
+		return put_u(buf, cap, n, v, c == 'x' ? 16 : 10);
+	}
+	case 'p':
+		n = put_c(buf, cap, put_c(buf, cap, n, '0'), 'x');
+		return put_u(buf, cap, n, (uintptr_t)va_arg(*ap, void *), 16);
+	case '%':
+		return put_c(buf, cap, n, '%');
+	default:
+		return (size_t)-1;
+	}
 }
 
 size_t mgp_vfmt(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	size_t n = 0;
+	va_list args;
 	if (cap == 0)
 		return 0;
+	va_copy(args, ap);
 	for (const char *f = fmt; *f; f++) {
 		if (*f != '%') {
-			if (n + 1 < cap)
-				buf[n] = *f;
-			n++;
+			n = put_c(buf, cap, n, *f);
 			continue;
 		}
-		f++;
-		int lng = 0, sz = 0;
-		long prec = -1; /* "%.*s": at most prec characters of the string */
-		if (f[0] == '.' && f[1] == '*') {
-			prec = va_arg(ap, int);
+		struct conv cv = {.prec = -1};
+		if (*++f == '.' && f[1] == '*') {
+			cv.prec = va_arg(args, int);
 			f += 2;
 		}
-		while (*f == 'l') {
-			lng++;
-			f++;
-		}
+		for (; *f == 'l'; f++)
+			cv.lng++;
 		if (*f == 'z') {
-			sz = 1;
+			cv.sz = 1;
 			f++;
 		}
-		switch (*f) {
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			if (!s)
-				s = "(null)";
-			for (; *s && prec != 0; s++, prec--) {
-				if (n + 1 < cap)
-					buf[n] = *s;
-				n++;
-			}
-			break;
-		}
-		case 'c':
-			if (n + 1 < cap)
-				buf[n] = (char)va_arg(ap, int);
-			n++;
-			break;
-		case 'd': {
-			long long v = lng >= 2 ? va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
-			unsigned long long u = (unsigned long long)v;
-			if (v < 0) {
-				if (n + 1 < cap)
-					buf[n] = '-';
-				n++;
-				u = 0ull - u;
-			}
-			n = put_u(buf, cap, n, u, 10);
-			break;
-		}
-		case 'u':
-		case 'x': {
-			unsigned long long v = sz ? va_arg(ap, size_t)
-					   : lng >= 2 ? va_arg(ap, unsigned long long)
-					   : lng ? va_arg(ap, unsigned long)
-						 : va_arg(ap, unsigned);
-			n = put_u(buf, cap, n, v, *f == 'x' ? 16 : 10);
-			break;
-		}
-		case 'p':
-			if (n + 1 < cap)
-				buf[n] = '0';
-			n++;
-			if (n + 1 < cap)
-				buf[n] = 'x';
-			n++;
-			n = put_u(buf, cap, n, (uintptr_t)va_arg(ap, void *), 16);
-			break;
-		case '%':
-			if (n + 1 < cap)
-				buf[n] = '%';
-			n++;
-			break;
-		default:
-			return n < cap ? (buf[n] = 0, n) : (buf[cap - 1] = 0, cap - 1);
-		}
+		size_t r = put_conv(buf, cap, n, *f, &cv, &args);
+		if (r == (size_t)-1)
+			break; /* an unknown conversion ends the text */
+		n = r;
 	}
-	if (n < cap)
-		buf[n] = 0;
-	else
-		buf[cap - 1] = 0;
+	va_end(args);
+	buf[n < cap ? n : cap - 1] = 0;
 	return n < cap ? n : cap - 1;
 }
 
@@ -160,50 +158,6 @@ void mgp_log(const char *fmt, ...)
 	ssize_t w = write(2, buf, n);
 	(void)w;
 	errno = saved;
-}
-
-long mgp_read_file(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = 0;
-	while (n + 1 < cap) {
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	return (long)n;
-}
-
-uint64_t mgp_kv_kb(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-	for (const char *p = text; p && *p;) {
-		if (strncmp(p, key, kl) == 0 && p[kl] == ':') {
-			p += kl + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			uint64_t v = 0;
-			while (*p >= '0' && *p <= '9')
-				v = v * 10 + (uint64_t)(*p++ - '0');
-			return v * 1024;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return 0;
 }
 
 int mgp_parse_u64(const char *s, uint64_t *out)
@@ -241,37 +195,6 @@ void mgp_xfsz_release(const sigset_t *old, int raised)
 		sigtimedwait(&x, NULL, &zero);
 	}
 	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-uint64_t mgp_cgroup_limit(void)
-{
-	char cg[512], path[1024], val[64];
-	if (mgp_read_file("/proc/self/cgroup", cg, sizeof cg) <= 0)
-		return 0;
-	/* cgroup v2: a line "0::/some/path". Walk from it up to the root, keeping the tightest. */
-	char *p = strstr(cg, "0::");
-	if (!p)
-		return 0;
-	p += 3;
-	char *nl = strchr(p, '\n');
-	if (nl)
-		*nl = 0;
-	uint64_t best = 0;
-	for (;;) {
-		mgp_fmt(path, sizeof path, "/sys/fs/cgroup%s/memory.max", strcmp(p, "/") ? p : "");
-		if (mgp_read_file(path, val, sizeof val) > 0 && val[0] >= '0' && val[0] <= '9') {
-			uint64_t v = 0;
-			for (char *q = val; *q >= '0' && *q <= '9'; q++)
-				v = v * 10 + (uint64_t)(*q - '0');
-			if (v && (!best || v < best))
-				best = v;
-		}
-		char *slash = strrchr(p, '/');
-		if (!slash || slash == p)
-			break;
-		*slash = 0;
-	}
-	return best;
 }
 
 uint64_t mgp_now_ns(void)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_os.h: what the probe needs from the OS, callable from inside malloc: raw-syscall memory,
- * a tiny formatter into caller buffers, messages written with write(2), small /proc readers.
- * Nothing here may call malloc, stdio or any hooked function. */
+ * a tiny formatter into caller buffers, messages written with write(2), clocks. The /proc readers
+ * it shares with the readers are libmgformat's mgc_proc.h. Nothing here may call malloc, stdio or
+ * any hooked function. */
 #ifndef MGP_OS_H
 #define MGP_OS_H
 
@@ -10,7 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Anonymous memory straight from the kernel (bypassing the probe's own mmap hook). NULL on failure. */
+/* mmap(2) as a raw system call, bypassing the probe's own mmap hook. NULL on failure (errno is
+ * not set). */
+void *mgp_os_map(void *addr, size_t len, int prot, int flags, int fd, long off);
+
+/* Anonymous memory straight from the kernel, zeroed, with mgp_os_map. NULL on failure. */
 void *mgp_os_alloc(size_t size);
 void mgp_os_free(void *p, size_t size);
 
@@ -22,12 +27,6 @@ size_t mgp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((forma
 /* One line "mgprobe: ...\n" on stderr, written with a single write(2). */
 void mgp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Reads a whole small file into buf (NUL-terminated); returns bytes read or -errno. */
-long mgp_read_file(const char *path, char *buf, size_t cap);
-
-/* Value in kB of "Key:" in a /proc-style "Key:   123 kB" text, times 1024; 0 if absent. */
-uint64_t mgp_kv_kb(const char *text, const char *key);
-
 /* Parses a decimal unsigned; returns 0 on success, -EINVAL otherwise. */
 int mgp_parse_u64(const char *s, uint64_t *out);
 
@@ -38,10 +37,6 @@ int mgp_parse_u64(const char *s, uint64_t *out);
  * trace, never the program. */
 void mgp_xfsz_hold(sigset_t *old);
 void mgp_xfsz_release(const sigset_t *old, int raised);
-
-/* The tightest cgroup v2 memory.max on the path from this process's cgroup to the root, in
- * bytes; 0 when there is none (or no cgroup v2). */
-uint64_t mgp_cgroup_limit(void);
 
 uint64_t mgp_now_ns(void);     /* CLOCK_MONOTONIC */
 uint64_t mgp_real_ns(void);    /* CLOCK_REALTIME */

@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "mgc_format.h"
-#define MGC_SHM_LAYOUT_ONLY
-#include "mgc_shm.h"
+#include "mgc_shm_format.h"
 #include "mgp_os.h"
 
 #define MAX_CODES (1u << 17)       /* code objects kept; later ones are plain native frames */
@@ -26,6 +25,7 @@ struct slot {
 	uint32_t pad;
 };
 
+/* The code-object registry: lookups lock-free, a new code object added under `lock`. */
 static struct {
 	struct slot *slots;
 	struct mgp_pycode *codes;
@@ -33,31 +33,31 @@ static struct {
 	uint32_t arena_used;
 	uint32_t count; /* next id; ids < count are published */
 	pthread_mutex_t lock;
-} C = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} registry = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void fork_lock(void)
 {
-	pthread_mutex_lock(&C.lock);
+	pthread_mutex_lock(&registry.lock);
 }
 
 static void fork_unlock(void)
 {
-	pthread_mutex_unlock(&C.lock);
+	pthread_mutex_unlock(&registry.lock);
 }
 
 int mgp_pycode_init(void)
 {
-	C.slots = mgp_os_alloc((size_t)SLOTS * sizeof *C.slots);
-	C.codes = mgp_os_alloc((size_t)MAX_CODES * sizeof *C.codes);
-	C.arena = mgp_os_alloc(ARENA_BYTES);
-	if (!C.slots || !C.codes || !C.arena) {
-		mgp_os_free(C.slots, (size_t)SLOTS * sizeof *C.slots);
-		mgp_os_free(C.codes, (size_t)MAX_CODES * sizeof *C.codes);
-		mgp_os_free(C.arena, ARENA_BYTES);
-		C.slots = NULL;
+	registry.slots = mgp_os_alloc((size_t)SLOTS * sizeof *registry.slots);
+	registry.codes = mgp_os_alloc((size_t)MAX_CODES * sizeof *registry.codes);
+	registry.arena = mgp_os_alloc(ARENA_BYTES);
+	if (!registry.slots || !registry.codes || !registry.arena) {
+		mgp_os_free(registry.slots, (size_t)SLOTS * sizeof *registry.slots);
+		mgp_os_free(registry.codes, (size_t)MAX_CODES * sizeof *registry.codes);
+		mgp_os_free(registry.arena, ARENA_BYTES);
+		registry.slots = NULL;
 		return -ENOMEM;
 	}
-	__atomic_store_n(&C.count, 1, __ATOMIC_RELEASE); /* id 0 is "none" */
+	__atomic_store_n(&registry.count, 1, __ATOMIC_RELEASE); /* id 0 is "none" */
 	pthread_atfork(fork_lock, fork_unlock, fork_unlock);
 	return 0;
 }
@@ -69,14 +69,14 @@ static inline uint64_t slot_of(uint64_t addr, uint64_t fp)
 
 uint32_t mgp_pycode_find(uint64_t addr, uint64_t fp)
 {
-	if (!C.slots)
+	if (!registry.slots)
 		return 0;
 	for (uint64_t i = slot_of(addr, fp);; i = (i + 1) & (SLOTS - 1)) {
-		uint64_t a = __atomic_load_n(&C.slots[i].addr, __ATOMIC_ACQUIRE);
+		uint64_t a = __atomic_load_n(&registry.slots[i].addr, __ATOMIC_ACQUIRE);
 		if (a == 0)
 			return 0;
-		if (a == addr && C.slots[i].fp == fp)
-			return C.slots[i].id;
+		if (a == addr && registry.slots[i].fp == fp)
+			return registry.slots[i].id;
 	}
 }
 
@@ -109,12 +109,12 @@ static size_t put_utf8(char *o, uint32_t c)
 static void copy_str(const struct mgp_pystr *s, uint32_t *off, uint32_t *len)
 {
 	size_t n = s->len < MAX_STRING ? s->len : MAX_STRING;
-	*off = C.arena_used;
+	*off = registry.arena_used;
 	*len = 0;
 	if (!s->data || (s->kind != 1 && s->kind != 2 && s->kind != 4) ||
-	    (size_t)C.arena_used + n * 4 > ARENA_BYTES)
+	    (size_t)registry.arena_used + n * 4 > ARENA_BYTES)
 		return;
-	char *o = C.arena + C.arena_used;
+	char *o = registry.arena + registry.arena_used;
 	size_t w = 0;
 	if (s->kind == 1 && s->ascii) {
 		memcpy(o, s->data, n);
@@ -127,7 +127,7 @@ static void copy_str(const struct mgp_pystr *s, uint32_t *off, uint32_t *len)
 			w += put_utf8(o + w, c > 0x10ffff ? 0xfffd : c);
 		}
 	}
-	C.arena_used += (uint32_t)w;
+	registry.arena_used += (uint32_t)w;
 	*len = (uint32_t)w;
 }
 
@@ -136,59 +136,59 @@ static void copy_content(struct mgp_pycode *pc, const struct mgp_pycode_src *src
 	pc->firstlineno = src->firstlineno;
 	copy_str(&src->qualname, &pc->qualname_off, &pc->qualname_len);
 	copy_str(&src->file, &pc->file_off, &pc->file_len);
-	pc->linetable_off = C.arena_used;
+	pc->linetable_off = registry.arena_used;
 	pc->linetable_len = 0;
 	size_t n = src->linetable_len;
-	if (src->linetable && n <= MAX_LINETABLE && (size_t)C.arena_used + n <= ARENA_BYTES) {
-		memcpy(C.arena + C.arena_used, src->linetable, n);
-		C.arena_used += (uint32_t)n;
+	if (src->linetable && n <= MAX_LINETABLE && (size_t)registry.arena_used + n <= ARENA_BYTES) {
+		memcpy(registry.arena + registry.arena_used, src->linetable, n);
+		registry.arena_used += (uint32_t)n;
 		pc->linetable_len = (uint32_t)n;
 	}
 }
 
 uint32_t mgp_pycode_add(uint64_t addr, uint64_t fp, const struct mgp_pycode_src *src)
 {
-	if (!C.slots || addr == 0)
+	if (!registry.slots || addr == 0)
 		return 0;
-	pthread_mutex_lock(&C.lock);
+	pthread_mutex_lock(&registry.lock);
 	uint64_t i = slot_of(addr, fp);
 	for (;; i = (i + 1) & (SLOTS - 1)) {
-		uint64_t a = C.slots[i].addr;
+		uint64_t a = registry.slots[i].addr;
 		if (a == 0)
 			break;
-		if (a == addr && C.slots[i].fp == fp) { /* another thread won */
-			uint32_t id = C.slots[i].id;
-			pthread_mutex_unlock(&C.lock);
+		if (a == addr && registry.slots[i].fp == fp) { /* another thread won */
+			uint32_t id = registry.slots[i].id;
+			pthread_mutex_unlock(&registry.lock);
 			return id;
 		}
 	}
-	uint32_t id = C.count;
+	uint32_t id = registry.count;
 	if (id >= MAX_CODES) {
-		pthread_mutex_unlock(&C.lock);
+		pthread_mutex_unlock(&registry.lock);
 		return 0;
 	}
-	copy_content(&C.codes[id], src);
-	C.slots[i].fp = fp;
-	C.slots[i].id = id;
-	__atomic_store_n(&C.slots[i].addr, addr, __ATOMIC_RELEASE);
-	__atomic_store_n(&C.count, id + 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&C.lock);
+	copy_content(&registry.codes[id], src);
+	registry.slots[i].fp = fp;
+	registry.slots[i].id = id;
+	__atomic_store_n(&registry.slots[i].addr, addr, __ATOMIC_RELEASE);
+	__atomic_store_n(&registry.count, id + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&registry.lock);
 	return id;
 }
 
 uint32_t mgp_pycode_count(void)
 {
-	return C.slots ? __atomic_load_n(&C.count, __ATOMIC_ACQUIRE) : 0;
+	return registry.slots ? __atomic_load_n(&registry.count, __ATOMIC_ACQUIRE) : 0;
 }
 
 const struct mgp_pycode *mgp_pycode_get(uint32_t id)
 {
-	return &C.codes[id];
+	return &registry.codes[id];
 }
 
 const char *mgp_pycode_bytes(void)
 {
-	return C.arena;
+	return registry.arena;
 }
 
 /* One bit per code id: which are in the segment's table already (cleared after each publish). */
@@ -196,14 +196,14 @@ static uint64_t published[MAX_CODES / 64];
 
 static void publish_one(struct mgc_shm_py *py, uint32_t id)
 {
-	const struct mgp_pycode *c = &C.codes[id];
+	const struct mgp_pycode *c = &registry.codes[id];
 	uint32_t strings = c->qualname_len + c->file_len;
 	if (py->ncodes == MGC_SHM_PYCODES || py->bytes_used + strings > MGC_SHM_PYBYTES)
 		return;
 	uint32_t table = py->bytes_used + strings + c->linetable_len <= MGC_SHM_PYBYTES ? c->linetable_len : 0;
 	py->codes[py->ncodes++] = (struct mgc_shm_pycode){id, c->firstlineno, py->bytes_used, c->qualname_len,
 							  c->file_len, table};
-	memcpy(py->bytes + py->bytes_used, C.arena + c->qualname_off, strings + table);
+	memcpy(py->bytes + py->bytes_used, registry.arena + c->qualname_off, strings + table);
 	py->bytes_used += strings + table;
 }
 

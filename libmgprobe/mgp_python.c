@@ -41,6 +41,7 @@ static const struct layout layouts[] = {
 	{13, 2160, 608, 0, 72, 0, 8, 56, 70, 0, 68, 112, 128, 136, 184, 200, 40, 56},
 };
 
+/* The interpreter being read: found at start-up, read-only after (but for the counters). */
 static struct {
 	int on;
 	struct layout L;
@@ -52,7 +53,7 @@ static struct {
 	uint64_t bad_told;
 	char notice[256];
 	int notice_pending;
-} Y;
+} interp;
 
 /* ---- reading memory of the interpreter ---- */
 
@@ -74,7 +75,7 @@ static inline int32_t rd32(uintptr_t p, size_t off)
 /* A compact str object's characters (code names and file names always are compact). */
 static int read_str(uintptr_t s, struct mgp_pystr *out)
 {
-	if (!ok_ptr(s) || rd(s, 8) != Y.str_type)
+	if (!ok_ptr(s) || rd(s, 8) != interp.str_type)
 		return -1;
 	uint32_t state = (uint32_t)rd32(s, 32);
 	unsigned kind = (state >> 2) & 7u, compact = (state >> 5) & 1u, ascii = (state >> 6) & 1u;
@@ -83,25 +84,25 @@ static int read_str(uintptr_t s, struct mgp_pystr *out)
 	out->len = rd(s, 16);
 	out->kind = kind;
 	out->ascii = (int)ascii;
-	out->data = (const void *)(s + (ascii ? Y.L.str_ascii : Y.L.str_compact));
+	out->data = (const void *)(s + (ascii ? interp.L.str_ascii : interp.L.str_compact));
 	return 0;
 }
 
 static inline uint64_t fingerprint(uintptr_t code)
 {
-	uint64_t h = rd(code, Y.L.co_filename) ^ (rd(code, Y.L.co_qualname) * 0x9e3779b97f4a7c15ull) ^
-		     (rd(code, Y.L.co_linetable) << 17) ^ (uint64_t)(uint32_t)rd32(code, Y.L.co_firstlineno);
+	uint64_t h = rd(code, interp.L.co_filename) ^ (rd(code, interp.L.co_qualname) * 0x9e3779b97f4a7c15ull) ^
+		     (rd(code, interp.L.co_linetable) << 17) ^ (uint64_t)(uint32_t)rd32(code, interp.L.co_firstlineno);
 	return mgc_mix64(h);
 }
 
 /* First sight of a code object: copy what names it into the registry. */
 static uint32_t register_code(uintptr_t code, uint64_t fp)
 {
-	struct mgp_pycode_src src = {.firstlineno = rd32(code, Y.L.co_firstlineno)};
-	uintptr_t lt = rd(code, Y.L.co_linetable);
-	if (read_str(rd(code, Y.L.co_qualname), &src.qualname) < 0 ||
-	    read_str(rd(code, Y.L.co_filename), &src.file) < 0 || !ok_ptr(lt) || rd(lt, 8) != Y.bytes_type) {
-		__atomic_fetch_add(&Y.bad_frames, 1, __ATOMIC_RELAXED);
+	struct mgp_pycode_src src = {.firstlineno = rd32(code, interp.L.co_firstlineno)};
+	uintptr_t lt = rd(code, interp.L.co_linetable);
+	if (read_str(rd(code, interp.L.co_qualname), &src.qualname) < 0 ||
+	    read_str(rd(code, interp.L.co_filename), &src.file) < 0 || !ok_ptr(lt) || rd(lt, 8) != interp.bytes_type) {
+		__atomic_fetch_add(&interp.bad_frames, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	src.linetable = (const uint8_t *)(lt + 32); /* PyBytesObject.ob_sval */
@@ -112,11 +113,11 @@ static uint32_t register_code(uintptr_t code, uint64_t fp)
 /* The tagged value of one frame, or 0 for a frame to leave out (incomplete, not code). */
 static uint64_t frame_value(uintptr_t f, unsigned owner)
 {
-	uintptr_t code = rd(f, Y.L.fr_code);
-	if (!ok_ptr(code) || rd(code, 8) != Y.code_type)
+	uintptr_t code = rd(f, interp.L.fr_code);
+	if (!ok_ptr(code) || rd(code, 8) != interp.code_type)
 		return 0; /* 3.13: None for frames that run no code object */
-	uintptr_t instr = rd(f, Y.L.fr_instr), base = code + Y.L.co_code;
-	uintptr_t first = base + 2 * (uintptr_t)(uint32_t)rd32(code, Y.L.co_firsttraceable);
+	uintptr_t instr = rd(f, interp.L.fr_instr), base = code + interp.L.co_code;
+	uintptr_t first = base + 2 * (uintptr_t)(uint32_t)rd32(code, interp.L.co_firsttraceable);
 	if ((owner != FRAME_OWNED_BY_GENERATOR && instr < first) || instr < base || instr - base >= (1u << 31))
 		return 0;
 	uint64_t fp = fingerprint(code);
@@ -130,18 +131,18 @@ static uint64_t frame_value(uintptr_t f, unsigned owner)
  * interpreter is shutting down). */
 static uintptr_t current_frame(void)
 {
-	uintptr_t rt = (uintptr_t)Y.runtime;
-	if (__atomic_load_n((const int *)(rt + Y.L.tss_key), __ATOMIC_RELAXED) != 1 || rd(rt, Y.L.finalizing))
+	uintptr_t rt = (uintptr_t)interp.runtime;
+	if (__atomic_load_n((const int *)(rt + interp.L.tss_key), __ATOMIC_RELAXED) != 1 || rd(rt, interp.L.finalizing))
 		return 0;
-	uintptr_t ts = (uintptr_t)pthread_getspecific(*(const pthread_key_t *)(rt + Y.L.tss_key + 4));
+	uintptr_t ts = (uintptr_t)pthread_getspecific(*(const pthread_key_t *)(rt + interp.L.tss_key + 4));
 	if (!ok_ptr(ts))
 		return 0;
-	if (Y.L.ts_cframe) {
-		ts = rd(ts, Y.L.ts_cframe);
+	if (interp.L.ts_cframe) {
+		ts = rd(ts, interp.L.ts_cframe);
 		if (!ok_ptr(ts))
 			return 0;
 	}
-	return rd(ts, Y.L.cf_frame);
+	return rd(ts, interp.L.cf_frame);
 }
 
 /* Emits the Python frames of one call of the evaluator, from *cur to its entry frame (3.11) or
@@ -152,18 +153,18 @@ static unsigned emit_group(uintptr_t *cur, uintptr_t *out, unsigned k, unsigned 
 		uintptr_t f = *cur;
 		(*budget)--;
 		if (!ok_ptr(f)) {
-			__atomic_fetch_add(&Y.bad_frames, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&interp.bad_frames, 1, __ATOMIC_RELAXED);
 			*cur = 0;
 			break;
 		}
-		unsigned owner = *(const uint8_t *)(f + Y.L.fr_owner);
-		*cur = rd(f, Y.L.fr_previous);
-		if (Y.L.minor >= 12 && owner == FRAME_OWNED_BY_CSTACK)
+		unsigned owner = *(const uint8_t *)(f + interp.L.fr_owner);
+		*cur = rd(f, interp.L.fr_previous);
+		if (interp.L.minor >= 12 && owner == FRAME_OWNED_BY_CSTACK)
 			break;
 		uint64_t v = frame_value(f, owner);
 		if (v && k < cap)
 			out[k++] = (uintptr_t)v;
-		if (Y.L.minor == 11 && *(const uint8_t *)(f + Y.L.fr_is_entry))
+		if (interp.L.minor == 11 && *(const uint8_t *)(f + interp.L.fr_is_entry))
 			break;
 	}
 	return k;
@@ -171,20 +172,20 @@ static unsigned emit_group(uintptr_t *cur, uintptr_t *out, unsigned k, unsigned 
 
 unsigned mgp_python_merge(const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap)
 {
-	uintptr_t cur = Y.on ? current_frame() : 0;
+	uintptr_t cur = interp.on ? current_frame() : 0;
 	unsigned k = 0, budget = MAX_PY_FRAMES, last_py = 0;
 	int in_python = 0;
 	if (n > cap && !cur)
 		n = cap;
 	for (unsigned i = 0; i < n && k < cap; i++) {
 		uintptr_t ip = ips[i];
-		if (cur && ip > Y.eval_lo && ip <= Y.eval_hi) {
+		if (cur && ip > interp.eval_lo && ip <= interp.eval_hi) {
 			k = emit_group(&cur, out, k, cap, &budget);
 			in_python = 1;
 			last_py = k;
 			continue;
 		}
-		if (in_python && ip > Y.interp_lo && ip <= Y.interp_hi)
+		if (in_python && ip > interp.interp_lo && ip <= interp.interp_hi)
 			continue; /* the interpreter's own frames between Python frames */
 		out[k++] = ip;
 	}
@@ -198,44 +199,27 @@ unsigned mgp_python_merge(const uintptr_t *ips, unsigned n, uintptr_t *out, unsi
 
 int mgp_python_on(void)
 {
-	return Y.on;
+	return interp.on;
 }
 
 unsigned mgp_python_minor(void)
 {
-	return Y.L.minor;
+	return interp.L.minor;
 }
 
 /* ---- start-up ---- */
 
-struct range_q {
-	uintptr_t addr, lo, hi;
-};
-
-static int range_phdr(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct range_q *q = arg;
-	uint64_t lo, hi;
-	(void)size;
-	if (mgp_elf_range(info, &lo, &hi) == 0 && q->addr >= lo && q->addr < hi) {
-		q->lo = lo;
-		q->hi = hi;
-		return 1;
-	}
-	return 0;
-}
-
 static void set_notice(const char *text)
 {
-	mgp_fmt(Y.notice, sizeof Y.notice, "%s", text);
-	Y.notice_pending = 1;
+	mgp_fmt(interp.notice, sizeof interp.notice, "%s", text);
+	interp.notice_pending = 1;
 }
 
 /* 3.13 carries its own offsets: the table's must agree with them. */
 static int debug_offsets_agree(const struct layout *L)
 {
-	const uint64_t *d = (const uint64_t *)(const void *)Y.runtime;
-	if (memcmp(Y.runtime, "xdebugpy", 8) != 0 || d[2] != 0 /* free-threaded build */)
+	const uint64_t *d = (const uint64_t *)(const void *)interp.runtime;
+	if (memcmp(interp.runtime, "xdebugpy", 8) != 0 || d[2] != 0 /* free-threaded build */)
 		return 0;
 	/* cookie, version, free_threaded, runtime_state{size, finalizing, interpreters_head},
 	 * interpreter_state{13 fields}, thread_state{size, prev, next, interp, current_frame, ...},
@@ -261,12 +245,12 @@ static const struct layout *pick_layout(unsigned major, unsigned minor)
 int mgp_python_init(int enabled)
 {
 	const uint32_t *version = dlsym(RTLD_DEFAULT, "Py_Version");
-	Y.runtime = dlsym(RTLD_DEFAULT, "_PyRuntime");
+	interp.runtime = dlsym(RTLD_DEFAULT, "_PyRuntime");
 	void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
-	Y.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
-	Y.str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
-	Y.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
-	if (!version || !Y.runtime || !eval || !Y.code_type || !Y.str_type || !Y.bytes_type)
+	interp.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+	interp.str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+	interp.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+	if (!version || !interp.runtime || !eval || !interp.code_type || !interp.str_type || !interp.bytes_type)
 		return 0; /* not a Python process (3.10 and older have no Py_Version either) */
 	unsigned major = (*version >> 24) & 0xffu, minor = (*version >> 16) & 0xffu;
 	if (!enabled) {
@@ -278,36 +262,36 @@ int mgp_python_init(int enabled)
 	Dl_info info;
 	const ElfW(Sym) *sym = NULL;
 	if (!L || !dladdr1(eval, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !sym->st_size) {
-		mgp_fmt(Y.notice, sizeof Y.notice, "Python frames are off: CPython %u.%u is not supported "
+		mgp_fmt(interp.notice, sizeof interp.notice, "Python frames are off: CPython %u.%u is not supported "
 			"(3.11 to 3.13 are); stacks show the interpreter's native frames", major, minor);
-		Y.notice_pending = 1;
+		interp.notice_pending = 1;
 		return 0;
 	}
-	struct range_q q = {(uintptr_t)eval, 0, 0};
-	dl_iterate_phdr(range_phdr, &q);
+	uint64_t interp_lo, interp_hi;
+	mgp_elf_module_of(eval, &interp_lo, &interp_hi);
 	if (mgp_pycode_init() < 0) {
 		set_notice("Python frames are off: no memory for the code-object table");
 		return 0;
 	}
-	Y.L = *L;
-	Y.eval_lo = (uintptr_t)eval;
-	Y.eval_hi = (uintptr_t)eval + sym->st_size;
-	Y.interp_lo = q.lo;
-	Y.interp_hi = q.hi;
-	Y.on = 1;
+	interp.L = *L;
+	interp.eval_lo = (uintptr_t)eval;
+	interp.eval_hi = (uintptr_t)eval + sym->st_size;
+	interp.interp_lo = interp_lo;
+	interp.interp_hi = interp_hi;
+	interp.on = 1;
 	return 1;
 }
 
 int mgp_python_take_notice(char *buf, size_t cap)
 {
-	uint64_t bad = __atomic_load_n(&Y.bad_frames, __ATOMIC_RELAXED);
-	if (Y.notice_pending) {
-		Y.notice_pending = 0;
-		mgp_fmt(buf, cap, "%s", Y.notice);
+	uint64_t bad = __atomic_load_n(&interp.bad_frames, __ATOMIC_RELAXED);
+	if (interp.notice_pending) {
+		interp.notice_pending = 0;
+		mgp_fmt(buf, cap, "%s", interp.notice);
 		return 1;
 	}
-	if (bad && !Y.bad_told) {
-		Y.bad_told = bad;
+	if (bad && !interp.bad_told) {
+		interp.bad_told = bad;
 		mgp_fmt(buf, cap, "Python frames: a frame or code object failed validation and was left out "
 			"(native frames stand for it)");
 		return 1;

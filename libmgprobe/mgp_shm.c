@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_shm.c: publishes the probe's live state in /dev/shm/mgprobe.<pid> (layout: mgc_shm.h) for
- * mgmon. Runs only with the writer lock held, never on the allocation fast path; never calls
- * malloc (tables come from mgp_os_alloc, the segment from raw mmap) and never fails the target:
- * the segment's pages are reserved with fallocate up front so a full /dev/shm cannot SIGBUS the
- * program later, and any error turns publishing off with one line. */
+/* mgp_shm.c: publishes the probe's live state in /dev/shm/mgprobe.<pid> (layout:
+ * mgc_shm_format.h) for mgmon. Runs only with the writer lock held, never on the allocation fast
+ * path; never calls malloc (tables come from mgp_os_alloc, the segment from raw mmap) and never
+ * fails the target: the segment's pages are reserved with fallocate up front so a full /dev/shm
+ * cannot SIGBUS the program later, and any error turns publishing off with one line. */
 #define _GNU_SOURCE
 #include "mgp_shm.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,9 +16,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MGC_SHM_LAYOUT_ONLY
-#include "mgc_shm.h"
-#include "mgp_elf.h"
+#include "mgc_shm_format.h"
+#include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_pycode.h"
 #include "mgp_sites.h"
@@ -37,7 +34,6 @@ struct top {
 static struct {
 	struct mgc_shm *seg;
 	int pid;
-	uint64_t start_mono;
 	uint32_t max_sites;
 	float *hist;             /* max_sites * G: live bytes of every site at each grid point */
 	size_t hist_size;
@@ -46,73 +42,21 @@ static struct {
 	uint64_t steps_seen, cur_step, step_t, last_full;
 	uint64_t scan_ns; /* how long the last full publish's site scan took */
 	uint64_t ring_head, publishes;
-	unsigned long long adds, subs;
-	int mods_dirty;
-	uint32_t nmods, names_used;
-	struct mgc_shm_module mods[MGC_SHM_MODULES];
-	char names[MGC_SHM_NAMES];
+	uint32_t modules_gen;    /* the module generation in the segment */
+	int modules_copied;      /* any module map is in the segment */
 	struct top by_live[MGC_SHM_TOP], by_growth[MGC_SHM_TOP];
 	uint32_t nlive, ngrowth;
-	char status[8192];
-} S;
-
-static void *raw_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
-{
-	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-	if (r < 0 && r > -4096)
-		return NULL;
-	return (void *)r;
-}
+} pub;
 
 static void turn_off(const char *what, int err)
 {
 	char name[32];
-	mgc_shm_name(S.pid, name, sizeof name);
+	mgc_shm_name(pub.pid, name, sizeof name);
 	mgp_log("cannot publish live state in /dev/shm%s (%s: %s): mgmon will show RSS only", name, what,
 		strerror(err));
-	if (S.seg)
-		syscall(SYS_munmap, S.seg, sizeof *S.seg);
-	S.seg = NULL;
-}
-
-static uint64_t start_ticks(void)
-{
-	char buf[1024];
-	if (mgp_read_file("/proc/self/stat", buf, sizeof buf) <= 0)
-		return 0;
-	return mgc_stat_start_ticks(buf);
-}
-
-
-static void fill_identity(struct mgc_shm_header *h)
-{
-	char buf[4096];
-	long n = mgp_read_file("/proc/self/comm", buf, sizeof buf);
-	size_t k = 0;
-	for (long i = 0; i < n && buf[i] != '\n' && k + 1 < sizeof h->comm; i++)
-		h->comm[k++] = buf[i];
-	h->comm[k] = 0;
-	n = mgp_read_file("/proc/self/cmdline", buf, sizeof buf);
-	while (n > 0 && buf[n - 1] == 0)
-		n--;
-	k = 0;
-	for (long i = 0; i < n && k + 1 < sizeof h->cmdline; i++)
-		h->cmdline[k++] = buf[i] ? buf[i] : ' ';
-	h->cmdline[k] = 0;
-	if (mgp_read_file("/proc/meminfo", buf, sizeof buf) > 0)
-		h->mem_total = mgp_kv_kb(buf, "MemTotal");
-	h->cgroup_limit = mgp_cgroup_limit();
-	h->start_ticks = start_ticks();
-	h->rank = h->local_rank = -1;
-	const char *r = getenv("RANK");
-	uint64_t v;
-	if (!r)
-		r = getenv("SLURM_PROCID");
-	if (r && mgp_parse_u64(r, &v) == 0)
-		h->rank = (int32_t)v;
-	r = getenv("LOCAL_RANK");
-	if (r && mgp_parse_u64(r, &v) == 0)
-		h->local_rank = (int32_t)v;
+	if (pub.seg)
+		syscall(SYS_munmap, pub.seg, sizeof *pub.seg);
+	pub.seg = NULL;
 }
 
 /* Removes this user's segments whose process is gone (killed: no exit path ran). Raw getdents64:
@@ -151,40 +95,39 @@ static void sweep_stale(void)
 	close(fd);
 }
 
-void mgp_shm_open(const struct mgp_shm_info *info)
+/* The per-site history table: once per program (a forked child reuses its parent's). */
+static int reserve_history(uint32_t max_sites)
+{
+	if (pub.hist)
+		return 0;
+	sweep_stale(); /* once per program, not in every forked child */
+	pub.hist_size = (size_t)max_sites * G * sizeof(float);
+	pub.hist = mgp_os_alloc(pub.hist_size);
+	if (!pub.hist) {
+		turn_off("history table", ENOMEM);
+		return -ENOMEM;
+	}
+	pub.max_sites = max_sites;
+	return 0;
+}
+
+/* Creates /dev/shm/mgprobe.<pid> afresh and maps it; NULL after one line. */
+static struct mgc_shm *create_segment(void)
 {
 	char name[32];
-	S.pid = mgp_getpid();
-	S.start_mono = info->start_mono_ns;
-	if (!S.hist) {
-		sweep_stale(); /* once per program, not in every forked child */
-		S.hist_size = (size_t)info->max_sites * G * sizeof(float);
-		S.hist = mgp_os_alloc(S.hist_size);
-		if (!S.hist) {
-			turn_off("history table", ENOMEM);
-			return;
-		}
-		S.max_sites = info->max_sites;
-	}
-	S.grid_n = 0;
-	S.stride = 1;
-	S.since = 0;
-	S.ring_head = S.publishes = 0;
-	S.last_full = 0;
-	S.adds = S.subs = 0;
-	S.mods_dirty = 1;
-	mgc_shm_name(S.pid, name, sizeof name);
+	mgc_shm_name(pub.pid, name, sizeof name);
 	shm_unlink(name); /* a stale segment of a dead process that had our pid, or our pre-exec image */
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		turn_off("shm_open", errno);
-		return;
+		return NULL;
 	}
 	int err = 0;
 	const char *what = NULL;
-	if (fchmod(fd, 0600) < 0)
+	struct mgc_shm *seg = NULL;
+	if (fchmod(fd, 0600) < 0) {
 		err = errno, what = "fchmod";
-	else {
+	} else {
 		sigset_t old;
 		mgp_xfsz_hold(&old); /* a file-size limit turns publishing off, not the program */
 		err = posix_fallocate(fd, 0, sizeof(struct mgc_shm));
@@ -192,52 +135,82 @@ void mgp_shm_open(const struct mgp_shm_info *info)
 		if (err)
 			what = "reserve pages";
 	}
-	if (!what && !(S.seg = raw_mmap(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)))
+	if (!what)
+		seg = mgp_os_map(NULL, sizeof(struct mgc_shm), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!what && !seg)
 		err = ENOMEM, what = "mmap";
 	close(fd);
 	if (what) {
 		shm_unlink(name);
 		turn_off(what, err);
-		return;
 	}
-	struct mgc_shm_header *h = &S.seg->h;
+	return seg;
+}
+
+/* The header's fixed part: who this process is. */
+static void fill_header(struct mgc_shm_header *h, const struct mgp_process *p)
+{
 	h->version = MGC_SHM_VERSION;
 	h->header_size = sizeof *h;
 	h->total_size = sizeof(struct mgc_shm);
-	h->pid = S.pid;
-	h->ppid = (int32_t)getppid();
-	h->start_realtime_ns = info->start_realtime_ns;
-	h->start_mono_ns = info->start_mono_ns;
-	h->interval_ms = info->interval_ms;
-	h->depth = info->depth;
+	h->pid = p->pid;
+	h->ppid = p->ppid;
+	h->start_realtime_ns = p->start_realtime_ns;
+	h->start_mono_ns = p->start_mono_ns;
+	h->interval_ms = p->interval_ms;
+	h->depth = p->depth;
 	h->state = MGC_SHM_RUNNING;
 	h->grid_stride = 1;
-	fill_identity(h);
+	memcpy(h->comm, p->comm, sizeof h->comm - 1);
+	size_t k = 0;
+	for (uint32_t i = 0; i < p->cmdline_len && k + 1 < sizeof h->cmdline; i++)
+		h->cmdline[k++] = p->cmdline[i] ? p->cmdline[i] : ' ';
+	h->mem_total = p->mem_total;
+	h->cgroup_limit = p->cgroup_limit;
+	h->start_ticks = p->start_ticks;
+	h->rank = p->rank;
+	h->local_rank = p->local_rank;
+}
+
+void mgp_shm_open(const struct mgp_process *p)
+{
+	pub.pid = p->pid;
+	if (reserve_history(p->max_sites) < 0)
+		return;
+	pub.grid_n = 0;
+	pub.stride = 1;
+	pub.since = 0;
+	pub.ring_head = pub.publishes = 0;
+	pub.last_full = 0;
+	pub.modules_copied = 0;
+	if (!(pub.seg = create_segment()))
+		return;
+	fill_header(&pub.seg->h, p);
 	/* The magic last: a reader that sees it sees a filled header. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(h->magic, MGC_SHM_MAGIC, 8);
+	memcpy(pub.seg->h.magic, MGC_SHM_MAGIC, 8);
 }
 
 void mgp_shm_forget(void)
 {
-	if (S.seg)
-		syscall(SYS_munmap, S.seg, sizeof *S.seg);
-	S.seg = NULL;
+	if (pub.seg)
+		syscall(SYS_munmap, pub.seg, sizeof *pub.seg);
+	pub.seg = NULL;
 }
 
 static void close_seg(uint32_t state, int status)
 {
 	char name[32];
-	if (!S.seg || mgp_getpid() != S.pid)
+	if (!pub.seg || mgp_getpid() != pub.pid)
 		return;
-	mgc_shm_write_begin(&S.seg->h);
-	S.seg->h.state = state;
-	S.seg->h.exit_status = status;
-	mgc_shm_write_end(&S.seg->h);
-	mgc_shm_name(S.pid, name, sizeof name);
+	mgc_shm_write_begin(&pub.seg->h);
+	pub.seg->h.state = state;
+	pub.seg->h.exit_status = status;
+	mgc_shm_write_end(&pub.seg->h);
+	mgc_shm_name(pub.pid, name, sizeof name);
 	shm_unlink(name);
-	syscall(SYS_munmap, S.seg, sizeof *S.seg);
-	S.seg = NULL;
+	syscall(SYS_munmap, pub.seg, sizeof *pub.seg);
+	pub.seg = NULL;
 }
 
 void mgp_shm_exit(int status)
@@ -252,9 +225,9 @@ void mgp_shm_exec(void)
 
 void mgp_shm_child(int pid)
 {
-	if (!S.seg)
+	if (!pub.seg)
 		return;
-	struct mgc_shm_header *h = &S.seg->h;
+	struct mgc_shm_header *h = &pub.seg->h;
 	mgc_shm_write_begin(h);
 	if (h->nchildren == MGC_SHM_CHILDREN) {
 		memmove(h->children, h->children + 1, (MGC_SHM_CHILDREN - 1) * sizeof h->children[0]);
@@ -266,51 +239,30 @@ void mgp_shm_child(int pid)
 
 /* ---- module map ---- */
 
-
-static int on_module(struct dl_phdr_info *info, size_t size, void *arg)
+/* The modules loaded now (those that map something: the rest have nothing to symbolize), from
+ * the map both outputs share. Inside the sequence counter. */
+static void copy_modules(struct mgc_shm *seg)
 {
-	(void)size;
-	(void)arg;
-	char exe[1024];
-	const char *name = mgp_elf_name(info, exe, sizeof exe);
-	size_t nlen = strlen(name);
-	if (S.nmods >= MGC_SHM_MODULES || S.names_used + nlen > MGC_SHM_NAMES)
-		return 0;
-	struct mgc_shm_module *m = &S.mods[S.nmods];
-	memset(m, 0, sizeof *m);
-	m->bias = info->dlpi_addr;
-	if (mgp_elf_range(info, &m->start, &m->end) < 0)
-		return 0; /* nothing mapped: nothing to symbolize */
-	m->build_id_len = mgp_elf_build_id(info, m->build_id, sizeof m->build_id);
-	m->path_off = S.names_used;
-	m->path_len = (uint32_t)nlen;
-	memcpy(S.names + S.names_used, name, nlen);
-	S.names_used += (uint32_t)nlen;
-	S.nmods++;
-	return 0;
-}
-
-static int count_modules(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	unsigned long long *c = arg;
-	c[0] = info->dlpi_adds;
-	c[1] = info->dlpi_subs;
-	return 1;
-}
-
-static void sync_modules(void)
-{
-	unsigned long long c[2] = {0, 0};
-	dl_iterate_phdr(count_modules, c);
-	if (!S.mods_dirty && c[0] == S.adds && c[1] == S.subs)
-		return;
-	S.adds = c[0];
-	S.subs = c[1];
-	S.nmods = 0;
-	S.names_used = 0;
-	dl_iterate_phdr(on_module, NULL);
-	S.mods_dirty = 2; /* copy into the segment at this publish */
+	uint32_t n, k = 0, used = 0;
+	const struct mgp_module *mods = mgp_modules_all(&n);
+	const char *names = mgp_modules_names();
+	for (uint32_t i = 0; i < n && k < MGC_SHM_MODULES; i++) {
+		const struct mgp_module *m = &mods[i];
+		if (m->gen_unloaded || (!m->start && !m->end) || used + m->path_len > MGC_SHM_NAMES)
+			continue;
+		struct mgc_shm_module *e = &seg->modules[k++];
+		*e = (struct mgc_shm_module){.bias = m->bias, .start = m->start, .end = m->end,
+					     .path_off = used, .path_len = m->path_len,
+					     .build_id_len = m->build_id_len};
+		memcpy(e->build_id, m->build_id, m->build_id_len);
+		memcpy(seg->names + used, names + m->path_off, m->path_len);
+		used += m->path_len;
+	}
+	seg->h.nmodules = k;
+	seg->h.names_used = used;
+	seg->h.module_gen++;
+	pub.modules_gen = mgp_modules_gen();
+	pub.modules_copied = 1;
 }
 
 /* ---- sites ---- */
@@ -331,14 +283,14 @@ static void top_insert(struct top *t, uint32_t *n, uint32_t id, double key)
 static void thin(uint32_t nsites)
 {
 	for (uint32_t k = 0; k < G / 2; k++)
-		S.grid[k] = S.grid[2 * k];
-	for (uint32_t id = 1; id < nsites && id < S.max_sites; id++) {
-		float *h = S.hist + (size_t)id * G;
+		pub.grid[k] = pub.grid[2 * k];
+	for (uint32_t id = 1; id < nsites && id < pub.max_sites; id++) {
+		float *h = pub.hist + (size_t)id * G;
 		for (uint32_t k = 0; k < G / 2; k++)
 			h[k] = h[2 * k];
 	}
-	S.grid_n = G / 2;
-	S.stride *= 2;
+	pub.grid_n = G / 2;
+	pub.stride *= 2;
 }
 
 static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
@@ -361,152 +313,141 @@ static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
 		uint64_t v = __atomic_load_n(&s->cohorts[k], __ATOMIC_RELAXED);
 		e->cohorts[k] = v < (1ull << 62) ? v : 0; /* a transiently negative bucket */
 	}
-	memcpy(e->history, S.hist + (size_t)id * G, S.grid_n * sizeof(float));
+	memcpy(e->history, pub.hist + (size_t)id * G, pub.grid_n * sizeof(float));
 	memcpy(e->ips, mgp_site_frames(s), (size_t)e->nframes * 8);
 }
 
 /* ---- publishing ---- */
 
-void mgp_shm_publish(uint64_t step, uint32_t flags, const char *label)
+/* Steps become the x axis at the first marker. A marker that comes within 20 ms (or 50 site scans'
+ * time) of the last full publish only updates the step, so a fast loop pays for at most ~2% of
+ * scans: with 10^5 sites (PyTorch) a scan takes milliseconds. Returns 1 when that was all. */
+static int publish_step(const struct mgc_rec_snapshot *sn)
 {
-	if (!S.seg || mgp_getpid() != S.pid)
-		return;
-	struct mgc_shm *seg = S.seg;
-	struct mgc_shm_header *h = &seg->h;
-	uint64_t now = mgp_now_ns() - S.start_mono;
-	if (flags & MGC_SNAP_STEP) {
-		if (S.steps_seen++ == 0) {
-			S.grid_n = 0; /* steps become the x axis: restart the grid on it */
-			S.stride = 1;
-			S.since = 0;
-		}
-		if (step != S.cur_step || S.steps_seen == 1)
-			S.step_t = now;
-		S.cur_step = step;
-		if (!(flags & (MGC_SNAP_FINAL | MGC_SNAP_FULL)) && S.publishes && S.steps_seen > 1 &&
-		    now - S.last_full < (STEP_MIN_GAP_NS > 50 * S.scan_ns ? STEP_MIN_GAP_NS : 50 * S.scan_ns)) {
-			mgc_shm_write_begin(h);
-			h->step = step;
-			h->step_t_ns = S.step_t;
-			h->steps_seen = S.steps_seen;
-			h->updated_ns = now;
-			mgc_shm_write_end(h);
-			return;
-		}
+	struct mgc_shm_header *h = &pub.seg->h;
+	if (pub.steps_seen++ == 0) {
+		pub.grid_n = 0; /* steps become the x axis: restart the grid on it */
+		pub.stride = 1;
+		pub.since = 0;
 	}
-	S.last_full = now;
+	if (sn->step != pub.cur_step || pub.steps_seen == 1)
+		pub.step_t = sn->t_ns;
+	pub.cur_step = sn->step;
+	uint64_t gap = STEP_MIN_GAP_NS > 50 * pub.scan_ns ? STEP_MIN_GAP_NS : 50 * pub.scan_ns;
+	if ((sn->flags & (MGC_SNAP_FINAL | MGC_SNAP_FULL)) || !pub.publishes || pub.steps_seen == 1 ||
+	    sn->t_ns - pub.last_full >= gap)
+		return 0;
+	mgc_shm_write_begin(h);
+	h->step = sn->step;
+	h->step_t_ns = pub.step_t;
+	h->steps_seen = pub.steps_seen;
+	h->updated_ns = sn->t_ns;
+	mgc_shm_write_end(h);
+	return 1;
+}
 
-	/* The process snapshot, as the trace writer makes it. */
-	struct mgc_rec_snapshot sn = {0};
-	sn.t_ns = now;
-	sn.step = step;
-	sn.flags = flags;
-	if (label) {
-		size_t n = strnlen(label, sizeof sn.label - 1);
-		memcpy(sn.label, label, n);
+/* The grid point this publish writes. With steps, a step's point is its marker's snapshot, else its
+ * first (the x axis of libmgcore/mgc_analysis.h, mgreport's too): *keep says that a later publish in
+ * the same step (a sampler tick, the exit) leaves the point, the histories and the published sites
+ * as they were. Between strides the last point moves on; a new point thins the grid when full. */
+static uint32_t grid_slot(const struct mgc_rec_snapshot *sn, uint32_t nsites, int *keep)
+{
+	*keep = 0;
+	if (pub.grid_n > 0 && pub.steps_seen > 0 && pub.grid[pub.grid_n - 1].step == sn->step) {
+		*keep = (pub.grid[pub.grid_n - 1].flags & MGC_SNAP_STEP) || !(sn->flags & MGC_SNAP_STEP);
+		return pub.grid_n - 1;
 	}
-	if (mgp_read_file("/proc/self/status", S.status, sizeof S.status) > 0) {
-		sn.rss_anon = mgp_kv_kb(S.status, "RssAnon");
-		sn.rss_file = mgp_kv_kb(S.status, "RssFile");
-		sn.rss_shmem = mgp_kv_kb(S.status, "RssShmem");
+	if (pub.grid_n > 0 && pub.since < pub.stride) {
+		pub.since++;
+		return pub.grid_n - 1;
 	}
-	struct mallinfo2 mi = mallinfo2();
-	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;
-	sn.malloc_arena_bytes = mi.arena + mi.hblkhd;
+	if (pub.grid_n == G)
+		thin(nsites);
+	pub.since = 1;
+	return pub.grid_n++;
+}
 
-	/* Grid slot: the same step overwrites its point; between strides the last point moves on. */
-	uint32_t nsites = mgp_sites_count();
-	uint32_t slot;
-	int step_axis = S.steps_seen > 0;
-	if (S.grid_n > 0 && step_axis && S.grid[S.grid_n - 1].step == step) {
-		slot = S.grid_n - 1;
-	} else if (S.grid_n > 0 && S.since < S.stride) {
-		slot = S.grid_n - 1;
-		S.since++;
-	} else {
-		if (S.grid_n == G)
-			thin(nsites);
-		slot = S.grid_n++;
-		S.since = 1;
-	}
-	uint32_t ref = slot / 2; /* growth is measured over the recent half of the window */
-
-	S.nlive = S.ngrowth = 0;
-	uint64_t scan_t0 = mgp_now_ns();
-	for (uint32_t id = 1; id < nsites && id < S.max_sites; id++) {
+/* Every site's live bytes go into its history at the slot, and the sites are ranked by live bytes
+ * and by growth over the recent half of the grid window. */
+static void scan_sites(uint32_t slot, uint32_t nsites)
+{
+	uint32_t ref = slot / 2;
+	uint64_t t0 = mgp_now_ns();
+	pub.nlive = pub.ngrowth = 0;
+	for (uint32_t id = 1; id < nsites && id < pub.max_sites; id++) {
 		const struct mgp_site *s = mgp_site_get(id);
-		uint64_t a = __atomic_load_n(&s->allocs, __ATOMIC_RELAXED);
-		uint64_t f = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
 		uint64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
 		if (live >= (1ull << 62))
-			live = 0;
-		uint64_t cnt = a >= f ? a - f : 0;
-		if (s->kind == MGC_KIND_MMAP) {
-			sn.mmap_live_bytes += live;
-			sn.mmap_live_count += cnt;
-		} else if (mgc_kind_is_cuda(s->kind)) {
-			sn.device_live_bytes += live;
-		} else {
-			sn.heap_live_bytes += live;
-			sn.heap_live_count += cnt;
-		}
-		sn.allocs_total += a;
-		sn.frees_total += f;
-		float *hs = S.hist + (size_t)id * G;
+			live = 0; /* transiently negative */
+		float *hs = pub.hist + (size_t)id * G;
 		hs[slot] = (float)live;
-		if (a == 0)
+		if (__atomic_load_n(&s->allocs, __ATOMIC_RELAXED) == 0)
 			continue;
 		if (live)
-			top_insert(S.by_live, &S.nlive, id, (double)live);
+			top_insert(pub.by_live, &pub.nlive, id, (double)live);
 		double growth = (double)live - (double)hs[ref];
 		if (growth > 0)
-			top_insert(S.by_growth, &S.ngrowth, id, growth);
+			top_insert(pub.by_growth, &pub.ngrowth, id, growth);
 	}
-	/* A full publish scans every site: with 10^5 sites (PyTorch) that is milliseconds, so step
-	 * markers in between only update the step number until 50 scans' time has passed (the
-	 * target then spends at most ~2% of its time on publishing). */
-	S.scan_ns = mgp_now_ns() - scan_t0;
-	S.grid[slot] = sn;
-	sync_modules();
+	pub.scan_ns = mgp_now_ns() - t0;
+}
 
-	mgc_shm_write_begin(h);
-	h->updated_ns = now;
-	h->step = step;
-	h->step_t_ns = S.step_t;
-	h->steps_seen = S.steps_seen;
-	h->publishes = ++S.publishes;
-	if (label) {
-		memset(h->label, 0, sizeof h->label);
-		memcpy(h->label, sn.label, sizeof h->label);
-	}
-	h->state = MGC_SHM_RUNNING;
-	seg->ring[S.ring_head % MGC_SHM_RING] = sn;
-	h->ring_head = ++S.ring_head;
-	memcpy(seg->grid, S.grid, S.grid_n * sizeof S.grid[0]);
-	h->grid_n = S.grid_n;
-	h->grid_stride = S.stride;
-	h->nsites_total = nsites > 1 ? nsites - 1 : 0;
+/* The ranked sites into the segment: the growth list, then the live list's others. */
+static void write_sites(struct mgc_shm *seg)
+{
 	uint32_t ne = 0;
-	for (uint32_t i = 0; i < S.ngrowth; i++)
-		fill_site(&seg->sites[ne++], S.by_growth[i].id, MGC_SHM_TOP_GROWTH);
-	for (uint32_t i = 0; i < S.nlive; i++) {
+	for (uint32_t i = 0; i < pub.ngrowth; i++)
+		fill_site(&seg->sites[ne++], pub.by_growth[i].id, MGC_SHM_TOP_GROWTH);
+	for (uint32_t i = 0; i < pub.nlive; i++) {
 		uint32_t k = 0;
-		while (k < S.ngrowth && S.by_growth[k].id != S.by_live[i].id)
+		while (k < pub.ngrowth && pub.by_growth[k].id != pub.by_live[i].id)
 			k++;
-		if (k < S.ngrowth)
+		if (k < pub.ngrowth)
 			seg->sites[k].ranks |= MGC_SHM_TOP_LIVE;
 		else
-			fill_site(&seg->sites[ne++], S.by_live[i].id, MGC_SHM_TOP_LIVE);
+			fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE);
 	}
-	h->nsites = ne;
-	mgp_pycode_publish(&seg->py, seg->sites, ne);
-	if (S.mods_dirty == 2) {
-		memcpy(seg->modules, S.mods, S.nmods * sizeof S.mods[0]);
-		memcpy(seg->names, S.names, S.names_used);
-		h->nmodules = S.nmods;
-		h->names_used = S.names_used;
-		h->module_gen++;
-		S.mods_dirty = 0;
+	seg->h.nsites = ne;
+	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
+}
+
+void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
+{
+	if (!pub.seg || mgp_getpid() != pub.pid)
+		return;
+	if ((sn->flags & MGC_SNAP_STEP) && publish_step(sn))
+		return;
+	pub.last_full = sn->t_ns;
+	uint32_t nsites = mgp_sites_count();
+	int keep;
+	uint32_t slot = grid_slot(sn, nsites, &keep);
+	struct mgc_rec_snapshot now = *sn;
+	now.nsites = 0; /* the segment's snapshots carry no site entries */
+	if (!keep) {
+		scan_sites(slot, nsites);
+		pub.grid[slot] = now;
 	}
+
+	struct mgc_shm *seg = pub.seg;
+	struct mgc_shm_header *h = &seg->h;
+	mgc_shm_write_begin(h);
+	h->updated_ns = sn->t_ns;
+	h->step = sn->step;
+	h->step_t_ns = pub.step_t;
+	h->steps_seen = pub.steps_seen;
+	h->publishes = ++pub.publishes;
+	memcpy(h->label, sn->label, sizeof h->label);
+	h->state = MGC_SHM_RUNNING;
+	seg->ring[pub.ring_head % MGC_SHM_RING] = now;
+	h->ring_head = ++pub.ring_head;
+	if (!keep) {
+		memcpy(seg->grid, pub.grid, pub.grid_n * sizeof pub.grid[0]);
+		h->grid_n = pub.grid_n;
+		h->grid_stride = pub.stride;
+		h->nsites_total = nsites > 1 ? nsites - 1 : 0;
+		write_sites(seg);
+	}
+	if (!pub.modules_copied || pub.modules_gen != mgp_modules_gen())
+		copy_modules(seg);
 	mgc_shm_write_end(h);
 }

@@ -20,6 +20,7 @@ struct slot {
 	uint32_t pad;
 };
 
+/* The site table: new stacks are inserted under `lock`; lookups and counters are lock-free. */
 static struct {
 	struct slot *slots;
 	uint64_t mask;
@@ -31,7 +32,7 @@ static struct {
 	uint64_t frames_cap, frames_trunc_at;
 	uint64_t frames_used;
 	pthread_mutex_t lock;
-} S = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} table = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t *mgp_sites_dirty_words;
 uint64_t *mgp_sites_dirty_sum;
@@ -52,43 +53,43 @@ int mgp_sites_init(uint32_t max_sites)
 	uint64_t nslots = 1;
 	while (nslots < (uint64_t)max_sites * 2)
 		nslots <<= 1;
-	S.slots = mgp_os_alloc(nslots * sizeof(struct slot));
-	S.sites = mgp_os_alloc((size_t)max_sites * sizeof(struct mgp_site));
+	table.slots = mgp_os_alloc(nslots * sizeof(struct slot));
+	table.sites = mgp_os_alloc((size_t)max_sites * sizeof(struct mgp_site));
 	uint64_t frames_cap = (uint64_t)max_sites * FRAMES_PER_SITE;
 	if (frames_cap < FRAME_ARENA_FRAMES)
 		frames_cap = FRAME_ARENA_FRAMES;
-	S.frames = mgp_os_alloc((size_t)frames_cap * sizeof(uint64_t));
+	table.frames = mgp_os_alloc((size_t)frames_cap * sizeof(uint64_t));
 	size_t dwords = ((size_t)max_sites + 63) / 64, dsum = (dwords + 63) / 64;
 	mgp_sites_dirty_words = mgp_os_alloc(dwords * 8);
 	mgp_sites_dirty_sum = mgp_os_alloc(dsum * 8);
-	if (!S.slots || !S.sites || !S.frames || !mgp_sites_dirty_words || !mgp_sites_dirty_sum) {
+	if (!table.slots || !table.sites || !table.frames || !mgp_sites_dirty_words || !mgp_sites_dirty_sum) {
 		mgp_os_free(mgp_sites_dirty_words, dwords * 8);
 		mgp_os_free(mgp_sites_dirty_sum, dsum * 8);
 		mgp_sites_dirty_words = mgp_sites_dirty_sum = NULL;
-		mgp_os_free(S.slots, nslots * sizeof(struct slot));
-		mgp_os_free(S.sites, (size_t)max_sites * sizeof(struct mgp_site));
-		mgp_os_free(S.frames, (size_t)frames_cap * sizeof(uint64_t));
-		S.slots = NULL;
-		S.sites = NULL;
-		S.frames = NULL;
+		mgp_os_free(table.slots, nslots * sizeof(struct slot));
+		mgp_os_free(table.sites, (size_t)max_sites * sizeof(struct mgp_site));
+		mgp_os_free(table.frames, (size_t)frames_cap * sizeof(uint64_t));
+		table.slots = NULL;
+		table.sites = NULL;
+		table.frames = NULL;
 		return -ENOMEM;
 	}
-	S.mask = nslots - 1;
-	S.max_sites = max_sites;
+	table.mask = nslots - 1;
+	table.max_sites = max_sites;
 	/* The last eighth of the table (and of the frame arena) is kept for short stacks, so that a
 	 * program that makes hundreds of thousands of distinct stacks at start-up (libtorch's operator
 	 * registration does) still gives the sites that appear later (a leak in the training loop)
 	 * their own site and innermost frames instead of the frameless overflow site. A small table
 	 * (MGPROBE_MAX_SITES below 65536, set to save memory or in tests) has no such reserve. */
 	int reserve = max_sites >= 65536;
-	S.trunc_at = reserve ? max_sites - max_sites / 8 : UINT32_MAX;
-	S.frames_cap = frames_cap;
-	S.frames_trunc_at = reserve ? frames_cap - frames_cap / 8 : UINT64_MAX;
+	table.trunc_at = reserve ? max_sites - max_sites / 8 : UINT32_MAX;
+	table.frames_cap = frames_cap;
+	table.frames_trunc_at = reserve ? frames_cap - frames_cap / 8 : UINT64_MAX;
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
-	S.sites[1].hash = 0;
-	S.sites[1].nframes = 0;
-	S.sites[1].id = 1;
-	__atomic_store_n(&S.count, 2, __ATOMIC_RELEASE);
+	table.sites[1].hash = 0;
+	table.sites[1].nframes = 0;
+	table.sites[1].id = 1;
+	__atomic_store_n(&table.count, 2, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -97,7 +98,7 @@ static int same_stack(const struct mgp_site *s, uint64_t h, const uintptr_t *ips
 {
 	if (s->hash != h || s->nframes != n || s->kind != kind)
 		return 0;
-	const uint64_t *f = S.frames + s->frames_off;
+	const uint64_t *f = table.frames + s->frames_off;
 	for (unsigned i = 0; i < n; i++)
 		if (f[i] != (uint64_t)ips[i])
 			return 0;
@@ -108,68 +109,68 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 {
 	uint64_t h = hash_stack(ips, n, kind);
 	int nearly_full = n > TRUNC_FRAMES &&
-			  (__atomic_load_n(&S.count, __ATOMIC_RELAXED) >= S.trunc_at ||
-			   __atomic_load_n(&S.frames_used, __ATOMIC_RELAXED) >= S.frames_trunc_at);
-	uint64_t i = h & S.mask;
+			  (__atomic_load_n(&table.count, __ATOMIC_RELAXED) >= table.trunc_at ||
+			   __atomic_load_n(&table.frames_used, __ATOMIC_RELAXED) >= table.frames_trunc_at);
+	uint64_t i = h & table.mask;
 	for (;;) {
-		uint64_t sh = __atomic_load_n(&S.slots[i].hash, __ATOMIC_ACQUIRE);
+		uint64_t sh = __atomic_load_n(&table.slots[i].hash, __ATOMIC_ACQUIRE);
 		if (sh == 0)
 			break;
 		if (sh == h) {
-			uint32_t id = S.slots[i].id;
-			if (same_stack(&S.sites[id], h, ips, n, kind))
+			uint32_t id = table.slots[i].id;
+			if (same_stack(&table.sites[id], h, ips, n, kind))
 				return id;
 		}
-		i = (i + 1) & S.mask;
+		i = (i + 1) & table.mask;
 	}
 	if (nearly_full)
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
 
 	/* Not found: insert under the lock, re-probing since another thread may have won. */
-	pthread_mutex_lock(&S.lock);
-	i = h & S.mask;
+	pthread_mutex_lock(&table.lock);
+	i = h & table.mask;
 	for (;;) {
-		uint64_t sh = S.slots[i].hash;
+		uint64_t sh = table.slots[i].hash;
 		if (sh == 0)
 			break;
 		if (sh == h) {
-			uint32_t id = S.slots[i].id;
-			if (same_stack(&S.sites[id], h, ips, n, kind)) {
-				pthread_mutex_unlock(&S.lock);
+			uint32_t id = table.slots[i].id;
+			if (same_stack(&table.sites[id], h, ips, n, kind)) {
+				pthread_mutex_unlock(&table.lock);
 				return id;
 			}
 		}
-		i = (i + 1) & S.mask;
+		i = (i + 1) & table.mask;
 	}
-	uint32_t id = S.count;
-	if (n > TRUNC_FRAMES && (id >= S.trunc_at || S.frames_used + n > S.frames_trunc_at)) {
-		pthread_mutex_unlock(&S.lock);
+	uint32_t id = table.count;
+	if (n > TRUNC_FRAMES && (id >= table.trunc_at || table.frames_used + n > table.frames_trunc_at)) {
+		pthread_mutex_unlock(&table.lock);
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
 	}
-	if (id >= S.max_sites || S.frames_used + n > S.frames_cap) {
-		pthread_mutex_unlock(&S.lock);
+	if (id >= table.max_sites || table.frames_used + n > table.frames_cap) {
+		pthread_mutex_unlock(&table.lock);
 		return 1;
 	}
-	struct mgp_site *s = &S.sites[id];
-	s->frames_off = S.frames_used;
+	struct mgp_site *s = &table.sites[id];
+	s->frames_off = table.frames_used;
 	for (unsigned k = 0; k < n; k++)
-		S.frames[S.frames_used + k] = (uint64_t)ips[k];
-	__atomic_store_n(&S.frames_used, S.frames_used + n, __ATOMIC_RELAXED);
+		table.frames[table.frames_used + k] = (uint64_t)ips[k];
+	__atomic_store_n(&table.frames_used, table.frames_used + n, __ATOMIC_RELAXED);
 	s->nframes = (uint16_t)n;
 	s->kind = (uint16_t)kind;
 	s->id = id;
 	s->hash = h;
-	S.slots[i].id = id;
-	__atomic_store_n(&S.slots[i].hash, h, __ATOMIC_RELEASE);
-	__atomic_store_n(&S.count, id + 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&S.lock);
+	table.slots[i].id = id;
+	__atomic_store_n(&table.slots[i].hash, h, __ATOMIC_RELEASE);
+	__atomic_store_n(&table.count, id + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&table.lock);
 	return id;
 }
 
 uint32_t mgp_sites_take_dirty(uint32_t *ids)
 {
 	uint32_t n = 0;
-	size_t dwords = ((size_t)S.max_sites + 63) / 64, dsum = (dwords + 63) / 64;
+	size_t dwords = ((size_t)table.max_sites + 63) / 64, dsum = (dwords + 63) / 64;
 	for (size_t k = 0; k < dsum; k++) {
 		if (!__atomic_load_n(&mgp_sites_dirty_sum[k], __ATOMIC_RELAXED))
 			continue;
@@ -189,25 +190,25 @@ uint32_t mgp_sites_take_dirty(uint32_t *ids)
 
 struct mgp_site *mgp_site_get(uint32_t id)
 {
-	return &S.sites[id];
+	return &table.sites[id];
 }
 
 const uint64_t *mgp_site_frames(const struct mgp_site *s)
 {
-	return S.frames + s->frames_off;
+	return table.frames + s->frames_off;
 }
 
 uint32_t mgp_sites_count(void)
 {
-	return S.sites ? __atomic_load_n(&S.count, __ATOMIC_ACQUIRE) : 0;
+	return table.sites ? __atomic_load_n(&table.count, __ATOMIC_ACQUIRE) : 0;
 }
 
 void mgp_sites_lock(void)
 {
-	pthread_mutex_lock(&S.lock);
+	pthread_mutex_lock(&table.lock);
 }
 
 void mgp_sites_unlock(void)
 {
-	pthread_mutex_unlock(&S.lock);
+	pthread_mutex_unlock(&table.lock);
 }

@@ -6,52 +6,41 @@
 #define _GNU_SOURCE
 #include "mgp_trace.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
-#include <malloc.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
-#include "mgp_elf.h"
+#include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_pycode.h"
 #include "mgp_python.h"
 #include "mgp_sites.h"
 
 #define OUT_CAP (1u << 20)
-#define MAX_MODS 8192u
-#define NAMES_CAP (4u << 20)
 
-struct mod {
-	uint64_t bias, start, end;
-	uint32_t id;
-	uint32_t path_off, path_len;
-	uint8_t bid[40];
-	uint8_t bid_len;
-	uint8_t live;
-	uint8_t seen;
-};
-
+/* The trace writer's whole state (writer lock held). */
 static struct {
 	int fd;
-	int ok;
+	int ok;       /* the file is open and healthy */
 	dev_t dev;    /* the trace file's identity: the program may close our fd and reuse it */
 	ino_t ino;
 	uint64_t start_mono;
-	char *out;
+	char *out;    /* records not yet written to the file */
 	size_t len;
 	char *scratch;
 	size_t scratch_cap;
+	uint32_t max_sites;
 	uint64_t *last_allocs, *last_frees, *last_live; /* per site, as last written */
 	uint32_t *dirty_ids;                            /* scratch for the changed-site list */
 	uint32_t *leaves;                               /* per site, its stack's innermost node */
 	struct trie_slot *trie;                         /* the frame tree written so far */
 	uint64_t trie_cap;
 	uint32_t trie_nodes;
+	uint32_t stacks_written;                        /* sites below this id have their stack */
+	uint32_t codes_written;                         /* Python code objects written (ids below) */
+	uint32_t modules_gen;                           /* module generations written so far */
 	struct {
 		uint64_t live[3], count[3]; /* heap, mmap, CUDA */
 		uint64_t allocs, frees;
@@ -63,60 +52,51 @@ static struct {
 	const struct mgp_trace_cuda *cuda;
 	uint64_t prev_t, prev_step; /* the previous snapshot's, for SNAPSHOT2's deltas */
 	char prev_label[32];
-	uint32_t max_sites;
-	uint32_t stacks_written;
-	uint32_t codes_written;                         /* Python code objects written (ids below) */
-	struct mod *mods;
-	uint32_t nmods, next_mod_id, gen;
-	unsigned long long adds, subs;
-	char *names;
-	uint32_t names_used;
-} W = {.fd = -1};
+} trace = {.fd = -1};
 
 int mgp_trace_init(uint32_t max_sites)
 {
-	W.out = mgp_os_alloc(OUT_CAP);
-	W.scratch_cap = 1u << 20;
-	W.scratch = mgp_os_alloc(W.scratch_cap);
-	W.last_allocs = mgp_os_alloc((size_t)max_sites * 8);
-	W.last_frees = mgp_os_alloc((size_t)max_sites * 8);
-	W.last_live = mgp_os_alloc((size_t)max_sites * 8);
-	W.dirty_ids = mgp_os_alloc((size_t)max_sites * 4);
-	W.leaves = mgp_os_alloc((size_t)max_sites * 4);
-	W.mods = mgp_os_alloc(MAX_MODS * sizeof(struct mod));
-	W.names = mgp_os_alloc(NAMES_CAP);
-	if (!W.out || !W.scratch || !W.last_allocs || !W.last_frees || !W.last_live || !W.dirty_ids || !W.leaves ||
-	    !W.mods || !W.names)
+	trace.out = mgp_os_alloc(OUT_CAP);
+	trace.scratch_cap = 1u << 20;
+	trace.scratch = mgp_os_alloc(trace.scratch_cap);
+	trace.last_allocs = mgp_os_alloc((size_t)max_sites * 8);
+	trace.last_frees = mgp_os_alloc((size_t)max_sites * 8);
+	trace.last_live = mgp_os_alloc((size_t)max_sites * 8);
+	trace.dirty_ids = mgp_os_alloc((size_t)max_sites * 4);
+	trace.leaves = mgp_os_alloc((size_t)max_sites * 4);
+	if (!trace.out || !trace.scratch || !trace.last_allocs || !trace.last_frees || !trace.last_live ||
+	    !trace.dirty_ids || !trace.leaves)
 		return -ENOMEM;
-	W.max_sites = max_sites;
+	trace.max_sites = max_sites;
 	return 0;
 }
 
 int mgp_trace_ok(void)
 {
-	return W.ok;
+	return trace.ok;
 }
 
-/* Whether W.fd is still the trace file we opened. A program that closes every descriptor and
+/* Whether trace.fd is still the trace file we opened. A program that closes every descriptor and
  * opens its own files may be given our number: writing or closing it would hurt the program. */
 static int fd_is_ours(void)
 {
 	struct stat st;
-	return W.fd >= 0 && fstat(W.fd, &st) == 0 && st.st_dev == W.dev && st.st_ino == W.ino;
+	return trace.fd >= 0 && fstat(trace.fd, &st) == 0 && st.st_dev == trace.dev &&
+	       st.st_ino == trace.ino;
 }
 
 static void close_if_ours(void)
 {
 	if (fd_is_ours())
-		close(W.fd);
-	W.fd = -1;
+		close(trace.fd);
+	trace.fd = -1;
 }
 
 static void fail(int err)
 {
-	if (!W.ok)
+	if (!trace.ok)
 		return;
-	W.ok = 0;
+	trace.ok = 0;
 	mgp_log("cannot write the trace (%s): recording stopped, the program runs on", strerror(err));
 	close_if_ours();
 }
@@ -124,39 +104,39 @@ static void fail(int err)
 int mgp_trace_flush(void)
 {
 	size_t off = 0;
-	if (!W.ok) {
-		W.len = 0;
+	if (!trace.ok) {
+		trace.len = 0;
 		return -EIO;
 	}
-	if (W.len && !fd_is_ours()) {
-		W.len = 0;
-		W.fd = -1;
+	if (trace.len && !fd_is_ours()) {
+		trace.len = 0;
+		trace.fd = -1;
 		fail(EBADF); /* "Bad file descriptor": the program closed it */
 		return -EBADF;
 	}
 	sigset_t old;
 	mgp_xfsz_hold(&old); /* a file-size limit stops the trace, not the program */
-	while (off < W.len) {
-		ssize_t r = write(W.fd, W.out + off, W.len - off);
+	while (off < trace.len) {
+		ssize_t r = write(trace.fd, trace.out + off, trace.len - off);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			int e = errno;
 			mgp_xfsz_release(&old, e == EFBIG);
-			W.len = 0;
+			trace.len = 0;
 			fail(e);
 			return -e;
 		}
 		if (r == 0) {
 			mgp_xfsz_release(&old, 0);
-			W.len = 0;
+			trace.len = 0;
 			fail(ENOSPC);
 			return -ENOSPC;
 		}
 		off += (size_t)r;
 	}
 	mgp_xfsz_release(&old, 0);
-	W.len = 0;
+	trace.len = 0;
 	return 0;
 }
 
@@ -164,12 +144,12 @@ int mgp_trace_flush(void)
 static void put(const void *p, size_t n)
 {
 	const char *s = p;
-	while (n && W.ok) {
-		if (W.len == OUT_CAP && mgp_trace_flush() < 0)
+	while (n && trace.ok) {
+		if (trace.len == OUT_CAP && mgp_trace_flush() < 0)
 			return;
-		size_t k = OUT_CAP - W.len < n ? OUT_CAP - W.len : n;
-		memcpy(W.out + W.len, s, k);
-		W.len += k;
+		size_t k = OUT_CAP - trace.len < n ? OUT_CAP - trace.len : n;
+		memcpy(trace.out + trace.len, s, k);
+		trace.len += k;
 		s += k;
 		n -= k;
 	}
@@ -181,16 +161,7 @@ static void record3(uint32_t type, const void *a, size_t na, const void *b, size
 {
 	static const char zeros[8];
 	size_t len = na + nb + nc;
-	uint32_t h = 2166136261u;
-	const void *parts[3] = {a, b, c};
-	size_t lens[3] = {na, nb, nc};
-	for (int p = 0; p < 3; p++) {
-		const unsigned char *q = parts[p];
-		for (size_t i = 0; i < lens[p]; i++) {
-			h ^= q[i];
-			h *= 16777619u;
-		}
-	}
+	uint32_t h = mgc_fnv1a_more(mgc_fnv1a_more(mgc_fnv1a_more(MGC_FNV1A_INIT, a, na), b, nb), c, nc);
 	struct mgc_rec hdr = {.type = type, .len = (uint32_t)len, .check = h};
 	put(&hdr, sizeof hdr);
 	put(a, na);
@@ -201,11 +172,11 @@ static void record3(uint32_t type, const void *a, size_t na, const void *b, size
 
 static uint64_t now_rel(void)
 {
-	return mgp_now_ns() - W.start_mono;
+	return mgp_now_ns() - trace.start_mono;
 }
 
 
-int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *info)
+static int open_file(const char *path, int excl)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
 	if (fd < 0)
@@ -222,184 +193,72 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *in
 		close(fd);
 		return -e;
 	}
-	W.dev = st.st_dev;
-	W.ino = st.st_ino;
-	W.fd = fd;
-	W.ok = 1;
-	W.len = 0;
-	W.start_mono = info->start_mono_ns;
+	trace.dev = st.st_dev;
+	trace.ino = st.st_ino;
+	trace.fd = fd;
+	trace.ok = 1;
+	trace.len = 0;
+	return 0;
+}
 
+int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
+{
+	int err = open_file(path, excl);
+	if (err < 0)
+		return err;
+	trace.start_mono = p->start_mono_ns;
 	struct mgc_file_header fh = {.version = MGC_TRACE_VERSION,
 				     .header_size = sizeof(struct mgc_file_header)};
 	memcpy(fh.magic, MGC_TRACE_MAGIC, 8);
 	put(&fh, sizeof fh);
-
-	static char meminfo[4096], cmdline[4096], exe[1024], host[256];
-	struct mgc_rec_process pr = {0};
-	pr.pid = info->pid;
-	pr.ppid = info->ppid;
-	pr.start_realtime_ns = info->start_realtime_ns;
-	pr.start_mono_ns = info->start_mono_ns;
-	if (mgp_read_file("/proc/meminfo", meminfo, sizeof meminfo) > 0) {
-		pr.mem_total = mgp_kv_kb(meminfo, "MemTotal");
-		pr.mem_available = mgp_kv_kb(meminfo, "MemAvailable");
-	}
-	pr.cgroup_limit = mgp_cgroup_limit();
-	pr.page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-	pr.interval_ms = info->interval_ms;
-	pr.depth = info->depth;
-	pr.rank = info->rank;
-	pr.local_rank = info->local_rank;
-	struct utsname u;
-	host[0] = 0;
-	if (uname(&u) == 0)
-		mgp_fmt(host, sizeof host, "%s", u.nodename);
-	long cl = mgp_read_file("/proc/self/cmdline", cmdline, sizeof cmdline);
-	if (cl < 0)
-		cl = 0;
-	while (cl > 0 && cmdline[cl - 1] == 0)
-		cl--;
-	ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (el < 0)
-		el = 0;
-	pr.host_len = (uint32_t)strlen(host);
-	pr.cmdline_len = (uint32_t)cl;
-	pr.exe_len = (uint32_t)el;
+	struct mgc_rec_process pr = {
+		.pid = p->pid, .ppid = p->ppid,
+		.start_realtime_ns = p->start_realtime_ns, .start_mono_ns = p->start_mono_ns,
+		.mem_total = p->mem_total, .mem_available = p->mem_available,
+		.cgroup_limit = p->cgroup_limit, .page_size = p->page_size,
+		.interval_ms = p->interval_ms, .depth = p->depth,
+		.rank = p->rank, .local_rank = p->local_rank,
+		.host_len = (uint32_t)strlen(p->host), .cmdline_len = p->cmdline_len, .exe_len = p->exe_len,
+	};
 	/* The three strings go in one part: copy them behind each other in the scratch buffer. */
-	size_t off = 0;
-	memcpy(W.scratch + off, host, pr.host_len);
-	off += pr.host_len;
-	memcpy(W.scratch + off, cmdline, pr.cmdline_len);
-	off += pr.cmdline_len;
-	memcpy(W.scratch + off, exe, pr.exe_len);
-	off += pr.exe_len;
-	record3(MGC_REC_PROCESS, &pr, sizeof pr, W.scratch, off, NULL, 0);
+	memcpy(trace.scratch, p->host, pr.host_len);
+	memcpy(trace.scratch + pr.host_len, p->cmdline, pr.cmdline_len);
+	memcpy(trace.scratch + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
+	size_t strings = (size_t)pr.host_len + pr.cmdline_len + pr.exe_len;
+	record3(MGC_REC_PROCESS, &pr, sizeof pr, trace.scratch, strings, NULL, 0);
 	return mgp_trace_flush();
 }
 
 /* ---- module map ---- */
 
-struct scan {
-	struct mod tmp[64];
-	unsigned n;
-};
-
-
-static struct mod *find_mod(uint64_t bias, const char *name, size_t nlen)
+static void write_module(const struct mgp_module *m, uint32_t gen)
 {
-	for (uint32_t i = 0; i < W.nmods; i++) {
-		struct mod *m = &W.mods[i];
-		if (m->live && m->bias == bias && m->path_len == nlen &&
-		    memcmp(W.names + m->path_off, name, nlen) == 0)
-			return m;
+	if (m->gen_unloaded == gen) {
+		struct mgc_rec_module_unload r = {.id = m->id, .gen = gen};
+		record3(MGC_REC_MODULE_UNLOAD, &r, sizeof r, NULL, 0, NULL, 0);
+	} else if (m->gen_loaded == gen) {
+		struct mgc_rec_module r = {.id = m->id, .gen = gen, .bias = m->bias, .start = m->start,
+					   .end = m->end, .build_id_len = m->build_id_len,
+					   .path_len = m->path_len};
+		record3(MGC_REC_MODULE_LOAD, &r, sizeof r, m->build_id, m->build_id_len,
+			mgp_modules_names() + m->path_off, m->path_len);
 	}
-	return NULL;
 }
 
-static void emit_load(const struct mod *m)
+void mgp_trace_modules(void)
 {
-	struct mgc_rec_module r = {.id = m->id, .gen = W.gen, .bias = m->bias, .start = m->start,
-				   .end = m->end, .build_id_len = m->bid_len, .path_len = m->path_len};
-	record3(MGC_REC_MODULE_LOAD, &r, sizeof r, m->bid, m->bid_len, W.names + m->path_off,
-		m->path_len);
-}
-
-static int changed;
-
-static int on_phdr(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	(void)arg;
-	char exe[1024];
-	const char *name = mgp_elf_name(info, exe, sizeof exe);
-	size_t nlen = strlen(name);
-	struct mod *m = find_mod(info->dlpi_addr, name, nlen);
-	if (m) {
-		m->seen = 1;
-		return 0;
-	}
-	if (W.nmods >= MAX_MODS || W.names_used + nlen > NAMES_CAP)
-		return 0;
-	m = &W.mods[W.nmods++];
-	memset(m, 0, sizeof *m);
-	m->bias = info->dlpi_addr;
-	mgp_elf_range(info, &m->start, &m->end);
-	m->bid_len = (uint8_t)mgp_elf_build_id(info, m->bid, sizeof m->bid);
-	m->path_off = W.names_used;
-	m->path_len = (uint32_t)nlen;
-	memcpy(W.names + W.names_used, name, nlen);
-	W.names_used += (uint32_t)nlen;
-	m->id = ++W.next_mod_id;
-	m->live = 1;
-	m->seen = 1;
-	changed = 1;
-	return 0;
-}
-
-static int count_phdr(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct scan *sc = arg;
-	(void)size;
-	(void)sc;
-	W.adds = info->dlpi_adds;
-	W.subs = info->dlpi_subs;
-	return 1; /* the counters are the same in every entry: one is enough */
-}
-
-void mgp_trace_sync_modules(int force)
-{
-	if (!W.ok)
+	uint32_t n, gen = mgp_modules_gen();
+	const struct mgp_module *mods = mgp_modules_all(&n);
+	if (!trace.ok)
 		return;
-	unsigned long long a = W.adds, s = W.subs;
-	dl_iterate_phdr(count_phdr, NULL);
-	if (!force && a == W.adds && s == W.subs)
-		return;
-	for (uint32_t i = 0; i < W.nmods; i++)
-		W.mods[i].seen = 0;
-	uint32_t first_new = W.nmods;
-	changed = 0;
-	dl_iterate_phdr(on_phdr, NULL);
-	for (uint32_t i = 0; i < W.nmods; i++)
-		if (W.mods[i].live && !W.mods[i].seen)
-			changed = 1;
-	if (!changed)
-		return;
-	W.gen++;
-	for (uint32_t i = 0; i < W.nmods; i++) {
-		struct mod *m = &W.mods[i];
-		if (m->live && !m->seen) {
-			m->live = 0;
-			struct mgc_rec_module_unload r = {.id = m->id, .gen = W.gen};
-			record3(MGC_REC_MODULE_UNLOAD, &r, sizeof r, NULL, 0, NULL, 0);
-		}
+	/* Generation by generation, each one's unloads before its loads. */
+	for (uint32_t g = trace.modules_gen + 1; g <= gen; g++) {
+		for (int unloads = 1; unloads >= 0; unloads--)
+			for (uint32_t i = 0; i < n; i++)
+				if ((mods[i].gen_unloaded == g) == unloads)
+					write_module(&mods[i], g);
 	}
-	for (uint32_t i = first_new; i < W.nmods; i++)
-		emit_load(&W.mods[i]);
-}
-
-struct self_q {
-	uintptr_t addr, lo, hi;
-};
-
-static int self_phdr(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct self_q *q = arg;
-	uint64_t lo, hi;
-	(void)size;
-	if (mgp_elf_range(info, &lo, &hi) == 0 && q->addr >= lo && q->addr < hi) {
-		q->lo = lo;
-		q->hi = hi;
-		return 1;
-	}
-	return 0;
-}
-
-void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *hi)
-{
-	struct self_q q = {(uintptr_t)addr_in_probe, 0, 0};
-	dl_iterate_phdr(self_phdr, &q);
-	*lo = q.lo;
-	*hi = q.hi;
+	trace.modules_gen = gen;
 }
 
 /* ---- stacks, snapshots, markers ---- */
@@ -422,21 +281,21 @@ static inline uint64_t trie_hash(uint32_t parent, uint64_t ip)
 
 static int trie_grow(void)
 {
-	uint64_t ncap = W.trie_cap ? W.trie_cap * 2 : (1u << 16);
+	uint64_t ncap = trace.trie_cap ? trace.trie_cap * 2 : (1u << 16);
 	struct trie_slot *nt = mgp_os_alloc(ncap * sizeof *nt);
 	if (!nt)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < W.trie_cap; i++) {
-		if (!W.trie[i].node)
+	for (uint64_t i = 0; i < trace.trie_cap; i++) {
+		if (!trace.trie[i].node)
 			continue;
-		uint64_t j = trie_hash(W.trie[i].parent, W.trie[i].ip) & (ncap - 1);
+		uint64_t j = trie_hash(trace.trie[i].parent, trace.trie[i].ip) & (ncap - 1);
 		while (nt[j].node)
 			j = (j + 1) & (ncap - 1);
-		nt[j] = W.trie[i];
+		nt[j] = trace.trie[i];
 	}
-	mgp_os_free(W.trie, W.trie_cap * sizeof *W.trie);
-	W.trie = nt;
-	W.trie_cap = ncap;
+	mgp_os_free(trace.trie, trace.trie_cap * sizeof *trace.trie);
+	trace.trie = nt;
+	trace.trie_cap = ncap;
 	return 0;
 }
 
@@ -444,20 +303,20 @@ static int trie_grow(void)
  * of memory. */
 static uint32_t trie_node(uint32_t parent, uint64_t ip, size_t *off)
 {
-	if ((W.trie_nodes + 1) * 2 > W.trie_cap && trie_grow() < 0)
+	if ((trace.trie_nodes + 1) * 2 > trace.trie_cap && trie_grow() < 0)
 		return 0;
-	uint64_t j = trie_hash(parent, ip) & (W.trie_cap - 1);
-	while (W.trie[j].node) {
-		if (W.trie[j].ip == ip && W.trie[j].parent == parent)
-			return W.trie[j].node;
-		j = (j + 1) & (W.trie_cap - 1);
+	uint64_t j = trie_hash(parent, ip) & (trace.trie_cap - 1);
+	while (trace.trie[j].node) {
+		if (trace.trie[j].ip == ip && trace.trie[j].parent == parent)
+			return trace.trie[j].node;
+		j = (j + 1) & (trace.trie_cap - 1);
 	}
 	if (scratch_reserve(*off + MGC_FRAME_NODE_SIZE) < 0)
 		return 0;
-	uint32_t node = ++W.trie_nodes;
-	W.trie[j] = (struct trie_slot){ip, parent, node};
-	memcpy(W.scratch + *off, &ip, 8);
-	memcpy(W.scratch + *off + 8, &parent, 4);
+	uint32_t node = ++trace.trie_nodes;
+	trace.trie[j] = (struct trie_slot){ip, parent, node};
+	memcpy(trace.scratch + *off, &ip, 8);
+	memcpy(trace.scratch + *off + 8, &parent, 4);
 	*off += MGC_FRAME_NODE_SIZE;
 	return node;
 }
@@ -470,12 +329,12 @@ static void write_pycodes(void)
 	if (mgp_python_take_notice(text, sizeof text))
 		mgp_trace_notice(text);
 	uint32_t n = mgp_pycode_count();
-	if (W.codes_written == 0)
-		W.codes_written = 1; /* id 0 is "none" */
+	if (trace.codes_written == 0)
+		trace.codes_written = 1; /* id 0 is "none" */
 	const char *b = mgp_pycode_bytes();
-	for (; W.codes_written < n; W.codes_written++) {
-		const struct mgp_pycode *c = mgp_pycode_get(W.codes_written);
-		struct mgc_rec_pycode r = {.id = W.codes_written, .firstlineno = c->firstlineno,
+	for (; trace.codes_written < n; trace.codes_written++) {
+		const struct mgp_pycode *c = mgp_pycode_get(trace.codes_written);
+		struct mgc_rec_pycode r = {.id = trace.codes_written, .firstlineno = c->firstlineno,
 					   .qualname_len = c->qualname_len, .file_len = c->file_len,
 					   .linetable_len = c->linetable_len, .py_major = 3,
 					   .py_minor = (uint8_t)mgp_python_minor()};
@@ -490,14 +349,14 @@ static void write_pycodes(void)
 void mgp_trace_write_stacks(void)
 {
 	uint32_t n = mgp_sites_count(); /* first: a site's code objects are registered before it */
-	if (!W.ok)
+	if (!trace.ok)
 		return;
 	write_pycodes();
-	if (W.stacks_written == 0)
-		W.stacks_written = 1; /* id 0 is "none" */
-	uint32_t first_node = W.trie_nodes + 1;
+	if (trace.stacks_written == 0)
+		trace.stacks_written = 1; /* id 0 is "none" */
+	uint32_t first_node = trace.trie_nodes + 1;
 	size_t off = 0;
-	for (uint32_t id = W.stacks_written; id < n; id++) {
+	for (uint32_t id = trace.stacks_written; id < n; id++) {
 		const struct mgp_site *s = mgp_site_get(id);
 		const uint64_t *f = mgp_site_frames(s);
 		uint32_t node = 0;
@@ -508,19 +367,19 @@ void mgp_trace_write_stacks(void)
 				return;
 			}
 		}
-		W.leaves[id] = node;
+		trace.leaves[id] = node;
 	}
-	/* The new nodes, in chunks of at most 1M (12 MB records). */
-	uint32_t total = W.trie_nodes + 1 - first_node;
+	/* The new nodes, in chunks of at most 1M (12 MiB records). */
+	uint32_t total = trace.trie_nodes + 1 - first_node;
 	for (uint32_t done = 0; done < total;) {
 		uint32_t k = total - done < (1u << 20) ? total - done : (1u << 20);
 		struct mgc_rec_frames fr = {.first = first_node + done, .count = k};
-		record3(MGC_REC_FRAMES, &fr, sizeof fr, W.scratch + (size_t)done * MGC_FRAME_NODE_SIZE,
+		record3(MGC_REC_FRAMES, &fr, sizeof fr, trace.scratch + (size_t)done * MGC_FRAME_NODE_SIZE,
 			(size_t)k * MGC_FRAME_NODE_SIZE, NULL, 0);
 		done += k;
 	}
-	/* Then the stacks, many to a record (chunks of at most 256k, 4 MB). */
-	for (uint32_t id = W.stacks_written; id < n;) {
+	/* Then the stacks, many to a record (chunks of at most 256k, 4 MiB). */
+	for (uint32_t id = trace.stacks_written; id < n;) {
 		uint32_t k = 0;
 		if (scratch_reserve((size_t)(1u << 18) * sizeof(struct mgc_rec_stack2)) < 0) {
 			fail(ENOMEM);
@@ -528,36 +387,36 @@ void mgp_trace_write_stacks(void)
 		}
 		for (; id < n && k < (1u << 18); id++, k++) {
 			const struct mgp_site *s = mgp_site_get(id);
-			struct mgc_rec_stack2 r = {.id = id, .gen = W.gen, .kind = s->kind,
-						   .nframes = s->nframes, .leaf = W.leaves[id]};
-			memcpy(W.scratch + (size_t)k * sizeof r, &r, sizeof r);
+			struct mgc_rec_stack2 r = {.id = id, .gen = mgp_modules_gen(), .kind = s->kind,
+						   .nframes = s->nframes, .leaf = trace.leaves[id]};
+			memcpy(trace.scratch + (size_t)k * sizeof r, &r, sizeof r);
 		}
-		record3(MGC_REC_STACK2, W.scratch, (size_t)k * sizeof(struct mgc_rec_stack2), NULL, 0,
+		record3(MGC_REC_STACK2, trace.scratch, (size_t)k * sizeof(struct mgc_rec_stack2), NULL, 0,
 			NULL, 0);
 	}
-	W.stacks_written = n;
+	trace.stacks_written = n;
 }
 
 static int scratch_reserve(size_t need)
 {
-	if (need <= W.scratch_cap)
+	if (need <= trace.scratch_cap)
 		return 0;
-	size_t ncap = W.scratch_cap * 2;
+	size_t ncap = trace.scratch_cap * 2;
 	while (ncap < need)
 		ncap *= 2;
 	char *n = mgp_os_alloc(ncap);
 	if (!n)
 		return -ENOMEM;
-	memcpy(n, W.scratch, W.scratch_cap);
-	mgp_os_free(W.scratch, W.scratch_cap);
-	W.scratch = n;
-	W.scratch_cap = ncap;
+	memcpy(n, trace.scratch, trace.scratch_cap);
+	mgp_os_free(trace.scratch, trace.scratch_cap);
+	trace.scratch = n;
+	trace.scratch_cap = ncap;
 	return 0;
 }
 
 void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
 {
-	W.cuda = cuda;
+	trace.cuda = cuda;
 }
 
 /* A CUDA site's change goes to its (kind, device) cell. Cells are never removed: a cell that went
@@ -565,15 +424,15 @@ void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
 static void cell_add(uint16_t kind, uint64_t dbytes, uint64_t dcount)
 {
 	uint32_t c = 0;
-	while (c < W.ncells && W.cells[c].kind != kind)
+	while (c < trace.ncells && trace.cells[c].kind != kind)
 		c++;
-	if (c == W.ncells) {
-		if (W.ncells == MGP_TRACE_MAX_CELLS || (!dbytes && !dcount))
+	if (c == trace.ncells) {
+		if (trace.ncells == MGP_TRACE_MAX_CELLS || (!dbytes && !dcount))
 			return; /* full: the totals keep them; nothing yet (a forked child's zeroed sites) */
-		W.cells[W.ncells++] = (struct mgc_devmem_cell){.kind = kind};
+		trace.cells[trace.ncells++] = (struct mgc_devmem_cell){.kind = kind};
 	}
-	W.cells[c].bytes += dbytes;
-	W.cells[c].count += (uint32_t)dcount;
+	trace.cells[c].bytes += dbytes;
+	trace.cells[c].count += (uint32_t)dcount;
 }
 
 /* After a snapshot in a process that has CUDA memory: DEVMEM (the cells, then the pools') and
@@ -581,146 +440,169 @@ static void cell_add(uint16_t kind, uint64_t dbytes, uint64_t dcount)
 static void write_cuda(void)
 {
 	struct mgc_devmem_cell pools[MGP_TRACE_MAX_CELLS];
-	uint32_t np = W.cuda ? W.cuda->pool_cells(pools, MGP_TRACE_MAX_CELLS) : 0;
-	if (W.ncells + np) {
-		struct mgc_rec_devmem r = {.ncells = W.ncells + np};
-		record3(MGC_REC_DEVMEM, &r, sizeof r, W.cells, W.ncells * sizeof W.cells[0], pools,
+	uint32_t np = trace.cuda ? trace.cuda->pool_cells(pools, MGP_TRACE_MAX_CELLS) : 0;
+	if (trace.ncells + np) {
+		struct mgc_rec_devmem r = {.ncells = trace.ncells + np};
+		record3(MGC_REC_DEVMEM, &r, sizeof r, trace.cells, trace.ncells * sizeof trace.cells[0], pools,
 			np * sizeof pools[0]);
 	}
-	if (!W.cuda)
+	if (!trace.cuda)
 		return;
 	struct mgc_rec_devsite ds[64];
 	uint32_t n;
-	while ((n = W.cuda->take_devsites(ds, 64)) > 0)
+	while ((n = trace.cuda->take_devsites(ds, 64)) > 0)
 		record3(MGC_REC_DEVSITE, ds, n * sizeof ds[0], NULL, 0, NULL, 0);
 }
 
-void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label)
+/* Which of tot's slots a site's kind counts in: heap, anonymous mmap, CUDA. */
+static unsigned total_slot(unsigned kind)
 {
-	static char status[8192];
-	if (!W.ok)
-		return;
-	struct mgc_rec_snapshot sn = {0};
-	sn.t_ns = now_rel();
-	sn.step = step;
-	sn.flags = flags;
-	if (label)
-		strncpy(sn.label, label, sizeof sn.label - 1);
-	if (mgp_read_file("/proc/self/status", status, sizeof status) > 0) {
-		sn.rss_anon = mgp_kv_kb(status, "RssAnon");
-		sn.rss_file = mgp_kv_kb(status, "RssFile");
-		sn.rss_shmem = mgp_kv_kb(status, "RssShmem");
-	}
-	struct mallinfo2 mi = mallinfo2();
-	sn.malloc_free_bytes = mi.fordblks + mi.fsmblks;
-	sn.malloc_arena_bytes = mi.arena + mi.hblkhd;
+	return kind == MGC_KIND_MMAP ? 1 : mgc_kind_is_cuda(kind) ? 2 : 0;
+}
 
-	/* Only the sites that changed since the last snapshot are visited (the changed-site
-	 * bitmap), so a snapshot costs O(changed), not O(sites): a PyTorch process has 10^5 sites
-	 * from its start-up. The totals are kept up to date by each visited site's difference;
-	 * a FULL snapshot visits every site and sums them afresh. */
+/* A site's counters, read once per snapshot. */
+struct site_now {
+	uint64_t allocs, frees, live;
+};
+
+/* Adds what a site changed since it was last seen to the totals (all of it in a FULL snapshot,
+ * which starts them from zero) and remembers its counters. Differences are modular: a transiently
+ * negative read evens out later. Returns whether the site changed. */
+static int account_site(uint32_t id, const struct mgp_site *s, int full, struct site_now *now)
+{
+	now->allocs = __atomic_load_n(&s->allocs, __ATOMIC_ACQUIRE);
+	now->frees = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
+	now->live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+	uint64_t la = full ? 0 : trace.last_allocs[id], lf = full ? 0 : trace.last_frees[id];
+	uint64_t ll = full ? 0 : trace.last_live[id];
+	unsigned k = total_slot(s->kind);
+	trace.tot.live[k] += now->live - ll;
+	trace.tot.count[k] += (now->allocs - now->frees) - (la - lf);
+	if (k == 2)
+		cell_add(s->kind, now->live - ll, (now->allocs - now->frees) - (la - lf));
+	trace.tot.allocs += now->allocs - la;
+	trace.tot.frees += now->frees - lf;
+	trace.last_allocs[id] = now->allocs;
+	trace.last_frees[id] = now->frees;
+	trace.last_live[id] = now->live;
+	return full || now->allocs != la || now->frees != lf || now->live != ll;
+}
+
+/* The most bytes encode_site writes: 8 varints of counters and 32 of cohorts, 10 bytes each. */
+#define SITE_ENTRY_MAX (10u * (8u + MGC_COHORTS))
+
+/* A site's SNAPSHOT2 entry (mgc_format.h) at q; returns its length. */
+static size_t encode_site(unsigned char *q, uint32_t id_delta, const struct mgp_site *s,
+			  const struct site_now *now)
+{
+	uint64_t coh[MGC_COHORTS];
+	uint32_t mask = 0;
+	for (unsigned c = 0; c < MGC_COHORTS; c++) {
+		uint64_t v = __atomic_load_n(&s->cohorts[c], __ATOMIC_RELAXED);
+		if (v && v < (1ull << 62)) { /* a transiently negative bucket reads as huge: skip it */
+			mask |= 1u << c;
+			coh[c] = v;
+		}
+	}
+	size_t w = mgc_put_varint(q, id_delta);
+	w += mgc_put_varint(q + w, now->live);
+	w += mgc_put_varint(q + w, now->allocs - now->frees);
+	w += mgc_put_varint(q + w, now->allocs);
+	w += mgc_put_varint(q + w, __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED));
+	w += mgc_put_varint(q + w, now->frees);
+	w += mgc_put_varint(q + w, __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED));
+	w += mgc_put_varint(q + w, mask);
+	for (unsigned c = 0; c < MGC_COHORTS; c++)
+		if (mask & (1u << c))
+			w += mgc_put_varint(q + w, coh[c]);
+	return w;
+}
+
+/* Visits the sites that changed since the last snapshot (the changed-site bitmap), or every site
+ * in a FULL one, so a snapshot costs O(changed), not O(sites): a PyTorch process has 10^5 sites
+ * from its start-up. Keeps the totals and encodes the entries into the scratch buffer; returns
+ * their bytes and, in *nsites, their number. */
+static size_t visit_sites(int full, uint32_t *nsites)
+{
 	size_t off = 0;
-	uint32_t nsites = 0, count = mgp_sites_count();
-	int full = (flags & MGC_SNAP_FULL) != 0;
-	uint32_t prev_id = 0;
-	uint32_t nd = mgp_sites_take_dirty(W.dirty_ids);
+	uint32_t count = mgp_sites_count(), prev_id = 0;
+	uint32_t nd = mgp_sites_take_dirty(trace.dirty_ids);
 	uint32_t nvisit = full ? (count > 1 ? count - 1 : 0) : nd;
+	*nsites = 0;
 	if (full) {
-		memset(&W.tot, 0, sizeof W.tot);
-		for (uint32_t c = 0; c < W.ncells; c++)
-			W.cells[c].bytes = W.cells[c].count = 0;
+		memset(&trace.tot, 0, sizeof trace.tot);
+		for (uint32_t c = 0; c < trace.ncells; c++)
+			trace.cells[c].bytes = trace.cells[c].count = 0;
 	}
 	for (uint32_t i = 0; i < nvisit; i++) {
-		uint32_t id = full ? i + 1 : W.dirty_ids[i];
+		uint32_t id = full ? i + 1 : trace.dirty_ids[i];
 		const struct mgp_site *s = mgp_site_get(id);
-		uint64_t a = __atomic_load_n(&s->allocs, __ATOMIC_ACQUIRE);
-		uint64_t f = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
-		uint64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-		uint64_t la = full ? 0 : W.last_allocs[id], lf = full ? 0 : W.last_frees[id];
-		uint64_t ll = full ? 0 : W.last_live[id];
-		unsigned k = s->kind == MGC_KIND_MMAP ? 1 : mgc_kind_is_cuda(s->kind) ? 2 : 0;
-		W.tot.live[k] += live - ll; /* modular: a transiently negative read evens out later */
-		W.tot.count[k] += (a - f) - (la - lf);
-		if (k == 2)
-			cell_add(s->kind, live - ll, (a - f) - (la - lf));
-		W.tot.allocs += a - la;
-		W.tot.frees += f - lf;
-		W.last_allocs[id] = a;
-		W.last_frees[id] = f;
-		W.last_live[id] = live;
-		if (!full && a == la && f == lf && live == ll)
+		struct site_now now;
+		if (!account_site(id, s, full, &now) || (now.allocs == 0 && now.frees == 0))
 			continue;
-		if (a == 0 && f == 0)
-			continue;
-		/* at most 7 + 32 varints of 10 bytes */
-		if (scratch_reserve(off + 10 * (8 + MGC_COHORTS)) < 0)
+		if (scratch_reserve(off + SITE_ENTRY_MAX) < 0)
 			break;
-		unsigned char *q = (unsigned char *)W.scratch + off;
-		size_t w = 0;
-		uint64_t coh[MGC_COHORTS];
-		uint32_t mask = 0;
-		for (unsigned c = 0; c < MGC_COHORTS; c++) {
-			uint64_t v = __atomic_load_n(&s->cohorts[c], __ATOMIC_RELAXED);
-			if (v && v < (1ull << 62)) { /* a transiently negative bucket reads as huge: skip it */
-				mask |= 1u << c;
-				coh[c] = v;
-			}
-		}
-		w += mgc_put_varint(q + w, id - prev_id);
-		w += mgc_put_varint(q + w, live);
-		w += mgc_put_varint(q + w, a - f);
-		w += mgc_put_varint(q + w, a);
-		w += mgc_put_varint(q + w, __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED));
-		w += mgc_put_varint(q + w, f);
-		w += mgc_put_varint(q + w, __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED));
-		w += mgc_put_varint(q + w, mask);
-		for (unsigned c = 0; c < MGC_COHORTS; c++)
-			if (mask & (1u << c))
-				w += mgc_put_varint(q + w, coh[c]);
-		off += w;
+		off += encode_site((unsigned char *)trace.scratch + off, id - prev_id, s, &now);
 		prev_id = id;
-		nsites++;
+		(*nsites)++;
 	}
-	sn.heap_live_bytes = W.tot.live[0];
-	sn.heap_live_count = W.tot.count[0];
-	sn.mmap_live_bytes = W.tot.live[1];
-	sn.mmap_live_count = W.tot.count[1];
-	sn.device_live_bytes = W.tot.live[2];
-	sn.allocs_total = W.tot.allocs;
-	sn.frees_total = W.tot.frees;
-	sn.nsites = nsites;
-	/* The header in varints (mgc_format.h, SNAPSHOT2), then the sites encoded above. */
-	unsigned char h[16 * 10 + 40];
+	return off;
+}
+
+/* SNAPSHOT2's header (mgc_format.h) at h: the fields in varints, time and step as differences
+ * from the previous snapshot, the label only when it changed. Returns its length. */
+static size_t encode_header(unsigned char *h, const struct mgc_rec_snapshot *sn)
+{
 	size_t hn = 0;
-	hn += mgc_put_varint(h + hn, sn.t_ns - W.prev_t);
-	hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(sn.step - W.prev_step)));
-	hn += mgc_put_varint(h + hn, sn.rss_anon >> 10);
-	hn += mgc_put_varint(h + hn, sn.rss_file >> 10);
-	hn += mgc_put_varint(h + hn, sn.rss_shmem >> 10);
-	hn += mgc_put_varint(h + hn, sn.heap_live_bytes);
-	hn += mgc_put_varint(h + hn, sn.heap_live_count);
-	hn += mgc_put_varint(h + hn, sn.mmap_live_bytes);
-	hn += mgc_put_varint(h + hn, sn.mmap_live_count);
-	hn += mgc_put_varint(h + hn, sn.malloc_free_bytes);
-	hn += mgc_put_varint(h + hn, sn.malloc_arena_bytes);
-	hn += mgc_put_varint(h + hn, sn.device_live_bytes);
-	hn += mgc_put_varint(h + hn, sn.allocs_total);
-	hn += mgc_put_varint(h + hn, sn.frees_total);
-	hn += mgc_put_varint(h + hn, sn.flags);
-	size_t ll = strnlen(sn.label, sizeof sn.label);
-	if (ll == strnlen(W.prev_label, sizeof W.prev_label) && memcmp(sn.label, W.prev_label, ll) == 0) {
+	hn += mgc_put_varint(h + hn, sn->t_ns - trace.prev_t);
+	hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(sn->step - trace.prev_step)));
+	hn += mgc_put_varint(h + hn, sn->rss_anon >> 10);
+	hn += mgc_put_varint(h + hn, sn->rss_file >> 10);
+	hn += mgc_put_varint(h + hn, sn->rss_shmem >> 10);
+	hn += mgc_put_varint(h + hn, sn->heap_live_bytes);
+	hn += mgc_put_varint(h + hn, sn->heap_live_count);
+	hn += mgc_put_varint(h + hn, sn->mmap_live_bytes);
+	hn += mgc_put_varint(h + hn, sn->mmap_live_count);
+	hn += mgc_put_varint(h + hn, sn->malloc_free_bytes);
+	hn += mgc_put_varint(h + hn, sn->malloc_arena_bytes);
+	hn += mgc_put_varint(h + hn, sn->device_live_bytes);
+	hn += mgc_put_varint(h + hn, sn->allocs_total);
+	hn += mgc_put_varint(h + hn, sn->frees_total);
+	hn += mgc_put_varint(h + hn, sn->flags);
+	size_t ll = strnlen(sn->label, sizeof sn->label);
+	if (ll == strnlen(trace.prev_label, sizeof trace.prev_label) &&
+	    memcmp(sn->label, trace.prev_label, ll) == 0) {
 		hn += mgc_put_varint(h + hn, 0);
 	} else {
 		hn += mgc_put_varint(h + hn, ll + 1);
-		memcpy(h + hn, sn.label, ll);
+		memcpy(h + hn, sn->label, ll);
 		hn += ll;
-		memset(W.prev_label, 0, sizeof W.prev_label);
-		memcpy(W.prev_label, sn.label, ll);
+		memset(trace.prev_label, 0, sizeof trace.prev_label);
+		memcpy(trace.prev_label, sn->label, ll);
 	}
-	hn += mgc_put_varint(h + hn, nsites);
-	W.prev_t = sn.t_ns;
-	W.prev_step = sn.step;
-	record3(MGC_REC_SNAPSHOT2, h, hn, W.scratch, off, NULL, 0);
+	hn += mgc_put_varint(h + hn, sn->nsites);
+	trace.prev_t = sn->t_ns;
+	trace.prev_step = sn->step;
+	return hn;
+}
+
+void mgp_trace_snapshot(struct mgc_rec_snapshot *sn)
+{
+	uint32_t nsites;
+	size_t off = visit_sites((sn->flags & MGC_SNAP_FULL) != 0, &nsites);
+	sn->heap_live_bytes = trace.tot.live[0];
+	sn->heap_live_count = trace.tot.count[0];
+	sn->mmap_live_bytes = trace.tot.live[1];
+	sn->mmap_live_count = trace.tot.count[1];
+	sn->device_live_bytes = trace.tot.live[2];
+	sn->allocs_total = trace.tot.allocs;
+	sn->frees_total = trace.tot.frees;
+	sn->nsites = nsites;
+	if (!trace.ok)
+		return;
+	unsigned char h[16 * 10 + 40];
+	size_t hn = encode_header(h, sn);
+	record3(MGC_REC_SNAPSHOT2, h, hn, trace.scratch, off, NULL, 0);
 	write_cuda();
 }
 
@@ -752,7 +634,7 @@ void mgp_trace_end(uint32_t reason, int status)
 void mgp_trace_perfmap(int pid)
 {
 	char path[64];
-	if (!W.ok)
+	if (!trace.ok)
 		return;
 	mgp_fmt(path, sizeof path, "/tmp/perf-%d.map", pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -761,12 +643,12 @@ void mgp_trace_perfmap(int pid)
 	size_t chunk = 1u << 20;
 	if (scratch_reserve(chunk) == 0) {
 		for (;;) {
-			ssize_t r = read(fd, W.scratch, chunk);
+			ssize_t r = read(fd, trace.scratch, chunk);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0)
 				break;
-			record3(MGC_REC_PERFMAP, W.scratch, (size_t)r, NULL, 0, NULL, 0);
+			record3(MGC_REC_PERFMAP, trace.scratch, (size_t)r, NULL, 0, NULL, 0);
 		}
 	}
 	close(fd);
@@ -782,32 +664,29 @@ void mgp_trace_notice(const char *text)
 void mgp_trace_forget(void)
 {
 	close_if_ours();
-	W.ok = 0;
-	W.len = 0;
-	W.stacks_written = 0;
-	W.codes_written = 0;
-	W.nmods = 0;
-	W.names_used = 0;
-	W.gen = 0;
-	W.adds = W.subs = 0;
+	trace.ok = 0;
+	trace.len = 0;
+	trace.stacks_written = 0;
+	trace.codes_written = 0;
+	trace.modules_gen = 0;
 	size_t used = (size_t)mgp_sites_count() * 8; /* only pages the parent touched */
-	memset(W.last_allocs, 0, used);
-	memset(W.last_frees, 0, used);
-	memset(W.last_live, 0, used);
-	memset(&W.tot, 0, sizeof W.tot);
-	W.ncells = 0;
-	W.prev_t = W.prev_step = 0;
-	memset(W.prev_label, 0, sizeof W.prev_label);
+	memset(trace.last_allocs, 0, used);
+	memset(trace.last_frees, 0, used);
+	memset(trace.last_live, 0, used);
+	memset(&trace.tot, 0, sizeof trace.tot);
+	trace.ncells = 0;
+	trace.prev_t = trace.prev_step = 0;
+	memset(trace.prev_label, 0, sizeof trace.prev_label);
 	/* the child's file starts its own frame tree */
-	mgp_os_free(W.trie, W.trie_cap * sizeof *W.trie);
-	W.trie = NULL;
-	W.trie_cap = 0;
-	W.trie_nodes = 0;
+	mgp_os_free(trace.trie, trace.trie_cap * sizeof *trace.trie);
+	trace.trie = NULL;
+	trace.trie_cap = 0;
+	trace.trie_nodes = 0;
 }
 
 void mgp_trace_close(void)
 {
 	mgp_trace_flush();
 	close_if_ours();
-	W.ok = 0;
+	trace.ok = 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_trace.h: the probe's trace writer: records of libmgcore/mgc_format.h into one file,
+/* mgp_trace.h: the probe's trace writer: records of libmgformat/mgc_format.h into one file,
  * flushed with write(2) after every snapshot so a killed process leaves a readable file. Every
  * function here must be called with the probe's writer lock held; none may be called from the
  * malloc fast path. Never calls malloc. */
@@ -9,30 +9,27 @@
 #include <stdint.h>
 
 #include "mgc_format.h"
-
-struct mgp_process_info {
-	int pid, ppid;
-	uint64_t start_realtime_ns, start_mono_ns;
-	uint32_t interval_ms, depth;
-	int rank, local_rank;
-};
+#include "mgp_snapshot.h"
 
 /* Reserves buffers for up to max_sites sites. 0 or -ENOMEM. */
 int mgp_trace_init(uint32_t max_sites);
 
 /* Opens path for writing (O_EXCL when excl, else truncating) and writes the file header and the
  * process record. 0 or -errno (the file is then not created or left empty). */
-int mgp_trace_open(const char *path, int excl, const struct mgp_process_info *info);
+int mgp_trace_open(const char *path, int excl, const struct mgp_process *p);
 
-/* Re-reads the module map when it changed (or when force) and writes load/unload records. */
-void mgp_trace_sync_modules(int force);
+/* Writes load and unload records for the module map's generations since the last call
+ * (mgp_modules_sync reads the map). */
+void mgp_trace_modules(void);
 
 /* Writes stack records for sites published since the last call. */
 void mgp_trace_write_stacks(void);
 
-/* Writes a snapshot (sites that changed since the last one, or all with MGC_SNAP_FULL), then, in
+/* Completes and writes a snapshot whose process-level fields are filled (mgp_snapshot_take): visits
+ * the sites that changed since the last one (all with MGC_SNAP_FULL), fills sn's site totals
+ * (kept here by difference) and nsites even when the file has failed, writes the sites, then, in
  * a process with CUDA memory, its DEVMEM record and any new DEVSITE details. */
-void mgp_trace_snapshot(uint64_t step, uint32_t flags, const char *label);
+void mgp_trace_snapshot(struct mgc_rec_snapshot *sn);
 
 /* What the CUDA tracer (mgp_cupti.c, built only with CUPTI) lends the writer. */
 #define MGP_TRACE_MAX_CELLS 32u
@@ -65,8 +62,5 @@ int mgp_trace_ok(void);
 
 /* Closes the file (after a final flush). */
 void mgp_trace_close(void);
-
-/* The probe's own text range, so stacks can drop probe frames. */
-void mgp_trace_self_range(const void *addr_in_probe, uintptr_t *lo, uintptr_t *hi);
 
 #endif /* MGP_TRACE_H */

@@ -4,7 +4,9 @@
  * status unchanged, and says where the traces went. It never touches CMD's stdio. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "mg_config.h"
+#include "mgp_settings.h"
 
 #ifndef MGP_LIBDIR_REL
 #define MGP_LIBDIR_REL "../lib"
@@ -24,8 +27,18 @@
 #define MGP_LIBDIR_ABS "/usr/local/lib"
 #endif
 
+/* The table entry of an MGPROBE_* variable the launcher sets (always in the table). */
+static const struct mgp_setting *setting(const char *name)
+{
+	size_t i = 0;
+	while (i + 1 < MGP_SETTINGS_COUNT && strcmp(mgp_setting_table[i].name, name) != 0)
+		i++;
+	return &mgp_setting_table[i];
+}
+
 static void usage(FILE *f)
 {
+	const struct mgp_setting *iv = setting("MGPROBE_INTERVAL"), *dp = setting("MGPROBE_DEPTH");
 	fprintf(f,
 		"usage: mgprobe run [options] -- CMD [ARGS...]\n"
 		"       mgprobe --help | --version\n"
@@ -37,8 +50,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  -o, --output FILE   trace file (default: ./mgprobe.<comm>.<pid>.mgt); child\n"
 		"                      processes write FILE-without-.mgt.<comm>.<pid>.mgt\n"
-		"  --interval MS       snapshot interval in milliseconds (default 1000)\n"
-		"  --depth N           call-stack depth, 1..256 (default 64; twice that in Python\n"
+		"  --interval MS       %s (default %u)\n"
+		"  --depth N           %s, %u..%u (default %u; twice that in Python\n"
 		"                      programs, where Python frames replace the interpreter's)\n"
 		"  --no-children       do not trace forked or exec'd child processes\n"
 		"  --no-cuda           do not trace CUDA memory (by default the CUDA driver loads the\n"
@@ -50,9 +63,17 @@ static void usage(FILE *f)
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
-		"The same settings work with plain LD_PRELOAD=libmgprobe.so through MGPROBE_OUTPUT,\n"
-		"MGPROBE_INTERVAL, MGPROBE_DEPTH, MGPROBE_NO_CHILDREN, MGPROBE_PYTHON=0 and MGPROBE_DIR.\n"
-		"Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own errors.\n");
+		"The same settings work with plain LD_PRELOAD=libmgprobe.so, through these variables:\n",
+		iv->help, iv->def, dp->help, dp->lo, dp->hi, dp->def);
+	for (size_t i = 0; i < MGP_SETTINGS_COUNT; i++) {
+		const struct mgp_setting *t = &mgp_setting_table[i];
+		fprintf(f, "  %-20s %s", t->name, t->help);
+		if (t->kind == MGP_SETTING_NUMBER)
+			fprintf(f, ", %u..%u (default %u)", t->lo, t->hi, t->def);
+		fputc('\n', f);
+	}
+	fprintf(f, "Exit status: CMD's own (128+N if it died of signal N); 125 on mgprobe's own "
+		"errors.\n");
 }
 
 static int file_exists(const char *p)
@@ -99,6 +120,45 @@ static int find_lib(char *out, size_t cap)
 	return -1;
 }
 
+/* The file execvp would run for cmd: itself when it has a '/', else the first executable in PATH.
+ * 0, or -1 when there is none (execvp will say why). */
+static int find_program(const char *cmd, char *out, size_t cap)
+{
+	if (strchr(cmd, '/'))
+		return snprintf(out, cap, "%s", cmd) < (int)cap ? 0 : -1;
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		if (snprintf(out, cap, "%.*s/%s", (int)n, n ? p : ".", cmd) < (int)cap &&
+		    file_exists(out) && access(out, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
+/* 1 when the file is a 64-bit ELF program without a PT_INTERP header: statically linked, so no
+ * dynamic loader will ever read LD_PRELOAD for it. 0 otherwise (dynamic, a script, unreadable). */
+static int statically_linked(const char *file)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), interp = 0;
+	if (fd < 0)
+		return 0;
+	int elf = pread(fd, &eh, sizeof eh, 0) == sizeof eh && !memcmp(eh.e_ident, ELFMAG, SELFMAG) &&
+		  eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof ph &&
+		  (eh.e_type == ET_EXEC || eh.e_type == ET_DYN);
+	for (unsigned i = 0; elf && i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * sizeof ph)) != sizeof ph)
+			elf = 0;
+		else if (ph.p_type == PT_INTERP)
+			interp = 1;
+	}
+	close(fd);
+	return elf && !interp;
+}
+
 static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned long hi,
 		      unsigned long *out)
 {
@@ -118,7 +178,6 @@ static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned
 static void report_traces(const char *dir, const char *prefix, const char *root, time_t t0)
 {
 	DIR *d = opendir(dir);
-	int children = 0;
 	if (root && file_exists(root))
 		fprintf(stderr, "mgprobe: trace written to %s\n", root);
 	if (!d)
@@ -137,10 +196,184 @@ static void report_traces(const char *dir, const char *prefix, const char *root,
 		if (stat(p, &st) != 0 || st.st_mtime < t0)
 			continue;
 		fprintf(stderr, "mgprobe: %s written to %s\n", root ? "child trace" : "trace", p);
-		children++;
 	}
 	closedir(d);
-	(void)children;
+}
+
+/* What `mgprobe run` was asked. */
+struct run_opts {
+	const char *output;           /* -o, or NULL */
+	unsigned long interval, depth; /* 0: the probe's default */
+	int no_children, no_cuda, no_python, py_objects;
+	int cmd;                      /* argv index of CMD */
+};
+
+/* Parses run's options (argv[2] on). 0 with o filled; otherwise the exit status to return (0
+ * after --help, 2 after one line on a usage error). */
+static int parse_run(int argc, char **argv, struct run_opts *o)
+{
+	int i;
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a file name\n", a);
+				return 2;
+			}
+			o->output = argv[i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			o->output = a + 9;
+		} else if (!strcmp(a, "--interval") || !strcmp(a, "--depth")) {
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a number\n", a);
+				return 2;
+			}
+			int iv = !strcmp(a, "--interval");
+			const struct mgp_setting *t = setting(iv ? "MGPROBE_INTERVAL" : "MGPROBE_DEPTH");
+			if (parse_uint(a, argv[i], t->lo, t->hi, iv ? &o->interval : &o->depth))
+				return 2;
+		} else if (!strcmp(a, "--no-children")) {
+			o->no_children = 1;
+		} else if (!strcmp(a, "--no-cuda")) {
+			o->no_cuda = 1;
+		} else if (!strcmp(a, "--no-python")) {
+			o->no_python = 1;
+		} else if (!strcmp(a, "--python-objects")) {
+			o->py_objects = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "mgprobe: unknown option '%s' (try 'mgprobe --help')\n", a);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "mgprobe: no command to run (usage: mgprobe run [options] -- CMD [ARGS...])\n");
+		return 2;
+	}
+	o->cmd = i;
+	return 0;
+}
+
+/* Where this run's traces go. With -o: MGPROBE_OUTPUT, the absolute FILE.mgt in outabs (the
+ * launched process claims it), its directory and the children's name prefix; else MGPROBE_DIR,
+ * the working directory, and "mgprobe.". 0, or the exit status after one line. */
+static int set_output(const char *output, const char *cmd, char *outabs, char *outdir, char *prefix)
+{
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof cwd)) {
+		fprintf(stderr, "mgprobe: cannot read the working directory: %s\n", strerror(errno));
+		return 125;
+	}
+	if (!output) {
+		snprintf(outdir, PATH_MAX, "%s", cwd);
+		snprintf(prefix, PATH_MAX, "mgprobe.");
+		setenv("MGPROBE_DIR", cwd, 1);
+		unsetenv("MGPROBE_OUTPUT");
+		return 0;
+	}
+	if (!*output) {
+		fprintf(stderr, "mgprobe: empty output file name\n");
+		return 2;
+	}
+	if (output[0] == '/')
+		snprintf(outabs, PATH_MAX + 8, "%s", output);
+	else
+		snprintf(outabs, PATH_MAX + 8, "%s/%s", cwd, output);
+	size_t n = strlen(outabs);
+	if (n < 4 || strcmp(outabs + n - 4, ".mgt") != 0) {
+		if (n + 4 >= PATH_MAX + 8) {
+			fprintf(stderr, "mgprobe: output path too long\n");
+			return 2;
+		}
+		strcat(outabs, ".mgt");
+	}
+	snprintf(outdir, PATH_MAX, "%s", outabs);
+	char *slash = strrchr(outdir, '/');
+	*slash = 0;
+	snprintf(prefix, PATH_MAX, "%s", slash + 1);
+	prefix[strlen(prefix) - 4] = '.'; /* "name.mgt" -> children "name.<comm>..." */
+	prefix[strlen(prefix) - 3] = 0;
+	if (access(outdir[0] ? outdir : "/", W_OK) != 0)
+		fprintf(stderr, "mgprobe: warning: cannot write to %s (%s): %s will run unprofiled\n",
+			outdir, strerror(errno), cmd);
+	struct stat ost;
+	if (lstat(outabs, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+		fprintf(stderr, "mgprobe: %s exists and is not a regular file: choose another -o\n", outabs);
+		return 2;
+	}
+	unlink(outabs); /* the launched process claims the name with O_EXCL */
+	setenv("MGPROBE_OUTPUT", outabs, 1);
+	return 0;
+}
+
+/* The other settings, CUDA injection and the preload. 0, or 125. */
+static int set_env(const struct run_opts *o, const char *lib)
+{
+	char num[32];
+	if (o->interval) {
+		snprintf(num, sizeof num, "%lu", o->interval);
+		setenv("MGPROBE_INTERVAL", num, 1);
+	}
+	if (o->depth) {
+		snprintf(num, sizeof num, "%lu", o->depth);
+		setenv("MGPROBE_DEPTH", num, 1);
+	}
+	if (o->no_children)
+		setenv("MGPROBE_NO_CHILDREN", "1", 1);
+	if (o->no_python)
+		setenv("MGPROBE_PYTHON", "0", 1);
+	if (o->py_objects)
+		setenv("PYTHONMALLOC", "malloc", 1);
+	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
+	if (MG_HAVE_CUPTI && !o->no_cuda && !getenv("CUDA_INJECTION64_PATH"))
+		setenv("CUDA_INJECTION64_PATH", lib, 1);
+	const char *old = getenv("LD_PRELOAD");
+	size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
+	char *preload = malloc(need);
+	if (!preload)
+		return 125;
+	snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+	setenv("LD_PRELOAD", preload, 1);
+	free(preload);
+	return 0;
+}
+
+/* Runs CMD (MGPROBE_OUTPUT_PID names it: it writes the exact -o file) and waits. Its wait status
+ * in *st; 0, or 125 after one line. */
+static int run_child(char **cmd, int *st)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "mgprobe: fork: %s\n", strerror(errno));
+		return 125;
+	}
+	if (pid == 0) {
+		char num[32];
+		snprintf(num, sizeof num, "%d", (int)getpid());
+		setenv("MGPROBE_OUTPUT_PID", num, 1);
+		execvp(cmd[0], cmd);
+		int e = errno;
+		fprintf(stderr, "mgprobe: cannot run %s: %s\n", cmd[0], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	/* Ctrl-C and friends reach the child through the terminal; we only wait for it. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (waitpid(pid, st, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "mgprobe: waitpid: %s\n", strerror(errno));
+			return 125;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -161,154 +394,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mgprobe: unknown command '%s' (try 'mgprobe --help')\n", argv[1]);
 		return 2;
 	}
-	const char *output = NULL;
-	unsigned long interval = 0, depth = 0;
-	int no_children = 0, no_cuda = 0, no_python = 0, py_objects = 0, i;
-	for (i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (++i >= argc) {
-				fprintf(stderr, "mgprobe: %s needs a file name\n", a);
-				return 2;
-			}
-			output = argv[i];
-		} else if (!strncmp(a, "--output=", 9)) {
-			output = a + 9;
-		} else if (!strcmp(a, "--interval") || !strcmp(a, "--depth")) {
-			if (++i >= argc) {
-				fprintf(stderr, "mgprobe: %s needs a number\n", a);
-				return 2;
-			}
-			if (!strcmp(a, "--interval") ? parse_uint(a, argv[i], 1, 3600000, &interval)
-						     : parse_uint(a, argv[i], 1, 256, &depth))
-				return 2;
-		} else if (!strcmp(a, "--no-children")) {
-			no_children = 1;
-		} else if (!strcmp(a, "--no-cuda")) {
-			no_cuda = 1;
-		} else if (!strcmp(a, "--no-python")) {
-			no_python = 1;
-		} else if (!strcmp(a, "--python-objects")) {
-			py_objects = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "mgprobe: unknown option '%s' (try 'mgprobe --help')\n", a);
-			return 2;
-		}
-	}
-	if (i >= argc) {
-		fprintf(stderr, "mgprobe: no command to run (usage: mgprobe run [options] -- CMD [ARGS...])\n");
-		return 2;
-	}
-
-	char lib[PATH_MAX];
+	struct run_opts o = {0};
+	int rc = parse_run(argc, argv, &o);
+	if (rc != 0 || o.cmd == 0)
+		return rc;
+	char lib[PATH_MAX], outabs[PATH_MAX + 8], outdir[PATH_MAX], prefix[PATH_MAX];
 	if (find_lib(lib, sizeof lib) < 0)
 		return 125;
-
-	char cwd[PATH_MAX], outabs[PATH_MAX + 8], outdir[PATH_MAX], prefix[PATH_MAX];
-	if (!getcwd(cwd, sizeof cwd)) {
-		fprintf(stderr, "mgprobe: cannot read the working directory: %s\n", strerror(errno));
-		return 125;
-	}
-	if (output) {
-		if (!*output) {
-			fprintf(stderr, "mgprobe: empty output file name\n");
-			return 2;
-		}
-		if (output[0] == '/')
-			snprintf(outabs, sizeof outabs, "%s", output);
-		else
-			snprintf(outabs, sizeof outabs, "%s/%s", cwd, output);
-		size_t n = strlen(outabs);
-		if (n < 4 || strcmp(outabs + n - 4, ".mgt") != 0) {
-			if (n + 4 >= sizeof outabs) {
-				fprintf(stderr, "mgprobe: output path too long\n");
-				return 2;
-			}
-			strcat(outabs, ".mgt");
-		}
-		snprintf(outdir, sizeof outdir, "%s", outabs);
-		char *slash = strrchr(outdir, '/');
-		*slash = 0;
-		snprintf(prefix, sizeof prefix, "%s", slash + 1);
-		prefix[strlen(prefix) - 4] = '.'; /* "name.mgt" -> children "name.<comm>..." */
-		prefix[strlen(prefix) - 3] = 0;
-		if (access(outdir[0] ? outdir : "/", W_OK) != 0)
-			fprintf(stderr, "mgprobe: warning: cannot write to %s (%s): %s will run unprofiled\n",
-				outdir, strerror(errno), argv[i]);
-		struct stat ost;
-		if (lstat(outabs, &ost) == 0 && !S_ISREG(ost.st_mode)) {
-			fprintf(stderr, "mgprobe: %s exists and is not a regular file: choose another -o\n", outabs);
-			return 2;
-		}
-		unlink(outabs); /* the launched process claims the name with O_EXCL */
-		setenv("MGPROBE_OUTPUT", outabs, 1);
-	} else {
-		snprintf(outdir, sizeof outdir, "%s", cwd);
-		snprintf(prefix, sizeof prefix, "mgprobe.");
-		setenv("MGPROBE_DIR", cwd, 1);
-		unsetenv("MGPROBE_OUTPUT");
-	}
-	char num[32];
-	if (interval) {
-		snprintf(num, sizeof num, "%lu", interval);
-		setenv("MGPROBE_INTERVAL", num, 1);
-	}
-	if (depth) {
-		snprintf(num, sizeof num, "%lu", depth);
-		setenv("MGPROBE_DEPTH", num, 1);
-	}
-	if (no_children)
-		setenv("MGPROBE_NO_CHILDREN", "1", 1);
-	if (no_python)
-		setenv("MGPROBE_PYTHON", "0", 1);
-	if (py_objects)
-		setenv("PYTHONMALLOC", "malloc", 1);
-	/* CUDA: the driver loads the probe at cuInit; a user's own setting (even "none") wins. */
-	if (MG_HAVE_CUPTI && !no_cuda && !getenv("CUDA_INJECTION64_PATH"))
-		setenv("CUDA_INJECTION64_PATH", lib, 1);
-	const char *old = getenv("LD_PRELOAD");
-	size_t need = strlen(lib) + (old ? strlen(old) : 0) + 2;
-	char *preload = malloc(need);
-	if (!preload)
-		return 125;
-	snprintf(preload, need, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
-	setenv("LD_PRELOAD", preload, 1);
-	free(preload);
-
+	if ((rc = set_output(o.output, argv[o.cmd], outabs, outdir, prefix)) != 0 ||
+	    (rc = set_env(&o, lib)) != 0)
+		return rc;
+	char prog[PATH_MAX];
+	if (find_program(argv[o.cmd], prog, sizeof prog) == 0 && statically_linked(prog))
+		fprintf(stderr, "mgprobe: %s is statically linked: no dynamic loader will load the probe "
+			"into it, so it runs unprofiled\n", prog);
 	time_t t0 = time(NULL) - 1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "mgprobe: fork: %s\n", strerror(errno));
-		return 125;
-	}
-	if (pid == 0) {
-		snprintf(num, sizeof num, "%d", (int)getpid());
-		setenv("MGPROBE_OUTPUT_PID", num, 1);
-		execvp(argv[i], argv + i);
-		int e = errno;
-		fprintf(stderr, "mgprobe: cannot run %s: %s\n", argv[i], strerror(e));
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	/* Ctrl-C and friends reach the child through the terminal; we only wait for it. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
 	int st;
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			fprintf(stderr, "mgprobe: waitpid: %s\n", strerror(errno));
-			return 125;
-		}
-	}
-	report_traces(outdir, prefix, output ? outabs : NULL, t0);
+	if ((rc = run_child(argv + o.cmd, &st)) != 0)
+		return rc;
+	report_traces(outdir, prefix, o.output ? outabs : NULL, t0);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);

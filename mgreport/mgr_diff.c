@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "mgc_json.h"
+#include "mgc_units.h"
 #include "mgr_output.h"
 #include "mgr_strtab.h"
 #include "mgr_view.h"
@@ -22,7 +24,7 @@ struct entry {
 	double growth, live, slope; /* bytes over the axis, bytes at its end, per x (classified sites) */
 	int verdict;                /* the worst of its classified sites; -1: none classified */
 	size_t nsites;
-	const struct mgr_site *rep; /* the heaviest: its frames name the entry */
+	const struct mgr_pick *rep; /* the one that grew most: its stack names the entry */
 	char *noline;               /* the stack's text without line numbers */
 	long match;                 /* the other run's entry, or -1 */
 	int exact;                  /* matched by the whole text (else without line numbers) */
@@ -59,15 +61,15 @@ static int rank(int verdict)
 }
 
 /* The stack's text: per frame "function|file name|line|module name", innermost first. */
-static char *stack_text(const struct mgr_site *ms, int lines)
+static char *stack_text(const struct mgc_stack *st, int lines)
 {
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 	if (!f)
 		return NULL;
-	for (size_t j = 0; j < ms->nframes; j++) {
-		const struct mgr_frame *fr = &ms->frames[j];
+	for (size_t j = 0; j < st->n; j++) {
+		const struct mgc_frame *fr = &st->frames[j];
 		fprintf(f, "%s|%s|%d|%s\n", fr->function ? fr->function : "??", mgr_basename(fr->file),
 			lines ? fr->line : 0, mgr_basename(fr->module));
 	}
@@ -78,9 +80,10 @@ static char *stack_text(const struct mgr_site *ms, int lines)
 	return out;
 }
 
-static int add_site(struct side *s, const struct mgr_site *ms)
+static int add_site(struct side *s, const struct mgr_pick *pk)
 {
-	char *key = stack_text(ms, 1);
+	const struct mgc_site_result *r = pk->r;
+	char *key = stack_text(pk->stack, 1);
 	long i = key ? mgr_strtab_add(&s->keys, key) : -1;
 	free(key);
 	if (i < 0)
@@ -88,19 +91,19 @@ static int add_site(struct side *s, const struct mgr_site *ms)
 	struct entry *e = &s->e[i];
 	if ((size_t)i == s->n) {
 		s->n++;
-		*e = (struct entry){.verdict = -1, .rep = ms, .match = -1, .noline = stack_text(ms, 0)};
+		*e = (struct entry){.verdict = -1, .rep = pk, .match = -1, .noline = stack_text(pk->stack, 0)};
 		if (!e->noline)
 			return -ENOMEM;
 	}
-	e->growth += ms->growth;
-	e->live += ms->live_end;
+	e->growth += r->growth;
+	e->live += r->live_end;
 	e->nsites++;
-	if (ms->growth > e->rep->growth)
-		e->rep = ms;
-	if (ms->classified) {
-		e->slope += ms->fit.slope;
-		if (rank((int)ms->fit.verdict) > rank(e->verdict))
-			e->verdict = (int)ms->fit.verdict;
+	if (r->growth > e->rep->r->growth)
+		e->rep = pk;
+	if (r->classified) {
+		e->slope += r->fit.slope;
+		if (rank((int)r->fit.verdict) > rank(e->verdict))
+			e->verdict = (int)r->fit.verdict;
 	}
 	return 0;
 }
@@ -113,15 +116,8 @@ static int side_build(struct side *s, const struct mgr_process *p, struct mgc_sy
 	int rc = mgr_view_open(&v, p, sym);
 	if (rc < 0)
 		return rc;
-	const struct mgc_site **ranked = calloc(p->nsites + 1, sizeof *ranked);
 	struct mgr_weight w = {.mode = MGR_WEIGHT_GROWTH, .from = 0, .to = v.n ? v.n - 1 : 0};
-	rc = ranked ? 0 : -ENOMEM;
-	for (size_t i = 0; i < p->nsites && ranked; i++)
-		ranked[i] = p->sites[i].s;
-	if (rc == 0)
-		rc = mgr_view_pick(&v, &w, MGR_DIFF_SITES, ranked, p->nsites, &s->pk);
-	free(ranked);
-	mgr_view_close(&v);
+	rc = mgr_view_pick(&v, &w, MGR_DIFF_SITES, 1, &s->pk);
 	if (rc == 0) {
 		s->e = calloc(s->pk.n + 1, sizeof *s->e);
 		rc = s->e ? 0 : -ENOMEM;
@@ -271,17 +267,17 @@ void mgr_diff_free(struct mgr_diff *d)
 
 static const char *per_x(const struct mgr_process *p)
 {
-	return p->x_is_steps ? "per step" : "per second";
+	return p->a.x_is_steps ? "per step" : "per second";
 }
 
 /* The name of an entry: the first frame in the user's code, with its file and line. */
 static const char *entry_where(const struct entry *e, char *buf, size_t cap)
 {
-	const struct mgr_frame *f = mgr_user_frame(e->rep);
+	const struct mgc_frame *f = mgr_named_frame(e->rep->stack);
 	char label[512];
 	if (!f)
 		snprintf(buf, cap, "[no stack]");
-	else if (f->file && !mgr_frame_is_python(f))
+	else if (f->file && !f->python)
 		snprintf(buf, cap, "%s %s:%d", mgr_frame_label(f, label, sizeof label), mgr_basename(f->file), f->line);
 	else
 		snprintf(buf, cap, "%s", mgr_frame_label(f, label, sizeof label));
@@ -312,10 +308,10 @@ static const char *entry_brief(const struct mgr_process *p, const struct entry *
 		snprintf(buf, cap, "did not grow (or too little to be among the sites compared)");
 	} else if (e->verdict < 0) {
 		snprintf(buf, cap, "not judged (outside the ranked sites), %s over the run",
-			 mgr_bytes(e->growth, b, sizeof b));
+			 mgc_human_bytes(e->growth, b, sizeof b));
 	} else {
 		snprintf(buf, cap, "%s, %s %s, %s over the run", mgc_verdict_name((enum mgc_verdict)e->verdict),
-			 mgr_bytes(e->slope, a, sizeof a), per_x(p), mgr_bytes(e->growth, b, sizeof b));
+			 mgc_human_bytes(e->slope, a, sizeof a), per_x(p), mgc_human_bytes(e->growth, b, sizeof b));
 	}
 	return buf;
 }
@@ -327,19 +323,20 @@ static const char *fit_brief(const struct mgr_process *p, int ok, const struct m
 	if (!ok)
 		snprintf(buf, cap, "not judged");
 	else if (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING)
-		snprintf(buf, cap, "%s, %s %s", mgc_verdict_name(f->verdict), mgr_bytes(f->slope, a, sizeof a), per_x(p));
+		snprintf(buf, cap, "%s, %s %s", mgc_verdict_name(f->verdict), mgc_human_bytes(f->slope, a, sizeof a), per_x(p));
 	else if (f->verdict == MGC_VERDICT_PLATEAU && isfinite(f->plateau_at))
-		snprintf(buf, cap, "plateau since %s %.0f", p->x_is_steps ? "step" : "second", f->plateau_at);
+		snprintf(buf, cap, "plateau since %s", mgc_human_x(f->plateau_at, p->a.x_is_steps, a, sizeof a));
 	else
 		snprintf(buf, cap, "%s", mgc_verdict_name(f->verdict));
 	return buf;
 }
 
-static const struct mgr_series *series_named(const struct mgr_process *p, const char *name)
+/* The run's series of that name, or NULL when it lacks it. */
+static const struct mgc_series *series_named(const struct mgr_process *p, const char *name)
 {
-	for (size_t i = 0; i < p->nseries; i++)
-		if (strcmp(p->series[i].name, name) == 0)
-			return &p->series[i];
+	for (size_t i = 0; i < p->a.nseries; i++)
+		if (p->a.series[i].present && strcmp(p->a.series[i].name, name) == 0)
+			return &p->a.series[i];
 	return NULL;
 }
 
@@ -366,8 +363,8 @@ static void headline(const struct mgr_diff *d, char *buf, size_t cap)
 				     row_where(&d->still.r[0], w, sizeof w));
 	else
 		n = (size_t)snprintf(buf, cap, "No site leaks in either run.");
-	const char *vb = b->have_verdict ? mgc_verdict_name(b->verdict.verdict) : "stable";
-	const char *va = a->have_verdict ? mgc_verdict_name(a->verdict.verdict) : "stable";
+	const char *vb = b->a.have_verdict ? mgc_verdict_name(b->a.verdict.verdict) : "stable";
+	const char *va = a->a.have_verdict ? mgc_verdict_name(a->a.verdict.verdict) : "stable";
 	if (n < cap && strcmp(vb, va) != 0)
 		snprintf(buf + n, cap - n, " The process verdict went from %s to %s.", vb, va);
 	else if (n < cap)
@@ -418,17 +415,18 @@ void mgr_diff_print_text(FILE *f, const struct mgr_diff *d, size_t top)
 	const struct mgr_process *b = d->b.p, *a = d->a.p;
 	text_header(f, d);
 	fprintf(f, "Series:\n  %-10s %-36s %s\n", "", "before", "after");
-	fprintf(f, "  %-10s %-36s %s\n", "process", fit_brief(b, b->have_verdict, &b->verdict, x, sizeof x),
-		fit_brief(a, a->have_verdict, &a->verdict, y, sizeof y));
-	for (size_t i = 0; i < b->nseries; i++) {
-		const struct mgr_series *sb = &b->series[i], *sa = series_named(a, sb->name);
-		fprintf(f, "  %-10s %-36s %s\n", sb->name, fit_brief(b, sb->ok, &sb->fit, x, sizeof x),
-			sa ? fit_brief(a, sa->ok, &sa->fit, y, sizeof y) : "absent");
+	fprintf(f, "  %-10s %-36s %s\n", "process", fit_brief(b, b->a.have_verdict, &b->a.verdict, x, sizeof x),
+		fit_brief(a, a->a.have_verdict, &a->a.verdict, y, sizeof y));
+	for (size_t i = 0; i < b->a.nseries; i++) {
+		const struct mgc_series *sb = &b->a.series[i], *sa = series_named(a, sb->name);
+		if (sb->present)
+			fprintf(f, "  %-10s %-36s %s\n", sb->name, fit_brief(b, sb->classified, &sb->fit, x, sizeof x),
+				sa ? fit_brief(a, sa->classified, &sa->fit, y, sizeof y) : "absent");
 	}
-	for (size_t i = 0; i < a->nseries; i++)
-		if (!series_named(b, a->series[i].name))
-			fprintf(f, "  %-10s %-36s %s\n", a->series[i].name, "absent",
-				fit_brief(a, a->series[i].ok, &a->series[i].fit, y, sizeof y));
+	for (size_t i = 0; i < a->a.nseries; i++)
+		if (a->a.series[i].present && !series_named(b, a->a.series[i].name))
+			fprintf(f, "  %-10s %-36s %s\n", a->a.series[i].name, "absent",
+				fit_brief(a, a->a.series[i].classified, &a->a.series[i].fit, y, sizeof y));
 	fputc('\n', f);
 	text_rows(f, d, "Sites that stopped leaking", &d->stopped, top);
 	text_rows(f, d, "Sites that started leaking", &d->started, top);
@@ -436,18 +434,11 @@ void mgr_diff_print_text(FILE *f, const struct mgr_diff *d, size_t top)
 	text_rows(f, d, "Other sites, by growth in either run", &d->other, top ? top : 0);
 }
 
-static cJSON *num(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
-static cJSON *fit_json(int ok, const struct mgc_fit *fit)
+/* A verdict as report-json.md's FIT fields. */
+static cJSON *fit_json(int ok, const struct mgc_fit *fit, int x_is_steps)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddItemToObject(o, "verdict", ok ? cJSON_CreateString(mgc_verdict_name(fit->verdict)) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "slope_per_x", num(ok ? fit->slope : NAN));
-	cJSON_AddItemToObject(o, "confidence", num(ok ? fit->confidence : NAN));
-	cJSON_AddItemToObject(o, "plateau_at", num(ok ? fit->plateau_at : NAN));
+	mgc_json_fit(o, fit, ok, x_is_steps);
 	return o;
 }
 
@@ -458,9 +449,9 @@ static cJSON *entry_json(const struct entry *e)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "verdict", e->verdict >= 0 ? cJSON_CreateString(mgc_verdict_name((enum mgc_verdict)e->verdict))
 							    : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "growth_per_x", num(e->verdict >= 0 ? e->slope : NAN));
-	cJSON_AddItemToObject(o, "growth", num(e->growth));
-	cJSON_AddItemToObject(o, "live_bytes_last_x", num(e->live));
+	cJSON_AddItemToObject(o, "growth_per_x", mgc_json_number(e->verdict >= 0 ? e->slope : NAN));
+	cJSON_AddItemToObject(o, "growth", mgc_json_number(e->growth));
+	cJSON_AddItemToObject(o, "live_bytes_last_x", mgc_json_number(e->live));
 	cJSON_AddNumberToObject(o, "sites", (double)e->nsites);
 	return o;
 }
@@ -468,7 +459,7 @@ static cJSON *entry_json(const struct entry *e)
 static cJSON *row_json(const struct row *r)
 {
 	char w[512];
-	const struct mgr_site *ms = (r->b ? r->b : r->a)->rep;
+	const struct mgc_stack *ms = (r->b ? r->b : r->a)->rep->stack;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "where", row_where(r, w, sizeof w));
 	if (row_moved(r, w, sizeof w))
@@ -477,19 +468,7 @@ static cJSON *row_json(const struct row *r)
 					    : cJSON_CreateString(r->b->exact ? "stack" : "stack without line numbers"));
 	cJSON_AddItemToObject(o, "before", entry_json(r->b));
 	cJSON_AddItemToObject(o, "after", entry_json(r->a));
-	cJSON *fr = cJSON_AddArrayToObject(o, "frames");
-	for (size_t j = 0; j < ms->nframes; j++) {
-		const struct mgr_frame *f = &ms->frames[j];
-		cJSON *fo = cJSON_CreateObject();
-		if (mgr_frame_is_python(f))
-			cJSON_AddStringToObject(fo, "kind", "python");
-		cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
-		cJSON_AddItemToObject(fo, "file", f->file ? cJSON_CreateString(f->file) : cJSON_CreateNull());
-		cJSON_AddNumberToObject(fo, "line", f->line);
-		cJSON_AddItemToObject(fo, "module", mgr_frame_is_python(f) ? cJSON_CreateNull()
-						     : cJSON_CreateString(f->module ? f->module : "??"));
-		cJSON_AddItemToArray(fr, fo);
-	}
+	mgr_json_frames(o, ms);
 	return o;
 }
 
@@ -508,8 +487,8 @@ static cJSON *run_json(const struct mgr_process *p)
 	cJSON_AddStringToObject(o, "file", p->origin ? p->origin : "");
 	cJSON_AddNumberToObject(o, "pid", p->t->proc.pid);
 	cJSON_AddStringToObject(o, "command", p->t->cmdline ? p->t->cmdline : "");
-	cJSON_AddStringToObject(o, "x_axis", p->x_is_steps ? "step" : "seconds");
-	cJSON_AddStringToObject(o, "verdict", p->have_verdict ? mgc_verdict_name(p->verdict.verdict) : "stable");
+	cJSON_AddStringToObject(o, "x_axis", p->a.x_is_steps ? "step" : "seconds");
+	cJSON_AddStringToObject(o, "verdict", p->a.have_verdict ? mgc_verdict_name(p->a.verdict.verdict) : "stable");
 	mgr_answer(p, buf, sizeof buf);
 	cJSON_AddStringToObject(o, "answer", buf);
 	return o;
@@ -521,15 +500,15 @@ static cJSON *series_json(const struct mgr_diff *d)
 	cJSON *arr = cJSON_CreateArray();
 	for (int pass = 0; pass < 2; pass++) {
 		const struct mgr_process *p = pass ? a : b, *q = pass ? b : a;
-		for (size_t i = 0; i < p->nseries; i++) {
-			const struct mgr_series *s = &p->series[i], *o = series_named(q, s->name);
-			if (pass && o)
-				continue; /* listed in the first pass */
-			const struct mgr_series *sb = pass ? o : s, *sa = pass ? s : o;
+		for (size_t i = 0; i < p->a.nseries; i++) {
+			const struct mgc_series *s = &p->a.series[i], *o = series_named(q, s->name);
+			if (!s->present || (pass && o))
+				continue; /* not in this run, or listed in the first pass */
+			const struct mgc_series *sb = pass ? o : s, *sa = pass ? s : o;
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "name", s->name);
-			cJSON_AddItemToObject(e, "before", sb ? fit_json(sb->ok, &sb->fit) : cJSON_CreateNull());
-			cJSON_AddItemToObject(e, "after", sa ? fit_json(sa->ok, &sa->fit) : cJSON_CreateNull());
+			cJSON_AddItemToObject(e, "before", sb ? fit_json(sb->classified, &sb->fit, b->a.x_is_steps) : cJSON_CreateNull());
+			cJSON_AddItemToObject(e, "after", sa ? fit_json(sa->classified, &sa->fit, a->a.x_is_steps) : cJSON_CreateNull());
 			cJSON_AddItemToArray(arr, e);
 		}
 	}
@@ -549,22 +528,15 @@ int mgr_diff_print_json(FILE *f, const struct mgr_diff *d, size_t top)
 	cJSON_AddItemToObject(root, "before", run_json(d->b.p));
 	cJSON_AddItemToObject(root, "after", run_json(d->a.p));
 	cJSON *proc = cJSON_AddObjectToObject(root, "process_verdict");
-	cJSON_AddItemToObject(proc, "before", fit_json(d->b.p->have_verdict, &d->b.p->verdict));
-	cJSON_AddItemToObject(proc, "after", fit_json(d->a.p->have_verdict, &d->a.p->verdict));
+	cJSON_AddItemToObject(proc, "before", fit_json(d->b.p->a.have_verdict, &d->b.p->a.verdict, d->b.p->a.x_is_steps));
+	cJSON_AddItemToObject(proc, "after", fit_json(d->a.p->a.have_verdict, &d->a.p->a.verdict, d->a.p->a.x_is_steps));
 	cJSON_AddItemToObject(root, "series", series_json(d));
 	cJSON *sites = cJSON_AddObjectToObject(root, "sites");
 	cJSON_AddItemToObject(sites, "stopped", rows_json(&d->stopped, top));
 	cJSON_AddItemToObject(sites, "started", rows_json(&d->started, top));
 	cJSON_AddItemToObject(sites, "still", rows_json(&d->still, top));
 	cJSON_AddItemToObject(sites, "other", rows_json(&d->other, top));
-	char *s = cJSON_Print(root);
-	cJSON_Delete(root);
-	if (!s)
-		return -ENOMEM;
-	fputs(s, f);
-	fputc('\n', f);
-	free(s);
-	return 0;
+	return mgr_json_emit(f, root);
 }
 
 static int fails(int ok, enum mgc_verdict v, int growing)
@@ -577,11 +549,13 @@ int mgr_diff_new_leak(const struct mgr_diff *d, int growing)
 	const struct mgr_process *b = d->b.p, *a = d->a.p;
 	if (d->started.n)
 		return 1;
-	if (fails(a->have_verdict, a->verdict.verdict, growing) && !fails(b->have_verdict, b->verdict.verdict, growing))
+	if (fails(a->a.have_verdict, a->a.verdict.verdict, growing) &&
+	    !fails(b->a.have_verdict, b->a.verdict.verdict, growing))
 		return 1;
-	for (size_t i = 0; i < a->nseries; i++) {
-		const struct mgr_series *sa = &a->series[i], *sb = series_named(b, sa->name);
-		if (fails(sa->ok, sa->fit.verdict, growing) && !(sb && fails(sb->ok, sb->fit.verdict, growing)))
+	for (size_t i = 0; i < a->a.nseries; i++) {
+		const struct mgc_series *sa = &a->a.series[i], *sb = series_named(b, sa->name);
+		if (sa->present && fails(sa->classified, sa->fit.verdict, growing) &&
+		    !(sb && fails(sb->classified, sb->fit.verdict, growing)))
 			return 1;
 	}
 	for (size_t i = 0; growing && i < d->other.n; i++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mg_config.h"
+#include "mgc_units.h"
 #include "mgr_html_assets.h"
 #include "mgr_html_data.h"
 #include "mgr_output.h"
@@ -40,7 +41,7 @@ static void esc(FILE *f, const char *s)
 
 static const char *per_x(const struct mgr_process *p)
 {
-	return p->x_is_steps ? "per step" : "per second";
+	return p->a.x_is_steps ? "per step" : "per second";
 }
 
 static int grows(enum mgc_verdict v)
@@ -53,31 +54,31 @@ static const char *oom_text(const struct mgr_process *p, const struct mgc_fit *f
 {
 	buf[0] = 0;
 	if ((fit->verdict == MGC_VERDICT_LEAK || fit->verdict == MGC_VERDICT_GROWING) && isfinite(fit->x_to_oom) &&
-	    p->limit > 0)
-		snprintf(buf, cap, "in %.0f %s", fit->x_to_oom, p->x_is_steps ? "steps" : "seconds");
+	    p->a.limit > 0)
+		snprintf(buf, cap, "in %.0f %s", fit->x_to_oom, p->a.x_is_steps ? "steps" : "seconds");
 	return buf;
 }
 
-static void series_row(FILE *f, const struct mgr_process *p, const struct mgr_series *s)
+static void series_row(FILE *f, const struct mgr_process *p, const struct mgc_series *s)
 {
 	char a[32], b[32], c[64];
-	const char *v = s->ok ? mgc_verdict_name(s->fit.verdict) : "-";
+	const char *v = s->classified ? mgc_verdict_name(s->fit.verdict) : "-";
 	fprintf(f, "<tr class=\"series-row\" data-series=\"");
 	esc(f, s->name);
 	fprintf(f, "\"><td>");
 	esc(f, mgr_series_title(s->name));
 	fprintf(f, "</td><td class=\"num\">%s</td><td><span class=\"verdict v-%s\">%s</span></td>",
-		mgr_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a), v, v);
-	if (s->ok && (s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING))
-		fprintf(f, "<td class=\"num\">%s %s</td>", mgr_bytes(s->fit.slope, b, sizeof b), per_x(p));
-	else if (s->ok && s->fit.verdict == MGC_VERDICT_PLATEAU && isfinite(s->fit.plateau_at))
-		fprintf(f, "<td class=\"num\">flat since %s %.0f</td>", p->x_is_steps ? "step" : "second",
-			s->fit.plateau_at);
+		mgc_human_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a), v, v);
+	if (s->classified && (s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING))
+		fprintf(f, "<td class=\"num\">%s %s</td>", mgc_human_bytes(s->fit.slope, b, sizeof b), per_x(p));
+	else if (s->classified && s->fit.verdict == MGC_VERDICT_PLATEAU && isfinite(s->fit.plateau_at))
+		fprintf(f, "<td class=\"num\">flat since %s</td>",
+			mgc_human_x(s->fit.plateau_at, p->a.x_is_steps, b, sizeof b));
 	else
 		fprintf(f, "<td class=\"num\">-</td>");
-	fprintf(f, "<td class=\"num\">%.2f</td><td>%s</td><td class=\"why\">", s->ok ? s->fit.confidence : 0,
-		s->ok ? oom_text(p, &s->fit, c, sizeof c) : "");
-	esc(f, s->ok ? s->fit.why : "");
+	fprintf(f, "<td class=\"num\">%.2f</td><td>%s</td><td class=\"why\">", s->classified ? s->fit.confidence : 0,
+		s->classified ? oom_text(p, &s->fit, c, sizeof c) : "");
+	esc(f, s->classified ? s->fit.why : "");
 	fprintf(f, "</td></tr>\n");
 }
 
@@ -85,27 +86,29 @@ static void series_row(FILE *f, const struct mgr_process *p, const struct mgr_se
 static void answer(FILE *f, const struct mgr_process *p)
 {
 	char buf[2048];
-	const char *v = p->have_verdict ? mgc_verdict_name(p->verdict.verdict) : "stable";
+	const struct mgc_series *dev = mgc_analysis_device(&p->a);
+	const char *v = p->a.have_verdict ? mgc_verdict_name(p->a.verdict.verdict) : "stable";
 	mgr_answer(p, buf, sizeof buf);
 	fprintf(f, "<div class=\"answer v-%s\"><p class=\"verdict-text\">", v);
 	esc(f, buf);
 	fprintf(f, "</p>\n");
-	if (p->have_verdict && p->verdict.why[0]) {
+	if (p->a.have_verdict && p->a.verdict.why[0]) {
 		fprintf(f, "<p class=\"evidence\">evidence: ");
-		esc(f, p->verdict.why);
+		esc(f, p->a.verdict.why);
 		fprintf(f, "</p>\n");
 	}
 	mgr_device_answer(p, buf, sizeof buf);
 	if (buf[0]) {
-		fprintf(f, "<p class=\"verdict-text device v-%s\">", mgc_verdict_name(p->device->fit.verdict));
+		fprintf(f, "<p class=\"verdict-text device v-%s\">", mgc_verdict_name(dev->fit.verdict));
 		esc(f, buf);
 		fprintf(f, "</p>\n");
 	}
 	fprintf(f, "</div>\n<table class=\"series-table\"><thead><tr><th>series</th><th>at the end</th>"
 		   "<th>verdict</th><th>growth</th><th>confidence</th><th>limit reached</th><th>evidence</th>"
 		   "</tr></thead><tbody>\n");
-	for (size_t i = 0; i < p->nseries; i++)
-		series_row(f, p, &p->series[i]);
+	for (size_t i = 0; i < p->a.nseries; i++)
+		if (p->a.series[i].present)
+			series_row(f, p, &p->a.series[i]);
 	fprintf(f, "</tbody></table>\n");
 }
 
@@ -141,15 +144,16 @@ static void tree_rows(FILE *f, const struct mgr_process *procs, size_t n, size_t
 {
 	const struct mgr_process *p = &procs[i];
 	char a[32], b[32], l[512];
-	const char *v = p->have_verdict ? mgc_verdict_name(p->verdict.verdict) : "stable";
-	int g = p->have_verdict && grows(p->verdict.verdict);
+	const struct mgc_series *m = mgc_analysis_main(&p->a);
+	const char *v = p->a.have_verdict ? mgc_verdict_name(p->a.verdict.verdict) : "stable";
+	int g = p->a.have_verdict && grows(p->a.verdict.verdict);
 	fprintf(f, "<tr><td style=\"padding-left:%dem\"><a href=\"#proc-%zu\">", depth * 2, i);
 	esc(f, mgr_process_label(p, l, sizeof l));
 	fprintf(f, "</a></td><td><span class=\"verdict v-%s\">%s</span></td><td class=\"num\">%s</td><td>%s",
-		v, v, mgr_bytes(p->main && p->main->n ? p->main->y[p->main->n - 1] : NAN, a, sizeof a),
+		v, v, mgc_human_bytes(m && m->n ? m->y[m->n - 1] : NAN, a, sizeof a),
 		g ? "grows" : "does not grow");
 	if (g)
-		fprintf(f, ", %s %s", mgr_bytes(p->verdict.slope, b, sizeof b), per_x(p));
+		fprintf(f, ", %s %s", mgc_human_bytes(p->a.verdict.slope, b, sizeof b), per_x(p));
 	fprintf(f, "</td><td><code>");
 	esc(f, p->t->cmdline ? p->t->cmdline : "?");
 	fprintf(f, "</code></td></tr>\n");
@@ -163,16 +167,16 @@ static void process_tree(FILE *f, const struct mgr_process *procs, size_t n)
 {
 	size_t growing = 0;
 	for (size_t i = 0; i < n; i++)
-		growing += procs[i].have_verdict && grows(procs[i].verdict.verdict);
+		growing += procs[i].a.have_verdict && grows(procs[i].a.verdict.verdict);
 	fprintf(f, "<section id=\"processes\"><h2>Processes</h2>\n<p class=\"verdict-text\">%zu process%s traced; %s",
 		n, n == 1 ? "" : "es", growing ? "" : "none grows.");
 	for (size_t i = 0, k = 0; i < n; i++) {
 		char l[512];
-		if (!(procs[i].have_verdict && grows(procs[i].verdict.verdict)))
+		if (!(procs[i].a.have_verdict && grows(procs[i].a.verdict.verdict)))
 			continue;
 		fprintf(f, "%s", k++ ? ", " : (growing == 1 ? "one grows: " : "these grow: "));
 		esc(f, mgr_process_label(&procs[i], l, sizeof l));
-		fprintf(f, " (%s)", mgc_verdict_name(procs[i].verdict.verdict));
+		fprintf(f, " (%s)", mgc_verdict_name(procs[i].a.verdict.verdict));
 	}
 	fprintf(f, "%s</p>\n<table class=\"tree\"><thead><tr><th>process</th><th>verdict</th><th>RSS at the end</th>"
 		   "<th>growth</th><th>command</th></tr></thead><tbody>\n", growing ? "." : "");

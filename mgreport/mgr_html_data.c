@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgc_json.h"
 #include "mgr_output.h"
 #include "mgr_strtab.h"
 #include "mgr_view.h"
@@ -27,10 +28,6 @@ struct build {
 
 /* ---- numbers ---- */
 
-static cJSON *num(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
 
 /* Bytes as whole numbers: the page shows KiB at best, and integers are short and exact. */
 static cJSON *bytes(double v)
@@ -72,21 +69,8 @@ const char *mgr_series_title(const char *name)
 	return name;
 }
 
-static void add_fit(cJSON *o, const struct mgc_fit *f)
-{
-	cJSON_AddStringToObject(o, "verdict", mgc_verdict_name(f->verdict));
-	cJSON_AddItemToObject(o, "confidence", num(round(f->confidence * 100) / 100));
-	cJSON_AddItemToObject(o, "slope", bytes(f->slope));
-	cJSON_AddItemToObject(o, "level", bytes(f->level));
-	cJSON_AddItemToObject(o, "plateau_at", num(f->plateau_at));
-	cJSON_AddItemToObject(o, "plateau_level", bytes(f->plateau_level));
-	cJSON_AddItemToObject(o, "x_to_oom", num(round(f->x_to_oom)));
-	cJSON_AddItemToObject(o, "decidable_at", num(f->decidable_at));
-	cJSON_AddStringToObject(o, "why", f->why);
-}
-
 /* One chart series: its verdict and its points (y, or lo and hi once downsampled). */
-static cJSON *series_json(const struct mgr_series *s, cJSON **xs)
+static cJSON *series_json(const struct mgc_series *s, int x_is_steps, cJSON **xs)
 {
 	cJSON *o = cJSON_CreateObject();
 	double *ox = calloc(s->n + 1, sizeof *ox), *lo = calloc(s->n + 1, sizeof *lo),
@@ -96,12 +80,12 @@ static cJSON *series_json(const struct mgr_series *s, cJSON **xs)
 	size_t m = mgr_downsample(s->x, s->y, s->n, MGR_HTML_POINTS, ox, lo, hi);
 	cJSON_AddStringToObject(o, "name", s->name);
 	cJSON_AddStringToObject(o, "title", mgr_series_title(s->name));
-	if (s->ok)
-		add_fit(o, &s->fit);
+	if (s->classified)
+		mgc_json_fit(o, &s->fit, 1, x_is_steps);
 	if (!*xs) {
 		*xs = cJSON_CreateArray();
 		for (size_t i = 0; i < m; i++)
-			cJSON_AddItemToArray(*xs, num(ox[i]));
+			cJSON_AddItemToArray(*xs, mgc_json_number(ox[i]));
 	}
 	cJSON *a = cJSON_AddArrayToObject(o, m < s->n ? "lo" : "y");
 	for (size_t i = 0; i < m; i++)
@@ -120,14 +104,14 @@ out:
 
 /* ---- frames and sites ---- */
 
-static long frame_id(struct build *b, const struct mgr_frame *f)
+static long frame_id(struct build *b, const struct mgc_frame *f)
 {
 	char label[1024];
 	long lab = mgr_strtab_add(&b->strings, mgr_frame_label(f, label, sizeof label));
 	long fn = mgr_strtab_add(&b->strings, f->function ? f->function : "??");
 	long file = f->file ? mgr_strtab_add(&b->strings, f->file) : -1;
 	long mod = mgr_strtab_add(&b->strings, f->module ? f->module : "??");
-	int flags = (f->inlined ? 1 : 0) | (mgr_frame_is_python(f) ? 2 : 0);
+	int flags = (f->inlined ? 1 : 0) | (f->python ? 2 : 0);
 	char key[128];
 	if (lab < 0 || fn < 0 || mod < 0 || (f->file && file < 0))
 		return -1;
@@ -142,44 +126,42 @@ static long frame_id(struct build *b, const struct mgr_frame *f)
 }
 
 /* A site's live bytes at the slider's points: one number when they are all equal. */
-static cJSON *site_series(const struct mgr_view *v, const struct build *b, const struct mgc_site *s)
+static cJSON *site_series(const struct build *b, const struct mgc_site_result *r)
 {
-	double first = b->npos ? mgr_view_live(v, s, b->pos[0]) : 0;
+	double first = b->npos && r->y ? r->y[b->pos[0]] : 0;
 	int same = 1;
-	for (size_t k = 1; k < b->npos && same; k++)
-		same = mgr_view_live(v, s, b->pos[k]) == first;
+	for (size_t k = 1; k < b->npos && same && r->y; k++)
+		same = r->y[b->pos[k]] == first;
 	if (same)
 		return bytes(first);
 	cJSON *a = cJSON_CreateArray();
 	for (size_t k = 0; k < b->npos; k++)
-		cJSON_AddItemToArray(a, bytes(mgr_view_live(v, s, b->pos[k])));
+		cJSON_AddItemToArray(a, bytes(r->y[b->pos[k]]));
 	return a;
 }
 
-static cJSON *site_json(const struct mgr_view *v, struct build *b, const struct mgr_site *ms, int table)
+/* One site: the table's columns, the verdict when judged, the exit counters, the stack (frame
+ * ids, innermost first) and the live bytes at the slider's points. */
+static cJSON *site_json(const struct mgr_view *v, struct build *b, const struct mgr_pick *pk)
 {
-	const struct mgc_site *s = ms->s;
+	const struct mgc_site_result *r = pk->r;
+	const struct mgc_stack *st = pk->stack;
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", s->id);
-	cJSON_AddStringToObject(o, "kind", mgc_kind_name(s->kind));
-	cJSON_AddBoolToObject(o, "table", table);
-	if (ms->pyarena)
+	cJSON_AddNumberToObject(o, "id", r->id);
+	cJSON_AddStringToObject(o, "kind", mgc_kind_name(r->kind));
+	cJSON_AddBoolToObject(o, "table", pk->shown);
+	if (pk->pyarena)
 		cJSON_AddBoolToObject(o, "pymalloc_arena", 1);
-	if (ms->classified)
-		add_fit(o, &ms->fit);
-	cJSON_AddItemToObject(o, "live", bytes(ms->live_end));
-	cJSON_AddItemToObject(o, "growth", bytes(ms->growth));
-	cJSON_AddNumberToObject(o, "allocs", (double)s->allocs);
-	cJSON_AddNumberToObject(o, "frees", (double)s->frees);
-	cJSON_AddItemToObject(o, "peak", bytes((double)s->peak_bytes));
-	cJSON_AddItemToObject(o, "exit_live", bytes((double)s->live_bytes));
-	cJSON_AddNumberToObject(o, "exit_count", (double)s->live_count);
-	const struct mgr_frame *user = mgr_user_frame(ms);
-	cJSON_AddNumberToObject(o, "user", user ? (double)(user - ms->frames) : -1);
-	cJSON *st = cJSON_AddArrayToObject(o, "stack");
-	for (size_t j = 0; j < ms->nframes; j++)
-		cJSON_AddItemToArray(st, cJSON_CreateNumber((double)frame_id(b, &ms->frames[j])));
-	cJSON_AddItemToObject(o, "s", site_series(v, b, s));
+	if (r->classified)
+		mgc_json_fit(o, &r->fit, 1, v->a->x_is_steps);
+	mgc_json_counters(o, &r->counters);
+	cJSON_AddItemToObject(o, "live_bytes_last_x", bytes(r->live_end));
+	cJSON_AddItemToObject(o, "growth", bytes(r->growth));
+	cJSON_AddNumberToObject(o, "user", st->n ? (double)(mgr_named_frame(st) - st->frames) : -1);
+	cJSON *sa = cJSON_AddArrayToObject(o, "stack");
+	for (size_t j = 0; j < st->n; j++)
+		cJSON_AddItemToArray(sa, cJSON_CreateNumber((double)frame_id(b, &st->frames[j])));
+	cJSON_AddItemToObject(o, "s", site_series(b, r));
 	return o;
 }
 
@@ -195,37 +177,30 @@ static int slider_points(const struct mgr_view *v, struct build *b)
 	return 0;
 }
 
-/* The sites of the page: the analysis's ranked ones (the table) and the heaviest at their peak
- * over the run (the flame graph); "other" is the tracked memory they leave out, per slider point. */
+/* The sites of the page: the shown ones (the table) and the heaviest at their peak over the run
+ * (the flame graph); "other" is the tracked memory they leave out, per slider point. */
 static int add_sites(cJSON *o, const struct mgr_view *v, struct build *b)
 {
-	const struct mgr_process *p = v->p;
-	const struct mgc_site **extra = calloc(p->nsites + 1, sizeof *extra);
 	struct mgr_weight w = {.mode = MGR_WEIGHT_PEAK};
 	struct mgr_picked pk;
-	if (!extra)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->nsites; i++)
-		extra[i] = p->sites[i].s;
-	int rc = mgr_view_pick(v, &w, MGR_HTML_FLAME_SITES, extra, p->nsites, &pk);
-	free(extra);
+	int rc = mgr_view_pick(v, &w, MGR_HTML_FLAME_SITES, 1, &pk);
 	if (rc < 0)
 		return rc;
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
 	double *sum = calloc(b->npos + 1, sizeof *sum);
 	for (size_t i = 0; i < pk.n && sum; i++) {
-		const struct mgr_site *ms = &pk.sites[i];
-		cJSON_AddItemToArray(sites, site_json(v, b, ms, mgr_view_analyzed(v, ms->s) != NULL));
-		for (size_t k = 0; k < b->npos; k++)
-			sum[k] += mgr_view_live(v, ms->s, b->pos[k]);
+		const struct mgc_site_result *r = pk.sites[i].r;
+		cJSON_AddItemToArray(sites, site_json(v, b, &pk.sites[i]));
+		for (size_t k = 0; k < b->npos && r->y; k++)
+			sum[k] += r->y[b->pos[k]];
 	}
 	cJSON *px = cJSON_AddArrayToObject(o, "slider_x");
 	cJSON *other = cJSON_AddArrayToObject(o, "other");
 	for (size_t k = 0; k < b->npos && sum; k++) {
-		cJSON_AddItemToArray(px, num(mgr_view_x(v, b->pos[k])));
+		cJSON_AddItemToArray(px, mgc_json_number(v->x[b->pos[k]]));
 		cJSON_AddItemToArray(other, bytes(fmax(0, mgr_view_tracked(v, b->pos[k]) - sum[k])));
 	}
-	cJSON_AddNumberToObject(o, "other_sites", (double)(p->sites_total > pk.n ? p->sites_total - pk.n : 0));
+	cJSON_AddNumberToObject(o, "other_sites", (double)(v->a->nsites > pk.n ? v->a->nsites - pk.n : 0));
 	rc = sum ? 0 : -ENOMEM;
 	free(sum);
 	mgr_picked_free(&pk);
@@ -240,14 +215,15 @@ static void add_phases(cJSON *o, const struct mgr_process *p)
 {
 	cJSON *a = cJSON_AddArrayToObject(o, "phases");
 	const struct mgc_trace *t = p->t;
-	if (!t || !p->main || !p->main->n)
+	const struct mgc_series *m = mgc_analysis_main(&p->a);
+	if (!t || !m || !m->n)
 		return;
-	double x0 = p->main->x[0], x1 = p->main->x[p->main->n - 1];
+	double x0 = m->x[0], x1 = m->x[m->n - 1];
 	const char *prev = NULL;
 	double prev_x = x0;
 	for (size_t i = 0; i < t->nlabels; i++) {
 		const struct mgc_label *l = &t->labels[i];
-		double x = p->x_is_steps ? (double)l->step : l->t;
+		double x = p->a.x_is_steps ? (double)l->step : l->t;
 		if (x > x1)
 			break;
 		if (x <= x0) {
@@ -282,15 +258,15 @@ static void add_identity(cJSON *o, const struct mgr_process *p)
 	cJSON_AddNumberToObject(o, "pid", t ? t->proc.pid : 0);
 	cJSON_AddNumberToObject(o, "ppid", t ? t->proc.ppid : 0);
 	cJSON_AddStringToObject(o, "command", t && t->cmdline ? t->cmdline : "");
-	cJSON_AddStringToObject(o, "x_axis", p->x_is_steps ? "step" : "seconds");
-	cJSON_AddItemToObject(o, "limit", bytes(p->limit > 0 ? p->limit : NAN));
-	cJSON_AddStringToObject(o, "verdict", p->have_verdict ? mgc_verdict_name(p->verdict.verdict) : "stable");
+	cJSON_AddStringToObject(o, "x_axis", p->a.x_is_steps ? "step" : "seconds");
+	cJSON_AddItemToObject(o, "limit", bytes(p->a.limit > 0 ? p->a.limit : NAN));
+	cJSON_AddStringToObject(o, "verdict", p->a.have_verdict ? mgc_verdict_name(p->a.verdict.verdict) : "stable");
 	mgr_answer(p, buf, sizeof buf);
 	cJSON_AddStringToObject(o, "answer", buf);
 	mgr_device_answer(p, buf, sizeof buf);
 	cJSON_AddStringToObject(o, "device_answer", buf);
-	if (p->have_verdict)
-		add_fit(cJSON_AddObjectToObject(o, "process_fit"), &p->verdict);
+	if (p->a.have_verdict)
+		mgc_json_fit(cJSON_AddObjectToObject(o, "process_fit"), &p->a.verdict, 1, p->a.x_is_steps);
 }
 
 static cJSON *process_json(const struct mgr_process *p, struct mgc_symbolizer *sym)
@@ -303,8 +279,9 @@ static cJSON *process_json(const struct mgr_process *p, struct mgc_symbolizer *s
 	add_identity(o, p);
 	cJSON *xs = NULL;
 	cJSON *series = cJSON_AddArrayToObject(o, "series");
-	for (size_t i = 0; i < p->nseries; i++)
-		cJSON_AddItemToArray(series, series_json(&p->series[i], &xs));
+	for (size_t i = 0; i < p->a.nseries; i++)
+		if (p->a.series[i].present)
+			cJSON_AddItemToArray(series, series_json(&p->a.series[i], p->a.x_is_steps, &xs));
 	cJSON_AddItemToObject(o, "x", xs ? xs : cJSON_CreateArray());
 	add_phases(o, p);
 	if (!p->t)
@@ -315,12 +292,11 @@ static cJSON *process_json(const struct mgr_process *p, struct mgc_symbolizer *s
 		rc = slider_points(&v, &b);
 	if (rc == 0)
 		rc = add_sites(o, &v, &b);
-	cJSON_AddNumberToObject(o, "sites_total", (double)p->sites_total);
+	cJSON_AddNumberToObject(o, "sites_total", (double)p->a.nsites);
 	cJSON *strings = cJSON_AddArrayToObject(o, "strings");
 	for (size_t i = 0; i < b.strings.n; i++)
 		cJSON_AddItemToArray(strings, cJSON_CreateString(b.strings.s[i]));
 	cJSON_AddItemToObject(o, "frames", b.frame_rows);
-	mgr_view_close(&v);
 	mgr_strtab_free(&b.strings);
 	mgr_strtab_free(&b.frames);
 	free(b.pos);

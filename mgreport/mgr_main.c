@@ -13,6 +13,7 @@
 
 #include "mg_config.h"
 #include "mgc_csv.h"
+#include "mgc_units.h"
 #include "mgr_analyze.h"
 #include "mgr_diff.h"
 #include "mgr_folded.h"
@@ -55,10 +56,12 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --json               machine-readable output (docs/report-json.md)\n"
 		"  --series FILE.csv    classify external series: first column steps or seconds,\n"
-		"                       each further column bytes (or _kb/_mb/_gb in its name)\n"
+		"                       each further column bytes (_kb/_mb/_gb in its name: KiB,\n"
+		"                       MiB, GiB)\n"
 		"  --top N              sites to report (default 20; 0 = all)\n"
-		"  --limit SIZE         memory limit for time-to-OOM (e.g. 32G, 512M; default: the\n"
-		"                       trace's cgroup limit, else available memory at start)\n"
+		"  --limit SIZE         memory limit for time-to-OOM, in binary units (32G = 32 GiB,\n"
+		"                       512M = 512 MiB; default: the trace's cgroup limit, else the\n"
+		"                       machine's memory)\n"
 		"  --fail-on leak|growing  exit 3 when such a verdict is found (growing includes\n"
 		"                       leak); with --diff: when AFTER has one BEFORE had not\n"
 		"  --html OUT.html      write a self-contained HTML page: the answer, charts, a\n"
@@ -212,7 +215,6 @@ static int check_outputs(const struct mgr_ctx *c)
 static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 {
 	c->opt.top = 20;
-	c->opt.symbolize = 1;
 	c->weight.at = c->weight.from = c->weight.to = NAN;
 	c->color = isatty(1);
 	c->files = calloc((size_t)argc, sizeof *c->files);
@@ -307,13 +309,13 @@ static int gate(const struct mgr_ctx *c, const struct mgr_process *procs, size_t
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct mgr_process *p = &procs[i];
-		if (p->have_verdict && verdict_fails(c, p->verdict.verdict))
+		if (p->a.have_verdict && verdict_fails(c, p->a.verdict.verdict))
 			return 3;
-		for (size_t k = 0; k < p->nseries; k++)
-			if (p->series[k].ok && verdict_fails(c, p->series[k].fit.verdict))
+		for (size_t k = 0; k < p->a.nseries; k++)
+			if (p->a.series[k].classified && verdict_fails(c, p->a.series[k].fit.verdict))
 				return 3;
-		for (size_t k = 0; k < p->nsites; k++)
-			if (p->sites[k].classified && verdict_fails(c, p->sites[k].fit.verdict))
+		for (size_t k = 0; k < p->nshown; k++)
+			if (p->a.sites[k].classified && verdict_fails(c, p->a.sites[k].fit.verdict))
 				return 3;
 	}
 	return 0;
@@ -377,7 +379,7 @@ static int build_stacks(const struct writer *w, struct mgr_stacks *sets)
 		char b[32];
 		if (sets[i].negative < 0)
 			fprintf(stderr, "mgreport: pid %d: sites that shrank (%s in all) are left out of the growth "
-					"stacks\n", w->procs[i].t->proc.pid, mgr_bytes(-sets[i].negative, b, sizeof b));
+					"stacks\n", w->procs[i].t->proc.pid, mgc_human_bytes(-sets[i].negative, b, sizeof b));
 	}
 	return 0;
 }

@@ -18,22 +18,22 @@ static int push_frame(struct mgr_stack *s, const char *label, const char *file, 
 }
 
 /* One stack: the process frame when asked, then the site's frames from the outermost in. */
-static int site_stack(const struct mgr_process *p, const struct mgr_site *ms, int prefix, double w,
-		      struct mgr_stack *out)
+static int site_stack(const struct mgr_process *p, const struct mgr_pick *pk, int prefix, struct mgr_stack *out)
 {
 	char buf[512];
-	out->weight = w;
-	out->frames = calloc(ms->nframes + 1, sizeof *out->frames);
+	const struct mgc_stack *st = pk->stack;
+	out->weight = pk->weight;
+	out->frames = calloc(st->n + 2, sizeof *out->frames);
 	if (!out->frames)
 		return -ENOMEM;
 	if (prefix && push_frame(out, mgr_process_label(p, buf, sizeof buf), NULL, 0) < 0)
 		return -ENOMEM;
-	for (size_t j = ms->nframes; j-- > 0;) {
-		const struct mgr_frame *f = &ms->frames[j];
+	for (size_t j = st->n; j-- > 0;) {
+		const struct mgc_frame *f = &st->frames[j];
 		if (push_frame(out, mgr_frame_label(f, buf, sizeof buf), f->file, f->line) < 0)
 			return -ENOMEM;
 	}
-	return ms->nframes ? 0 : push_frame(out, "[no stack]", NULL, 0);
+	return st->n ? 0 : push_frame(out, "[no stack]", NULL, 0);
 }
 
 /* "[N other sites]": what the site limit left out, so the flame graph's total is the real one. */
@@ -60,12 +60,13 @@ int mgr_stacks_build(const struct mgr_process *p, struct mgc_symbolizer *sym,
 	struct mgr_picked pk;
 	memset(out, 0, sizeof *out);
 	memset(&pk, 0, sizeof pk);
+	note[0] = 0;
 	int rc = mgr_view_open(&v, p, sym);
 	if (rc < 0)
 		return rc;
 	rc = mgr_weight_resolve(&v, spec, &w, err, errlen, note, notelen);
 	if (rc == 0)
-		rc = mgr_view_pick(&v, &w, max, NULL, 0, &pk);
+		rc = mgr_view_pick(&v, &w, max, 0, &pk);
 	if (rc == 0) {
 		mgr_weight_describe(&v, &w, out->what, sizeof out->what);
 		out->negative = pk.negative;
@@ -73,13 +74,12 @@ int mgr_stacks_build(const struct mgr_process *p, struct mgc_symbolizer *sym,
 		rc = out->stacks ? 0 : -ENOMEM;
 	}
 	for (size_t i = 0; rc == 0 && i < pk.n; i++, out->n++)
-		rc = site_stack(p, &pk.sites[i], prefix, pk.weight[i], &out->stacks[i]);
+		rc = site_stack(p, &pk.sites[i], prefix, &out->stacks[i]);
 	if (rc == 0 && pk.rest_sites) {
 		rc = rest_stack(p, &pk, prefix, &out->stacks[out->n]);
 		out->n++;
 	}
 	mgr_picked_free(&pk);
-	mgr_view_close(&v);
 	if (rc < 0)
 		mgr_stacks_free(out);
 	return rc;

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_view.c: see mgr_view.h. Reads the analysis and the trace it came from; never changes
- * either, and never classifies: a site the analysis did not rank has no verdict here. */
+ * either, and never judges: a site the analysis did not judge has no verdict here. */
 #define _GNU_SOURCE
 #include "mgr_view.h"
-
-#include "mgc_python.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,59 +10,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgc_python.h"
+#include "mgc_units.h"
+
 int mgr_view_open(struct mgr_view *v, const struct mgr_process *p, struct mgc_symbolizer *sym)
 {
 	memset(v, 0, sizeof *v);
-	if (!p->t)
+	const struct mgc_series *m = mgc_analysis_main(&p->a);
+	if (!p->t || !m)
 		return -EINVAL;
-	v->p = p;
-	v->t = p->t;
-	v->sym = sym;
-	v->idx = calloc(v->t->npoints ? v->t->npoints : 1, sizeof *v->idx);
-	v->analyzed = calloc(v->t->nsites ? v->t->nsites : 1, sizeof *v->analyzed);
-	if (!v->idx || !v->analyzed) {
-		mgr_view_close(v);
-		return -ENOMEM;
-	}
-	v->n = mgr_axis_points(v->t, p->x_is_steps, v->idx);
-	for (size_t i = 0; i < p->nsites; i++)
-		if (p->sites[i].s->id < v->t->nsites)
-			v->analyzed[p->sites[i].s->id] = i + 1;
+	*v = (struct mgr_view){p, p->t, &p->a, sym, p->a.n, m->x};
 	return 0;
-}
-
-void mgr_view_close(struct mgr_view *v)
-{
-	free(v->idx);
-	free(v->analyzed);
-	memset(v, 0, sizeof *v);
-}
-
-double mgr_view_x(const struct mgr_view *v, size_t i)
-{
-	const struct mgc_point *pt = &v->t->points[v->idx[i]];
-	return v->p->x_is_steps ? (double)pt->step : pt->t;
-}
-
-double mgr_view_live(const struct mgr_view *v, const struct mgc_site *s, size_t i)
-{
-	return s->series ? (double)s->series[v->idx[i]] : 0.0;
 }
 
 double mgr_view_tracked(const struct mgr_view *v, size_t i)
 {
-	const struct mgc_point *pt = &v->t->points[v->idx[i]];
-	return (double)pt->heap + (double)pt->mmap + (double)pt->device;
+	static const enum mgc_series_id parts[] = {MGC_S_HEAP, MGC_S_MMAP, MGC_S_DEVICE};
+	double sum = 0;
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
+		const struct mgc_series *s = &v->a->series[parts[k]];
+		if (parts[k] < v->a->nseries && s->present && i < s->n)
+			sum += s->y[i];
+	}
+	return sum;
 }
 
 int mgr_view_point_at(const struct mgr_view *v, double x, size_t *i)
 {
-	if (v->n == 0 || x < mgr_view_x(v, 0))
+	if (v->n == 0 || x < v->x[0])
 		return -ERANGE;
 	size_t lo = 0, hi = v->n; /* the answer is in [lo, hi) */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (mgr_view_x(v, mid) <= x)
+		if (v->x[mid] <= x)
 			lo = mid;
 		else
 			hi = mid;
@@ -73,32 +51,26 @@ int mgr_view_point_at(const struct mgr_view *v, double x, size_t *i)
 	return 0;
 }
 
-const struct mgr_site *mgr_view_analyzed(const struct mgr_view *v, const struct mgc_site *s)
+double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site_result *r)
 {
-	size_t k = s->id < v->t->nsites ? v->analyzed[s->id] : 0;
-	return k ? &v->p->sites[k - 1] : NULL;
-}
-
-double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site *s)
-{
-	if (v->n == 0)
+	if (v->n == 0 || !r->y)
 		return 0;
 	switch (w->mode) {
 	case MGR_WEIGHT_GROWTH:
-		return mgr_view_live(v, s, w->to) - mgr_view_live(v, s, w->from);
+		return r->y[w->to] - r->y[w->from];
 	case MGR_WEIGHT_PEAK: {
-		float peak = 0; /* every site of a big program is read here: keep it a plain loop */
-		for (size_t i = 0; s->series && i < v->n; i++)
-			peak = s->series[v->idx[i]] > peak ? s->series[v->idx[i]] : peak;
+		double peak = 0; /* every site of a big program is read here: keep it a plain loop */
+		for (size_t i = 0; i < v->n; i++)
+			peak = r->y[i] > peak ? r->y[i] : peak;
 		return peak;
 	}
 	default:
-		return mgr_view_live(v, s, w->at);
+		return r->y[w->at];
 	}
 }
 
 struct cand {
-	const struct mgc_site *s;
+	size_t rank; /* index in the analysis's sites */
 	double w;
 	int keep;
 };
@@ -110,7 +82,7 @@ static int cmp_cand(const void *a, const void *b)
 		return x->keep ? -1 : 1;
 	if (x->w != y->w)
 		return x->w < y->w ? 1 : -1;
-	return x->s->id < y->s->id ? -1 : x->s->id > y->s->id;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 static int cmp_weight(const void *a, const void *b)
@@ -118,63 +90,54 @@ static int cmp_weight(const void *a, const void *b)
 	const struct cand *x = a, *y = b;
 	if (x->w != y->w)
 		return x->w < y->w ? 1 : -1;
-	return x->s->id < y->s->id ? -1 : x->s->id > y->s->id;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Fills out->sites from the chosen candidates: the analysis's numbers where it ranked the site,
- * frames symbolized here. */
+/* Fills out->sites from the chosen candidates: the shown sites' stacks are borrowed from the
+ * process, the others symbolized here. */
 static int fill_picked(const struct mgr_view *v, const struct cand *c, size_t n, struct mgr_picked *out)
 {
 	out->sites = calloc(n ? n : 1, sizeof *out->sites);
-	out->weight = calloc(n ? n : 1, sizeof *out->weight);
-	if (!out->sites || !out->weight)
+	if (!out->sites)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct mgr_site *ms = &out->sites[i];
-		const struct mgr_site *a = mgr_view_analyzed(v, c[i].s);
-		if (a) {
-			*ms = *a;
-		} else {
-			ms->s = c[i].s;
-			ms->growth = v->n ? mgr_view_live(v, c[i].s, v->n - 1) - mgr_view_live(v, c[i].s, 0) : 0;
-			ms->live_end = v->n ? mgr_view_live(v, c[i].s, v->n - 1) : (double)c[i].s->live_bytes;
-			ms->pyarena = mgc_pyarena_site(v->t, c[i].s);
-		}
-		ms->frames = NULL;
-		ms->nframes = 0;
-		out->weight[i] = c[i].w;
+		struct mgr_pick *pk = &out->sites[i];
+		pk->r = &v->a->sites[c[i].rank];
+		pk->s = v->t->sites[pk->r->id];
+		pk->weight = c[i].w;
+		pk->shown = c[i].rank < v->p->nshown;
 		out->n = i + 1;
-		if (mgr_symbolize_site(v->t, v->sym, ms) < 0)
+		if (pk->shown) {
+			pk->stack = &v->p->shown[c[i].rank].stack;
+			pk->pyarena = v->p->shown[c[i].rank].pyarena;
+			continue;
+		}
+		pk->pyarena = mgc_pyarena_site(v->t, pk->s);
+		pk->stack = &pk->own;
+		if (mgr_symbolize(v->t, pk->s, v->sym, &pk->own) < 0)
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max,
-		  const struct mgc_site *const *extra, size_t n_extra, struct mgr_picked *out)
+int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
+		  struct mgr_picked *out)
 {
 	memset(out, 0, sizeof *out);
-	const struct mgc_trace *t = v->t;
-	unsigned char *want = calloc(t->nsites ? t->nsites : 1, 1);
-	struct cand *c = calloc(t->nsites ? t->nsites : 1, sizeof *c);
+	const struct mgc_analysis *a = v->a;
+	struct cand *c = calloc(a->nsites ? a->nsites : 1, sizeof *c);
 	size_t nc = 0, nkeep = 0;
-	int rc = -ENOMEM;
-	if (!want || !c)
-		goto out;
-	for (size_t i = 0; i < n_extra; i++)
-		if (extra[i]->id < t->nsites)
-			want[extra[i]->id] = 1;
-	for (size_t i = 0; i < t->nsites; i++) {
-		const struct mgc_site *s = t->sites[i];
-		if (!s || !s->seen)
-			continue;
-		double wt = mgr_weight_of(v, w, s);
+	if (!c)
+		return -ENOMEM;
+	for (size_t k = 0; k < a->nsites; k++) {
+		double wt = mgr_weight_of(v, w, &a->sites[k]);
+		int keep = with_shown && k < v->p->nshown;
 		if (wt < 0)
 			out->negative += wt;
-		if (!(wt > 0) && !want[i])
+		if (!(wt > 0) && !keep)
 			continue;
-		c[nc++] = (struct cand){s, wt, want[i]};
-		nkeep += want[i];
+		c[nc++] = (struct cand){k, wt, keep};
+		nkeep += keep;
 	}
 	qsort(c, nc, sizeof *c, cmp_cand);
 	size_t take = max && max < nc - nkeep ? nkeep + max : nc;
@@ -183,11 +146,9 @@ int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t m
 		out->rest += c[i].w;
 	}
 	qsort(c, take, sizeof *c, cmp_weight);
-	rc = fill_picked(v, c, take, out);
+	int rc = fill_picked(v, c, take, out);
 	if (rc < 0)
 		mgr_picked_free(out);
-out:
-	free(want);
 	free(c);
 	return rc;
 }
@@ -195,15 +156,14 @@ out:
 void mgr_picked_free(struct mgr_picked *pk)
 {
 	for (size_t i = 0; pk->sites && i < pk->n; i++)
-		free(pk->sites[i].frames);
+		mgc_stack_free(&pk->sites[i].own);
 	free(pk->sites);
-	free(pk->weight);
 	memset(pk, 0, sizeof *pk);
 }
 
-int mgr_frame_is_python(const struct mgr_frame *f)
+const struct mgc_frame *mgr_named_frame(const struct mgc_stack *st)
 {
-	return f->python;
+	return st && st->n ? &st->frames[st->named < st->n ? st->named : 0] : NULL;
 }
 
 const char *mgr_basename(const char *path)
@@ -214,14 +174,21 @@ const char *mgr_basename(const char *path)
 	return s ? s + 1 : path;
 }
 
-static int named(const struct mgr_frame *f)
+const char *mgr_pyfile_name(const char *file)
+{
+	if (!file)
+		return "??";
+	return mgc_pyfile_is_library(file) ? mgc_pyfile_short(file) : mgr_basename(file);
+}
+
+static int named(const struct mgc_frame *f)
 {
 	return f->function && f->function[0] && strcmp(f->function, "??") != 0;
 }
 
-const char *mgr_frame_label(const struct mgr_frame *f, char *buf, size_t cap)
+const char *mgr_frame_label(const struct mgc_frame *f, char *buf, size_t cap)
 {
-	if (mgr_frame_is_python(f))
+	if (f->python)
 		snprintf(buf, cap, "%s %s:%d", named(f) ? f->function : "??", mgr_pyfile_name(f->file), f->line);
 	else if (named(f))
 		snprintf(buf, cap, "%s", f->function);
@@ -235,54 +202,12 @@ const char *mgr_frame_label(const struct mgr_frame *f, char *buf, size_t cap)
 	return buf;
 }
 
-static int system_module(const char *m)
+const char *mgr_process_label(const struct mgr_process *p, char *buf, size_t cap)
 {
-	static const char *const dirs[] = {"/usr/lib/", "/lib/", "/usr/lib64/", "/lib64/",
-					   "/usr/local/lib/", "/usr/bin/", "/bin/"};
-	if (!m)
-		return 1;
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-		if (strncmp(m, dirs[i], strlen(dirs[i])) == 0)
-			return 1;
-	return 0;
-}
-
-const char *mgr_pyfile_name(const char *file)
-{
-	if (!file)
-		return "??";
-	return mgc_pyfile_is_library(file) ? mgc_pyfile_short(file) : mgr_basename(file);
-}
-
-const struct mgr_frame *mgr_user_frame(const struct mgr_site *ms)
-{
-	const struct mgr_frame *py = NULL;
-	if (!ms->nframes)
-		return NULL;
-	for (size_t i = 0; i < ms->nframes; i++) {
-		const struct mgr_frame *f = &ms->frames[i];
-		if (mgr_frame_is_python(f) && !mgc_pyfile_is_library(f->file))
-			return f;
-		if (mgr_frame_is_python(f) && !py)
-			py = f;
-	}
-	if (py)
-		return py;
-	for (size_t i = 0; i < ms->nframes; i++)
-		if (named(&ms->frames[i]) && !system_module(ms->frames[i].module))
-			return &ms->frames[i];
-	for (size_t i = 0; i < ms->nframes; i++)
-		if (named(&ms->frames[i]))
-			return &ms->frames[i];
-	return &ms->frames[0];
-}
-
-static void fmt_x(const struct mgr_view *v, double x, char *buf, size_t cap)
-{
-	if (v->p->x_is_steps)
-		snprintf(buf, cap, "step %.0f", x);
-	else
-		snprintf(buf, cap, "%.3g s", x);
+	const struct mgc_trace *t = p->t;
+	const char *exe = t && t->exe && t->exe[0] ? mgr_basename(t->exe) : "process";
+	snprintf(buf, cap, "%s [pid %d]", exe, t ? t->proc.pid : 0);
+	return buf;
 }
 
 /* One x of the spec to an axis point; NAN is `dflt`. */
@@ -295,17 +220,14 @@ static int resolve_x(const struct mgr_view *v, const char *what, double x, size_
 		return 0;
 	}
 	if (mgr_view_point_at(v, x, i) < 0) {
-		fmt_x(v, v->n ? mgr_view_x(v, 0) : 0, b, sizeof b);
 		snprintf(err, errlen, "%s %g: the run of pid %d starts at %s", what, x, v->t->proc.pid,
-			 v->n ? b : "no point at all");
+			 v->n ? mgc_human_x(v->x[0], v->a->x_is_steps, b, sizeof b) : "no point at all");
 		return -ERANGE;
 	}
-	if (mgr_view_x(v, *i) != x && note[0] == 0) {
-		fmt_x(v, x, a, sizeof a);
-		fmt_x(v, mgr_view_x(v, *i), b, sizeof b);
+	if (v->x[*i] != x && note[0] == 0)
 		snprintf(note, notelen, "%s %g: pid %d has no snapshot at %s; using %s, the last one before it",
-			 what, x, v->t->proc.pid, a, b);
-	}
+			 what, x, v->t->proc.pid, mgc_human_x(x, v->a->x_is_steps, a, sizeof a),
+			 mgc_human_x(v->x[*i], v->a->x_is_steps, b, sizeof b));
 	return 0;
 }
 
@@ -332,25 +254,15 @@ int mgr_weight_resolve(const struct mgr_view *v, const struct mgr_weight_spec *s
 const char *mgr_weight_describe(const struct mgr_view *v, const struct mgr_weight *w, char *buf, size_t cap)
 {
 	char a[48], b[48];
-	if (!v->n) {
+	int steps = v->a->x_is_steps;
+	if (!v->n)
 		snprintf(buf, cap, "%s (no points)", w->mode == MGR_WEIGHT_GROWTH ? "growth" : "live bytes");
-	} else if (w->mode == MGR_WEIGHT_PEAK) {
+	else if (w->mode == MGR_WEIGHT_PEAK)
 		snprintf(buf, cap, "peak live bytes");
-	} else if (w->mode == MGR_WEIGHT_GROWTH) {
-		fmt_x(v, mgr_view_x(v, w->from), a, sizeof a);
-		fmt_x(v, mgr_view_x(v, w->to), b, sizeof b);
-		snprintf(buf, cap, "growth from %s to %s", a, b);
-	} else {
-		fmt_x(v, mgr_view_x(v, w->at), a, sizeof a);
-		snprintf(buf, cap, "live bytes at %s", a);
-	}
-	return buf;
-}
-
-const char *mgr_process_label(const struct mgr_process *p, char *buf, size_t cap)
-{
-	const struct mgc_trace *t = p->t;
-	const char *exe = t && t->exe && t->exe[0] ? mgr_basename(t->exe) : "process";
-	snprintf(buf, cap, "%s [pid %d]", exe, t ? t->proc.pid : 0);
+	else if (w->mode == MGR_WEIGHT_GROWTH)
+		snprintf(buf, cap, "growth from %s to %s", mgc_human_x(v->x[w->from], steps, a, sizeof a),
+			 mgc_human_x(v->x[w->to], steps, b, sizeof b));
+	else
+		snprintf(buf, cap, "live bytes at %s", mgc_human_x(v->x[w->at], steps, a, sizeof a));
 	return buf;
 }

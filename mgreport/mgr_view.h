@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* mgr_view.h: the one layer through which mgreport's pictures and exports (HTML, folded stacks,
- * speedscope, diff) read the analysis (mgr_analyze.h): the axis points, a site's live bytes at any
- * of them, sites beyond the ones the analysis ranked (picked by a weight and symbolized on
- * demand), and how frames are named. When the analysis moves, only this module is re-pointed.
- * It decides no verdict and prints nothing. */
+/* mgr_view.h: how mgreport's pictures and exports (HTML, folded stacks, speedscope, diff) read a
+ * process's analysis (libmgcore's mgc_analysis, through mgr_analyze.h): its axis, a site's live
+ * bytes at any axis point, sites beyond the shown ones (picked by a weight and symbolized on
+ * demand), and how frames are named. It decides no verdict and prints nothing. */
 #ifndef MGR_VIEW_H
 #define MGR_VIEW_H
 
@@ -14,22 +13,15 @@
 struct mgr_view {
 	const struct mgr_process *p;
 	const struct mgc_trace *t;
+	const struct mgc_analysis *a;
 	struct mgc_symbolizer *sym;
-	size_t *idx;        /* grid point of each axis point */
-	size_t n;           /* axis points: p->main->n */
-	size_t *analyzed;   /* site id -> index in p->sites + 1; 0 when the analysis did not rank it */
+	size_t n;           /* axis points */
+	const double *x;    /* their x (steps, or seconds without step markers) */
 };
 
 /* Opens a view of p (a trace's analysis: p->t set). sym symbolizes the sites picked later and must
- * outlive the view. 0, -EINVAL (no trace) or -ENOMEM. */
+ * outlive the view. 0, or -EINVAL (no trace). */
 int mgr_view_open(struct mgr_view *v, const struct mgr_process *p, struct mgc_symbolizer *sym);
-void mgr_view_close(struct mgr_view *v);
-
-/* x (step, or seconds without step markers) of axis point i. */
-double mgr_view_x(const struct mgr_view *v, size_t i);
-
-/* Live bytes of site s at axis point i. */
-double mgr_view_live(const struct mgr_view *v, const struct mgc_site *s, size_t i);
 
 /* Bytes the probe tracks at axis point i: live heap + live mmap + CUDA memory, which is what the
  * sites' live bytes add up to. */
@@ -38,9 +30,6 @@ double mgr_view_tracked(const struct mgr_view *v, size_t i);
 /* The axis point at x: the last one at or before x. Returns 0 and *i, or -ERANGE when x lies
  * before the first point (or the axis is empty). */
 int mgr_view_point_at(const struct mgr_view *v, double x, size_t *i);
-
-/* The analysis's own entry for s (verdict, frames), or NULL when it did not rank s. */
-const struct mgr_site *mgr_view_analyzed(const struct mgr_view *v, const struct mgc_site *s);
 
 /* What a site is weighted by: live bytes at one axis point, the growth between two (a flame
  * graph leaves negative growth out: it has no negative widths), or its highest live bytes at any
@@ -68,47 +57,49 @@ int mgr_weight_resolve(const struct mgr_view *v, const struct mgr_weight_spec *s
 /* "live bytes at step 300", "growth from step 0 to step 300" ("at 12 s" without step markers). */
 const char *mgr_weight_describe(const struct mgr_view *v, const struct mgr_weight *w, char *buf, size_t cap);
 
-/* The weight of site s. */
-double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site *s);
+/* The weight of the analysed site r. */
+double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site_result *r);
 
-/* Sites picked by weight: the heaviest first (ties by site id), symbolized. Each entry is a
- * struct mgr_site of its own (frames owned here), with the analysis's verdict when it ranked the
- * site (classified = 0 otherwise). `weight[i]` is site i's weight. */
+/* A site picked for a picture: the analysis's result, the trace's record, its stack. */
+struct mgr_pick {
+	const struct mgc_site_result *r;
+	const struct mgc_site *s;
+	const struct mgc_stack *stack; /* the shown site's own, or `own` */
+	struct mgc_stack own;          /* symbolized here for a site that is not shown */
+	int shown;                     /* one of the process's shown sites (the text report's) */
+	int pyarena;                   /* a pymalloc arena site */
+	double weight;
+};
+
+/* Sites picked by weight, the heaviest first (ties by rank). */
 struct mgr_picked {
-	struct mgr_site *sites;
-	double *weight;
+	struct mgr_pick *sites;
 	size_t n;
 	size_t rest_sites;   /* sites with a positive weight left out by `max` */
 	double rest;         /* their summed weight */
 	double negative;     /* summed weight below zero (shrinking sites), left out */
 };
 
-/* Picks, out of every site of the trace, at most `max` (0 = all) with a weight above zero, and
- * symbolizes them. `extra` (may be NULL) names sites to include whatever their weight, n_extra of
- * them (e.g. the analysis's ranked sites). 0 or -ENOMEM (out is then empty). */
-int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max,
-		  const struct mgc_site *const *extra, size_t n_extra, struct mgr_picked *out);
+/* Picks, out of every site of the run, at most `max` (0 = all) with a weight above zero, plus
+ * every shown site when `with_shown`, and symbolizes those that are not shown. 0 or -ENOMEM (out
+ * is then empty). */
+int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
+		  struct mgr_picked *out);
 void mgr_picked_free(struct mgr_picked *pk);
 
-/* 1 for a frame of Python code (the interpreter's frame: function, file and line, no module). */
-int mgr_frame_is_python(const struct mgr_frame *f);
+/* The frame that names a site (mgc_stack.named: the first frame in the user's own code), or NULL
+ * for an empty stack. */
+const struct mgc_frame *mgr_named_frame(const struct mgc_stack *st);
 
 /* The name a frame has in stacks people read and in flame graphs: the function ("mge_collate_batch",
  * "operator new(unsigned long)"), "?? [libffi.so.8]" when only the module is known, and
  * "train_step train.py:41" for a Python frame (mgr_pyfile_name). No ';' or newline (folded stacks
  * split on them). Writes into buf and returns it. */
-const char *mgr_frame_label(const struct mgr_frame *f, char *buf, size_t cap);
+const char *mgr_frame_label(const struct mgc_frame *f, char *buf, size_t cap);
 
 /* A Python file as frame names show it: library code from its package on
  * ("torch/nn/modules/module.py"), the user's own files by their name ("train.py"). */
 const char *mgr_pyfile_name(const char *file);
-
-/* The first frame in the user's own code, which the site table names: the first Python frame of
- * the user's own files (not the standard library or site-packages), else the first Python frame,
- * else the first named frame of a module outside the system's directories (/usr/lib, /lib,
- * /usr/local/lib, /usr/bin, /bin: libc, libstdc++, the interpreter, pip's native packages), else
- * the first named frame, else the first frame. NULL without frames. */
-const struct mgr_frame *mgr_user_frame(const struct mgr_site *ms);
 
 /* "python3 [pid 1234]": a process as a flame graph's root frame names it. */
 const char *mgr_process_label(const struct mgr_process *p, char *buf, size_t cap);

@@ -88,8 +88,9 @@
   function fitOf(P, s, i) { return i === 0 && P.process_fit ? P.process_fit : (s.verdict ? s : null); }
 
   function oomX(P, fit) {
-    if (!fit || (fit.verdict !== 'leak' && fit.verdict !== 'growing') || fit.x_to_oom === null) return null;
-    return lastOf(P.x) + fit.x_to_oom;
+    var to = fit ? (P.x_axis === 'step' ? fit.steps_to_oom : fit.seconds_to_oom) : null;
+    if (!fit || (fit.verdict !== 'leak' && fit.verdict !== 'growing') || to === null || to === undefined) return null;
+    return lastOf(P.x) + to;
   }
 
   // The limit is drawn by default when it is near: reached within 10 runs and within 20 times the
@@ -105,13 +106,13 @@
       if (st.hidden[s.name]) return;
       seriesY(s).forEach(function (v) { if (v > ymax) ymax = v; });
       var fit = fitOf(P, s, i);
-      if (fit && (fit.verdict === 'leak' || fit.verdict === 'growing') && fit.slope > 0) proj = true;
+      if (fit && (fit.verdict === 'leak' || fit.verdict === 'growing') && fit.slope_per_x > 0) proj = true;
     });
     var xmax = x1 + (proj ? 0.25 * span : 0);
     var main = fitOf(P, P.series[0], 0);
-    if (proj && st.scale !== 'limit' && !st.hidden[P.series[0].name] && main && main.slope > 0 && main.level !== null &&
+    if (proj && st.scale !== 'limit' && !st.hidden[P.series[0].name] && main && main.slope_per_x > 0 && main.level !== null &&
         (main.verdict === 'leak' || main.verdict === 'growing')) // room for the answer's projection
-      ymax = Math.max(ymax, main.level + main.slope * (xmax - x1));
+      ymax = Math.max(ymax, main.level + main.slope_per_x * (xmax - x1));
     if (st.scale === 'limit' && P.limit !== null) {
       ymax = Math.max(ymax, P.limit);
       var ox = oomX(P, fitOf(P, P.series[0], 0));
@@ -183,15 +184,15 @@
       if (main) out += '<text class="note" x="' + fixed(px + 6, 1) + '" y="' + fixed(py - 8 < M.t + 24 ? py + 16 : py - 8, 1) + '">plateau ' +
         esc(bytes(fit.plateau_level)) + ' from ' + esc(fmtX(P, fit.plateau_at)) + '</text>';
     }
-    if ((fit.verdict === 'leak' || fit.verdict === 'growing') && fit.slope > 0) {
-      var xa = fr.x1, ya = fit.level !== null ? fit.level : lastOf(seriesY(s)), xb = fr.xmax, yb = ya + fit.slope * (xb - xa);
+    if ((fit.verdict === 'leak' || fit.verdict === 'growing') && fit.slope_per_x > 0) {
+      var xa = fr.x1, ya = fit.level !== null ? fit.level : lastOf(seriesY(s)), xb = fr.xmax, yb = ya + fit.slope_per_x * (xb - xa);
       var ox = main ? oomX(P, fit) : null;
       if (ox !== null && ox < xb) { xb = ox; yb = P.limit; }
-      if (yb > fr.ymax) { xb = xa + (fr.ymax - ya) / fit.slope; yb = fr.ymax; }
+      if (yb > fr.ymax) { xb = xa + (fr.ymax - ya) / fit.slope_per_x; yb = fr.ymax; }
       out += '<path class="projection" stroke="' + s.color + '" d="M' + fixed(X(xa), 1) + ' ' + fixed(Y(ya), 1) +
         'L' + fixed(X(xb), 1) + ' ' + fixed(Y(yb), 1) + '"/>';
       if (main) {
-        var txt = fit.verdict + ': ' + bytes(fit.slope) + ' ' + perX(P);
+        var txt = fit.verdict + ': ' + bytes(fit.slope_per_x) + ' ' + perX(P);
         if (ox !== null) txt += ', limit reached at ' + fmtX(P, ox);
         out += '<text class="note leak" x="' + fixed(W - M.r, 1) + '" y="' + (M.t - 8) + '" text-anchor="end">' + esc(txt) + '</text>';
       }
@@ -306,17 +307,17 @@
       out += '</li>';
     });
     if (!s.stack.length) out += '<li class="muted">no stack recorded</li>';
-    out += '</ol><p class="muted">site ' + s.id + ', ' + esc(s.kind) + ': ' + esc(bytes(s.live)) + ' live at the last ' +
-      (P.x_axis === 'step' ? 'step' : 'point') + ', ' + esc(bytes(s.exit_live)) + ' in ' + count(s.exit_count) +
-      ' block' + (s.exit_count === 1 ? '' : 's') + ' at exit; peak ' + esc(bytes(s.peak)) + '; ' + count(s.allocs) +
+    out += '</ol><p class="muted">site ' + s.id + ', ' + esc(s.kind) + ': ' + esc(bytes(s.live_bytes_last_x)) + ' live at the last ' +
+      (P.x_axis === 'step' ? 'step' : 'point') + ', ' + esc(bytes(s.live_bytes)) + ' in ' + count(s.live_count) +
+      ' block' + (s.live_count === 1 ? '' : 's') + ' at exit; peak ' + esc(bytes(s.peak_bytes)) + '; ' + count(s.allocs) +
       ' allocations, ' + count(s.frees) + ' frees' + (s.why ? '. Evidence: ' + esc(s.why) : '') + '</p>';
     return out;
   }
 
   var COLUMNS = [
     {key: 'verdict', title: 'verdict', val: function (s) { return RANK[s.verdict] !== undefined ? RANK[s.verdict] : -1; }},
-    {key: 'live', title: 'live', num: true, val: function (s) { return s.live; }},
-    {key: 'slope', title: 'growth', num: true, val: function (s) { return s.slope === undefined || s.slope === null ? -Infinity : s.slope; }},
+    {key: 'live', title: 'live', num: true, val: function (s) { return s.live_bytes_last_x; }},
+    {key: 'slope', title: 'growth', num: true, val: function (s) { return s.slope_per_x === undefined || s.slope_per_x === null ? -Infinity : s.slope_per_x; }},
     {key: 'allocs', title: 'allocations', num: true, val: function (s) { return s.allocs; }},
     {key: 'spark', title: 'over the run'},
     {key: 'where', title: 'where (first frame in your code)', val: function (s, P) { return s.user >= 0 ? where(P, frame(P, s.stack[s.user])) : ''; }}
@@ -325,7 +326,7 @@
   function siteRow(P, s, i) {
     var fr = s.user >= 0 ? frame(P, s.stack[s.user]) : null;
     return '<tr class="site" data-id="' + s.id + '" data-k="' + i + '"><td>' + verdictTag(s.verdict) + '</td><td class="num">' +
-      esc(bytes(s.live)) + '</td><td class="num">' + (s.slope === undefined || s.slope === null ? '-' : esc(bytes(s.slope)) + ' ' + perX(P)) +
+      esc(bytes(s.live_bytes_last_x)) + '</td><td class="num">' + (s.slope_per_x === undefined || s.slope_per_x === null ? '-' : esc(bytes(s.slope_per_x)) + ' ' + perX(P)) +
       '</td><td class="num">' + count(s.allocs) + '</td><td>' + spark(P, s) + '</td><td class="site-where">' +
       (s.pymalloc_arena ? '<span class="muted">[pymalloc arena]</span> ' : '') +
       (fr ? esc(where(P, fr)) : '<span class="muted">no stack</span>') + '</td></tr>';

@@ -33,6 +33,29 @@ for what, (env, name) in bad_env.items():
     for f in left:
         os.unlink(os.path.join(t.dir, f))
 
+# The unknown-setting line lists every setting: each "MGPROBE_*" string the probe and its launcher
+# read or set (found in their sources, so a new variable cannot be left out of the table).
+src_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "libmgprobe")
+used = set()
+for name in os.listdir(src_dir):
+    if name.endswith((".c", ".h")):
+        with open(os.path.join(src_dir, name), encoding="utf-8") as f:
+            used |= set(re.findall(r'"(MGPROBE_[A-Z_]+)"', f.read()))
+t.true("the sources name at least the documented settings",
+       {"MGPROBE_OUTPUT", "MGPROBE_DIR", "MGPROBE_INTERVAL", "MGPROBE_DEPTH", "MGPROBE_NO_CHILDREN",
+        "MGPROBE_MAX_SITES", "MGPROBE_OUTPUT_PID", "MGPROBE_LIB"} <= used, sorted(used))
+r = t.preload([prog], {"MGPROBE_DIR": t.dir, "MGPROBE_BOGUS": "1"})
+lines = probe_lines(r.stderr)
+known = []
+if lines and "known:" in lines[0]:
+    known = re.findall(r"MGPROBE_[A-Z_]+", lines[0].split("known:", 1)[1])
+for name in sorted(used):
+    t.true(f"MGPROBE_BOGUS: the line names {name} among the known settings", name in known,
+           lines[0] if lines else "no line")
+r = t.run([t.mgprobe, "--help"])
+for name in sorted(used):
+    t.true(f"--help names {name}", name.encode() in r.stdout)
+
 # Good settings: no line at all, and a trace.
 r = t.preload([prog], {"MGPROBE_DIR": t.dir, "MGPROBE_DEPTH": "8", "MGPROBE_INTERVAL": "50"})
 t.same_run("good MGPROBE_* settings", plain, r)
@@ -58,6 +81,11 @@ r = t.run([t.mgprobe, "--version"])
 t.eq("--version: exit status", 0, r.returncode)
 t.true("--version: 'mgprobe X.Y.Z'", re.fullmatch(rb"mgprobe \d+\.\d+\.\d+\S*\n", r.stdout),
        r.stdout)
+with open(os.path.join(src_dir, "mgprobe.h"), encoding="utf-8") as f:
+    header = dict(re.findall(r"#define MGPROBE_VERSION_(MAJOR|MINOR|PATCH) (\d+)", f.read()))
+t.eq("mgprobe.h's version is mgprobe --version's",
+     r.stdout.decode().split()[1] if r.stdout else None,
+     ".".join(header.get(k, "?") for k in ("MAJOR", "MINOR", "PATCH")))
 usage_errors = {
     "no arguments": [],
     "unknown command": ["frobnicate"],

@@ -92,7 +92,7 @@ if git:
     compare("git rev-list of a bad ref (exit 128)", [git, "rev-list", "nosuchref"], cwd=repo,
             min_sites=0)
 else:
-    print("note: git not installed, skipped")
+    t.skip("git", "not installed")
 
 # ---- sort ----
 lines = b"".join(b"%d %s\n" % ((i * 7919) % 10007, b"x" * (i % 37)) for i in range(20000))
@@ -103,7 +103,7 @@ if sort:
             [sort, "-S", "64K", "--parallel=2", "-T", t.dir, "-k2,2", "-k1,1n"], input=lines)
     compare("sort missing file (exit 2)", [sort, "/nonexistent/file"], min_sites=0)
 else:
-    print("note: sort not installed, skipped")
+    t.skip("sort", "not installed")
 
 # ---- perl ----
 perl = shutil.which("perl")
@@ -112,5 +112,5 @@ if perl:
         'my %h; $h{$_} = "x" x $_ for 1..3000; my @k = sort { $a <=> $b } keys %h;'
         'print scalar(@k), " ", length(join "", values %h), "\\n"; warn "to stderr\\n"; exit 4')])
 else:
-    print("note: perl not installed, skipped")
+    t.skip("perl", "not installed")
 t.done()

@@ -153,7 +153,7 @@ def check_clicks(t, html, tmp, data):
            "stack", out["stack"])
     table = [k for k, s in enumerate(P["sites"]) if s["table"]]
     t.equal("clicks: 'show all' lists every table site", len(table), out["rows_all"])
-    live = lambda k: P["sites"][k]["live"]
+    live = lambda k: P["sites"][k]["live_bytes_last_x"]
     t.true("clicks: the live column sorts largest first, then smallest first",
            [live(k) for k in out["live_desc"]] == sorted((live(k) for k in table), reverse=True) and
            [live(k) for k in out["live_asc"]] == sorted(live(k) for k in table), "sorted",

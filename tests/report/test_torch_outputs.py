@@ -111,7 +111,9 @@ def check_diff(t, mgreport, healthy, leak):
     growth = [r["after"]["growth_per_x"] for r in started if has_ffi(r["frames"])]
     t.true("diff: it grows 1 MiB per step after (within 10%)", growth and abs(growth[0] - LEAK_BYTES) <= 0.1 * LEAK_BYTES,
            LEAK_BYTES, growth)
-    t.true("diff: the process verdict after is leak", d.get("process_verdict", {}).get("after", {}).get("verdict") == "leak")
+    after = d.get("process_verdict", {}).get("after", {}).get("verdict")
+    t.true("diff: the process verdict after says it grows (leak, or growing while the classifier cannot tell yet)",
+           after in ("leak", "growing"), "leak or growing", after)
 
 
 def main():

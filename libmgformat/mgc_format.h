@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* mgc_format.h: the on-disk trace format (*.mgt), shared by the writer (libmgprobe) and every
- * reader. Header-only and dependency-free so the probe can include it; fixed-width little-endian
- * fields, sizes frozen by _Static_assert. Documented for humans in docs/trace-format.md: keep both
- * in step, and bump MGC_TRACE_VERSION on any incompatible change. */
+ * reader. Header-only and dependency-free (libmgformat) so the probe can include it; fixed-width
+ * little-endian fields, sizes frozen by _Static_assert. Documented for humans in
+ * docs/trace-format.md: keep both in step, and bump MGC_TRACE_VERSION on any incompatible
+ * change. */
 #ifndef MGC_FORMAT_H
 #define MGC_FORMAT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mgc_hash.h"
 
 #define MGC_TRACE_MAGIC "MGTRACE"     /* 7 chars + NUL = 8 bytes */
 #define MGC_TRACE_VERSION 2u   /* 2: stacks as a prefix tree (FRAMES + STACK2) */
@@ -24,7 +27,7 @@ struct mgc_file_header {
 _Static_assert(sizeof(struct mgc_file_header) == 16, "file header is frozen");
 
 /* Every record: this header, then `len` payload bytes, then zero padding to a multiple of 8.
- * `check` is FNV-1a (32 bit) of the payload: a reader stops at the first record whose length
+ * `check` is FNV-1a (32 bit, mgc_fnv1a) of the payload: a reader stops at the first record whose length
  * runs past the end of the file or whose check does not match (a truncated or torn tail). */
 struct mgc_rec {
 	uint32_t type;
@@ -391,29 +394,6 @@ static inline uint64_t mgc_zigzag(int64_t v)
 static inline int64_t mgc_unzigzag(uint64_t v)
 {
 	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
-/* A 64-bit finalizer (MurmurHash3's fmix64): every input bit reaches every output bit. The
- * probe's stack hash and the symbolizer's tables end with it. */
-static inline uint64_t mgc_mix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ull;
-	h ^= h >> 33;
-	return h;
-}
-
-static inline uint32_t mgc_fnv1a(const void *p, size_t n)
-{
-	const unsigned char *b = (const unsigned char *)p;
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 16777619u;
-	}
-	return h;
 }
 
 static inline size_t mgc_pad8(size_t n)

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_capture.h: the calling stack of an allocation, as return addresses, innermost first, with the
+ * probe's own frames left out and, in a Python program, Python frames in place of the
+ * interpreter's (mgp_python). The first step of recording (capture -> intern -> live table ->
+ * counters): what makes a site. Runs inside the hooks: never malloc, stdio or a lock of ours.
+ * Inline, because every frame of the probe between the program and unw_backtrace is one more frame
+ * to unwind on every allocation. */
+#ifndef MGP_CAPTURE_H
+#define MGP_CAPTURE_H
+
+#include <stdint.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "mgc_format.h"
+#include "mgp_python.h"
+
+/* Frames captured beyond the depth, to cover the probe's own (dropped). */
+#define MGP_CAPTURE_SLACK 16u
+
+/* Room for one capture, on the caller's stack: the native frames, and the stack with Python's. */
+struct mgp_capture_buf {
+	uintptr_t native[MGC_MAX_FRAMES + MGP_CAPTURE_SLACK];
+	uintptr_t merged[MGC_MAX_FRAMES];
+};
+
+/* Set once by mgp_capture_init, read-only after. */
+extern struct mgp_capture_conf {
+	unsigned depth;
+	uintptr_t own_lo, own_hi; /* the probe's own text: frames in it are not the program's */
+} mgp_capture_conf;
+
+/* Sets the depth kept (1..MGC_MAX_FRAMES) and finds the probe's own code, whose frames are left
+ * out. Call once at start-up, before recording. */
+void mgp_capture_init(unsigned depth);
+
+/* Captures the calling stack into b. Returns the stack (in b) and its number of frames in *n: at
+ * most the depth or, with Python frames, twice the depth, so the Python frames above a deep
+ * native library (PyTorch's dispatcher) stay while the interpreter's own frames go. */
+static inline const uintptr_t *mgp_capture_stack(struct mgp_capture_buf *b, unsigned *n)
+{
+	const struct mgp_capture_conf *c = &mgp_capture_conf;
+	int python = mgp_python_on();
+	unsigned twice = c->depth * 2 < MGC_MAX_FRAMES ? c->depth * 2 : MGC_MAX_FRAMES;
+	unsigned want = python ? twice : c->depth;
+	int got = unw_backtrace((void **)b->native, (int)(want + MGP_CAPTURE_SLACK));
+	int s = 0;
+	while (s < got && b->native[s] >= c->own_lo && b->native[s] < c->own_hi)
+		s++;
+	unsigned k = got > s ? (unsigned)(got - s) : 0;
+	if (python) {
+		*n = mgp_python_merge(b->native + s, k, b->merged, want);
+		return b->merged;
+	}
+	*n = k > c->depth ? c->depth : k;
+	return b->native + s;
+}
+
+#endif /* MGP_CAPTURE_H */
