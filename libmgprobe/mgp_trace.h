@@ -45,7 +45,11 @@ void mgp_trace_child(int pid, uint32_t how); /* how: enum mgc_child_how */
 void mgp_trace_end(uint32_t reason, int status);
 
 /* Copies /tmp/perf-PID.map, where interpreters and JITs name their generated code (Python 3.12+
- * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs. */
+ * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs:
+ * only a regular file of the process's own user with one link (never through a symlink, never
+ * waiting on a FIFO), and at most MGP_PERFMAP_MAX bytes of it; what it refuses or cuts, a notice
+ * in the trace says. */
+#define MGP_PERFMAP_MAX ((size_t)64 << 20)
 void mgp_trace_perfmap(int pid);
 void mgp_trace_notice(const char *text);
 
