@@ -31,6 +31,7 @@ static struct {
 	uint64_t *frames;
 	uint64_t frames_cap, frames_trunc_at;
 	uint64_t frames_used;
+	int said_full;         /* the one line about a full table is written (under lock) */
 	pthread_mutex_t lock;
 } table = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -148,7 +149,13 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
 	}
 	if (id >= table.max_sites || table.frames_used + n > table.frames_cap) {
+		int said = table.said_full;
+		table.said_full = 1;
 		pthread_mutex_unlock(&table.lock);
+		if (!said)
+			mgp_log("the site table is full (MGPROBE_MAX_SITES=%u): allocations from new stacks "
+				"go unattributed, into one site without a stack (the report says how many); "
+				"raise MGPROBE_MAX_SITES", table.max_sites);
 		return 1;
 	}
 	struct mgp_site *s = &table.sites[id];

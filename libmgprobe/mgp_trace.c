@@ -24,6 +24,7 @@
 static struct {
 	int fd;
 	int ok;       /* the file is open and healthy */
+	int opening;  /* mgp_trace_open is writing the header: a failure is its caller's to say */
 	dev_t dev;    /* the trace file's identity: the program may close our fd and reuse it */
 	ino_t ino;
 	uint64_t start_mono;
@@ -92,12 +93,20 @@ static void close_if_ours(void)
 	trace.fd = -1;
 }
 
+/* Closes the trace after a write error, with one line unless it is being opened (the opener
+ * says why it failed) or the file-size limit was already reported. */
 static void fail(int err)
 {
 	if (!trace.ok)
 		return;
 	trace.ok = 0;
-	mgp_log("cannot write the trace (%s): recording stopped, the program runs on", strerror(err));
+	if (trace.opening)
+		;
+	else if (err == EFBIG)
+		mgp_log_fsize("stopped the trace: recording stopped, the program runs on");
+	else
+		mgp_log("cannot write the trace (%s): recording stopped, the program runs on",
+			strerror(err));
 	close_if_ours();
 }
 
@@ -231,8 +240,13 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	memcpy(trace.scratch + pr.host_len, p->cmdline, pr.cmdline_len);
 	memcpy(trace.scratch + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
 	size_t strings = (size_t)pr.host_len + pr.cmdline_len + pr.exe_len;
+	trace.opening = 1;
 	record3(MGC_REC_PROCESS, &pr, sizeof pr, trace.scratch, strings, NULL, 0);
-	return mgp_trace_flush();
+	err = mgp_trace_flush();
+	trace.opening = 0;
+	if (err < 0)
+		unlink(path); /* created or emptied above, and nothing in it */
+	return err;
 }
 
 /* ---- module map ---- */
