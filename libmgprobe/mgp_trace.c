@@ -100,11 +100,9 @@ static void fail(int err)
 	if (!trace.ok)
 		return;
 	trace.ok = 0;
-	if (trace.opening)
-		;
-	else if (err == EFBIG)
+	if (!trace.opening && err == EFBIG)
 		mgp_log_fsize("stopped the trace: recording stopped, the program runs on");
-	else
+	else if (!trace.opening)
 		mgp_log("cannot write the trace (%s): recording stopped, the program runs on",
 			strerror(err));
 	close_if_ours();

@@ -15,9 +15,9 @@
 int mgp_trace_init(uint32_t max_sites);
 
 /* Opens path for writing (O_EXCL when excl, else truncating a regular file; never through a
- * symlink: -ELOOP, nor a FIFO, device or directory: -ENXIO, -EINVAL, -EISDIR), mode 0600, and writes
- * the file header and the process record. 0 or -errno, silently (the file is then not created,
- * or removed again). */
+ * symlink: -ELOOP, nor a FIFO, device or directory: -ENXIO, -EINVAL, -EISDIR), mode 0600, and
+ * writes the file header and the process record. 0 or -errno, silently (the file is then not
+ * created, or removed again). */
 int mgp_trace_open(const char *path, int excl, const struct mgp_process *p);
 
 /* Writes load and unload records for the module map's generations since the last call

@@ -213,7 +213,8 @@ static int read_trace_id(const char *path, struct trace_id *id)
 }
 
 /* Marks the traces of root_pid's process tree started since t0_ns: the root's own (an exec keeps
- * its pid), then, until nothing changes, every trace whose pid or parent is a marked trace's pid. */
+ * its pid), then, until nothing changes, every trace whose pid or parent is a marked trace's
+ * pid. */
 static void mark_tree(struct trace_id *ids, size_t n, int root_pid, uint64_t t0_ns)
 {
 	for (int changed = 1; changed;) {

@@ -45,17 +45,20 @@ old = os.umask(0o022)
 try:
     out = t.path("new")
     t.preload(prog, {"MGPROBE_OUTPUT": out})
-    t.eq("a new trace (LD_PRELOAD) is 0600", "0o600", oct(stat.S_IMODE(os.stat(out + ".mgt").st_mode)))
+    t.eq("a new trace (LD_PRELOAD) is 0600", "0o600",
+         oct(stat.S_IMODE(os.stat(out + ".mgt").st_mode)))
     exist = t.path("exist")
     with open(exist + ".mgt", "w") as f:
         f.write("old")
     os.chmod(exist + ".mgt", 0o644)
     t.preload(prog, {"MGPROBE_OUTPUT": exist})
-    t.eq("an overwritten trace is 0600", "0o600", oct(stat.S_IMODE(os.stat(exist + ".mgt").st_mode)))
+    t.eq("an overwritten trace is 0600", "0o600",
+         oct(stat.S_IMODE(os.stat(exist + ".mgt").st_mode)))
     t.true("the overwritten trace is a trace", open(exist + ".mgt", "rb").read(8) == b"MGTRACE\0")
     sub = t.path("modes")
     os.mkdir(sub)
-    t.run([t.mgprobe, "run", "-o", os.path.join(sub, "run.mgt"), "--", sh, "-c", "/bin/true; /bin/true"])
+    t.run([t.mgprobe, "run", "-o", os.path.join(sub, "run.mgt"), "--", sh, "-c",
+           "/bin/true; /bin/true"])
     files = sorted(os.listdir(sub))
     t.true("mgprobe run -o: the run and a child", len(files) >= 2, files)
     t.eq("mgprobe run -o: every trace is 0600", [],

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Real programs print the same and exit the same under the probe as without it, and their traces
-# read back: interpreters (Python with threads, subprocesses, multiprocessing and numpy; perl; bash),
-# git, sqlite3, openssl, compressors (gzip, xz, bzip2, zstd) and tar, a parallel sort, a C build
-# (make, gcc, as, ld), binutils and the text tools (awk, sed, grep, diff, find, sha256sum). Every
-# one is installed by the README's commands; a missing one is a failure, not a skip. Inputs,
+# read back: interpreters (Python with threads, subprocesses, multiprocessing and numpy; perl;
+# bash), git, sqlite3, openssl, compressors (gzip, xz, bzip2, zstd) and tar, a parallel sort, a C
+# build (make, gcc, as, ld), binutils and the text tools (awk, sed, grep, diff, find, sha256sum).
+# Every one is installed by the README's commands; a missing one is a failure, not a skip. Inputs,
 # dates and locales are fixed so each output is reproducible; each program runs in a second or two.
 import os
 import shutil
