@@ -213,8 +213,9 @@ int mgc_pyfile_is_library(const char *file)
 
 int mgc_pyarena_site(const struct mgc_trace *t, const struct mgc_site *s)
 {
-	if (s->kind != MGC_KIND_MMAP || !s->allocs || s->alloc_bytes != s->allocs * (1ull << 20) ||
-	    !s->nframes || !s->ips || mgc_pyframe_is(s->ips[0]))
+	const struct mgc_site_counters *c = &s->counters;
+	if (s->kind != MGC_KIND_MMAP || !c->allocs || c->alloc_bytes != c->allocs * (1ull << 20) || !s->nframes ||
+	    !s->ips || mgc_pyframe_is(s->ips[0]))
 		return 0;
 	const struct mgc_module *m = mgc_trace_module_for(t, s->ips[0] - 1, s->gen);
 	const char *base = m ? strrchr(m->path, '/') : NULL;

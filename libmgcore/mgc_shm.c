@@ -5,6 +5,9 @@
 #define _GNU_SOURCE
 #include "mgc_shm.h"
 
+#include "mgc_proc.h"
+#include "mgc_python.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -219,4 +222,18 @@ void mgc_shm_close(struct mgc_shm_map *m)
 		return;
 	munmap((void *)m->seg, m->size);
 	free(m);
+}
+
+int mgc_shm_pycodes(const struct mgc_shm *s, struct mgc_pycodes **codes)
+{
+	const struct mgc_shm_py *py = &s->py;
+	for (uint32_t i = 0; i < py->ncodes && i < MGC_SHM_PYCODES; i++) {
+		const struct mgc_shm_pycode *pc = &py->codes[i];
+		const char *b = py->bytes + pc->off; /* lengths checked by mgc_shm_read */
+		if (!mgc_pycodes_has(*codes, pc->id) &&
+		    mgc_pycodes_put(codes, pc->id, pc->firstlineno, b, pc->qualname_len, b + pc->qualname_len,
+				    pc->file_len, b + pc->qualname_len + pc->file_len, pc->linetable_len) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }

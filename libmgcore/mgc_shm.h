@@ -41,6 +41,12 @@ const char *mgc_shm_module_path(const struct mgc_shm *s, const struct mgc_shm_mo
 /* "/dev/shm/mgprobe.<pid>" into buf. */
 void mgc_shm_path(int pid, char *buf, size_t cap);
 
+struct mgc_pycodes; /* mgc_python.h */
+
+/* Adds to *codes the copy's Python code objects it does not hold yet (a code id keeps its meaning
+ * for the life of the process). 0, or -ENOMEM. */
+int mgc_shm_pycodes(const struct mgc_shm *s, struct mgc_pycodes **codes);
+
 void mgc_shm_close(struct mgc_shm_map *m);
 
 #endif /* MGC_SHM_H */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "mgc_format.h"
+#include "mgc_python.h"
 
 /* From the C++ runtime (libstdc++, linked by libmgcore); C has no header for it. Returns a
  * malloc'd string or NULL with *status != 0. */
@@ -656,4 +657,107 @@ int mgc_symbolize(struct mgc_symbolizer *s, const char *path, const uint8_t *bui
 		out[n - 1] = a->frames[a->n - 1];
 	}
 	return n;
+}
+
+/* ---- whole stacks -------------------------------------------------------------------------- */
+
+/* 1 for the modules a site is not named after: the C library, the loader, the C++ runtime, the
+ * probe itself (an allocation made through them belongs to their caller). */
+static bool sym_runtime_module(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	b = b ? b + 1 : path;
+	if (!b)
+		return true;
+	return strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0 || strncmp(b, "ld-linux", 8) == 0 ||
+	       strncmp(b, "libstdc++", 9) == 0 || strncmp(b, "libmgprobe", 10) == 0;
+}
+
+static size_t sym_named_frame(const struct mgc_stack *st)
+{
+	size_t first_py = st->n, first_known = st->n;
+	for (size_t i = 0; i < st->n; i++) {
+		if (!st->frames[i].python)
+			continue;
+		if (!mgc_pyfile_is_library(st->frames[i].file))
+			return i;
+		if (first_py == st->n)
+			first_py = i;
+	}
+	if (first_py < st->n)
+		return first_py;
+	for (size_t i = 0; i < st->n; i++) {
+		if (st->frames[i].function == unknown_name || strcmp(st->frames[i].function, "??") == 0)
+			continue;
+		if (!sym_runtime_module(st->frames[i].module))
+			return i;
+		if (first_known == st->n)
+			first_known = i;
+	}
+	return first_known < st->n ? first_known : 0;
+}
+
+/* Room for `more` frames at the end of st (capacity *cap). */
+static int sym_stack_room(struct mgc_stack *st, size_t *cap, size_t more)
+{
+	if (st->n + more <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < st->n + more)
+		ncap *= 2;
+	struct mgc_frame *nf = realloc(st->frames, ncap * sizeof *nf);
+	if (nf == NULL)
+		return -ENOMEM;
+	st->frames = nf;
+	*cap = ncap;
+	return 0;
+}
+
+/* One frame of a stack: a Python frame, or a return address in a module or in generated code.
+ * Fills fr[0..8) and returns how many, or -ENOMEM. */
+static int sym_frame(struct mgc_symbolizer *s, uint64_t ip, mgc_module_fn find, void *ctx,
+		     const struct mgc_pycodes *py, struct mgc_frame *fr)
+{
+	struct mgc_module_ref m = { 0 };
+
+	if (mgc_pyframe_is(ip)) {
+		struct mgc_pyframe pf;
+		mgc_pycodes_frame(py, ip, &pf);
+		fr[0] = (struct mgc_frame){ .function = pf.function, .file = pf.file, .line = pf.line,
+					    .status = MGC_FRAME_DWARF, .python = 1 };
+		return 1;
+	}
+	find(ctx, ip - 1, &m);
+	if (m.path != NULL)
+		return mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, ip, fr, 8);
+	fr[0] = (struct mgc_frame){ .function = m.generated ? m.generated : unknown_name,
+				    .module = m.generated ? "[perf-map]" : unknown_name,
+				    .status = MGC_FRAME_NO_FILE, .offset = ip };
+	return 1;
+}
+
+int mgc_symbolize_stack(struct mgc_symbolizer *s, const uint64_t *ips, size_t nips, mgc_module_fn find,
+			void *ctx, const struct mgc_pycodes *py, struct mgc_stack *out)
+{
+	size_t cap = 0;
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < nips; i++) {
+		struct mgc_frame fr[8];
+		int k = sym_frame(s, ips[i], find, ctx, py, fr);
+
+		if (k < 0 || sym_stack_room(out, &cap, (size_t)k) < 0) {
+			mgc_stack_free(out);
+			return -ENOMEM;
+		}
+		memcpy(out->frames + out->n, fr, (size_t)k * sizeof(fr[0]));
+		out->n += (size_t)k;
+	}
+	out->named = sym_named_frame(out);
+	return 0;
+}
+
+void mgc_stack_free(struct mgc_stack *st)
+{
+	free(st->frames);
+	memset(st, 0, sizeof(*st));
 }

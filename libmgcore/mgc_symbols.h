@@ -34,11 +34,13 @@ struct mgc_frame {
 	const char *file;     /* source file, absolute when the debug info names the compile
 	                       * directory ("/build/../src/x.c"), or NULL */
 	int line;             /* 0 when unknown */
-	const char *module;   /* the module path as given to mgc_symbolize */
+	const char *module;   /* the module path given to mgc_symbolize (the symbolizer's own copy) */
 	int inlined;          /* 1: this frame was inlined into the next one (file:line is then the
 	                       * position inside this function, the next frame's line is its call site) */
 	enum mgc_frame_status status;
 	uint64_t offset;      /* ip - bias: the recorded address inside the module */
+	int python;           /* 1: a Python frame (mgc_python.h): function is the code object's
+	                       * qualified name, file its file name, module NULL */
 };
 
 /* Returns a new, empty symbolizer, or NULL with errno = ENOMEM. Nothing is opened until used. */
@@ -68,6 +70,42 @@ void mgc_symbolizer_free(struct mgc_symbolizer *s);
  * symbolizer per thread, or a lock around it. */
 int mgc_symbolize(struct mgc_symbolizer *s, const char *path, const uint8_t *build_id,
 		  size_t build_id_len, uint64_t bias, uint64_t ip, struct mgc_frame *out, int max);
+
+/* Where a recorded address was loaded from, as the stack's source knows it: a trace's module
+ * map, or the live segment's. */
+struct mgc_module_ref {
+	const char *path;          /* NULL: no module holds the address */
+	const uint8_t *build_id;
+	size_t build_id_len;
+	uint64_t bias;
+	const char *generated;     /* no module: what the process's perf map names there (generated
+	                            * code: a Python perf trampoline, a JIT), or NULL */
+};
+
+/* Fills *out for `addr` (a call's address: a return address minus one). */
+typedef void (*mgc_module_fn)(void *ctx, uint64_t addr, struct mgc_module_ref *out);
+
+struct mgc_pycodes; /* mgc_python.h */
+
+/* A whole symbolized stack. */
+struct mgc_stack {
+	struct mgc_frame *frames; /* n, innermost first, inlined frames included; owned (malloc) */
+	size_t n;
+	size_t named;             /* the frame that names the site: the first Python frame in the
+	                           * user's own code (mgc_pyfile_is_library), else the first Python
+	                           * frame, else the first with a known function outside the C library,
+	                           * the C++ runtime, the loader and the probe, else the first with a
+	                           * known function; else 0 */
+};
+
+/* Symbolizes the frames ips[0..nips), innermost first: a return address through its module, found
+ * with find(ctx, ip - 1); a Python frame (mgc_pyframe_is) through the code objects py (may be
+ * NULL). An address in no module is one frame "??" (module "??"), or the perf map's name (module
+ * "[perf-map]"). 0, or -ENOMEM (out is then empty). Free with mgc_stack_free. */
+int mgc_symbolize_stack(struct mgc_symbolizer *s, const uint64_t *ips, size_t nips, mgc_module_fn find,
+			void *ctx, const struct mgc_pycodes *py, struct mgc_stack *out);
+
+void mgc_stack_free(struct mgc_stack *st);
 
 /* "dwarf", "symtab", "no symbol", "no file", "build id mismatch"; "?" for other values. */
 const char *mgc_frame_status_name(enum mgc_frame_status st);

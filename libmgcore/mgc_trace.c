@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgc_grid.h"
+
 struct mgc_reader {
 	FILE *f;
 	unsigned char *buf;
 	size_t cap;
 	uint64_t off;
+	uint32_t version; /* the file's, from its header */
 	int done;
 };
 
@@ -73,8 +76,14 @@ int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t
 	}
 	r->f = f;
 	r->off = h.header_size;
+	r->version = h.version;
 	*out = r;
 	return 0;
+}
+
+uint32_t mgc_reader_version(const struct mgc_reader *r)
+{
+	return r->version;
 }
 
 int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, uint32_t *len)
@@ -110,7 +119,7 @@ int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, 
 	}
 	r->off += sizeof h + padded;
 	*type = h.type;
-	*payload = r->buf;
+	*payload = r->buf ? (const void *)r->buf : (const void *)""; /* an empty first record */
 	*len = h.len;
 	return 1;
 }
@@ -157,194 +166,66 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-struct loader {
+/* A new zeroed element at the end of *arr (*n elements, room for *cap): its address, *n counting
+ * it; NULL when out of memory. */
+static void *push(void **arr, size_t *n, size_t *cap, size_t elem)
+{
+	if (grow(arr, cap, *n + 1, elem) < 0)
+		return NULL;
+	return (char *)*arr + (*n)++ * elem;
+}
+
+/* What loading one trace keeps besides the model itself. */
+struct trace_loader {
 	struct mgc_trace *t;
+	struct mgc_grid grid;     /* which snapshots are points (t->npoints == grid.n) */
+	int cur_on_grid;          /* the snapshot being read is a grid point */
 	size_t mod_cap, site_cap, label_cap, child_cap, notice_cap;
-	int cur_is_grid;
-	/* SNAPSHOT2 decoding: the previous snapshot's values, and a buffer in SNAPSHOT's layout */
+	/* SNAPSHOT2 is coded against the previous snapshot: its time, step and label */
 	uint64_t prev_t, prev_step;
 	char prev_label[32];
-	unsigned char *dec;
-	size_t dec_cap;
 	/* the frame tree of a version-2 trace: node k at index k (0 is the root) */
 	uint64_t *node_ip;
 	uint32_t *node_parent;
 	size_t nnodes, node_cap;
 };
 
-static struct mgc_site *site_get(struct loader *L, uint32_t id);
-static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len);
-
-/* Decodes a SNAPSHOT2 (varints, mgc_format.h) into SNAPSHOT's fixed layout and reads that. */
-static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
+/* Copies the fixed part of a record (the first `size` bytes) into dst: 0, or -EBADMSG when the
+ * record is shorter. */
+static int read_fixed(void *dst, size_t size, const unsigned char *p, uint32_t len)
 {
-	const unsigned char *q = p, *end = p + len;
-	uint64_t v[16];
-	for (int i = 0; i < 15; i++)
-		if (mgc_get_varint(&q, end, &v[i]) < 0)
-			return -EBADMSG;
-	struct mgc_rec_snapshot sn = {0};
-	sn.t_ns = L->prev_t + v[0];
-	sn.step = L->prev_step + (uint64_t)mgc_unzigzag(v[1]);
-	if (v[2] > (UINT64_MAX >> 10) || v[3] > (UINT64_MAX >> 10) || v[4] > (UINT64_MAX >> 10))
+	if (len < size)
 		return -EBADMSG;
-	sn.rss_anon = v[2] << 10;
-	sn.rss_file = v[3] << 10;
-	sn.rss_shmem = v[4] << 10;
-	sn.heap_live_bytes = v[5];
-	sn.heap_live_count = v[6];
-	sn.mmap_live_bytes = v[7];
-	sn.mmap_live_count = v[8];
-	sn.malloc_free_bytes = v[9];
-	sn.malloc_arena_bytes = v[10];
-	sn.device_live_bytes = v[11];
-	sn.allocs_total = v[12];
-	sn.frees_total = v[13];
-	sn.flags = (uint32_t)v[14];
-	uint64_t lab, nsites;
-	if (mgc_get_varint(&q, end, &lab) < 0 || lab > sizeof sn.label || (uint64_t)(end - q) < (lab ? lab - 1 : 0))
-		return -EBADMSG;
-	if (lab) {
-		memset(L->prev_label, 0, sizeof L->prev_label);
-		memcpy(L->prev_label, q, lab - 1);
-		q += lab - 1;
-	}
-	memcpy(sn.label, L->prev_label, sizeof sn.label);
-	sn.label[sizeof sn.label - 1] = 0;
-	if (mgc_get_varint(&q, end, &nsites) < 0 || nsites > (uint64_t)(end - q) / 8)
-		return -EBADMSG; /* every entry takes at least eight bytes */
-	sn.nsites = (uint32_t)nsites;
-	size_t off = sizeof sn;
-	uint64_t id = 0;
-	for (uint64_t i = 0; i < nsites; i++) {
-		size_t need = off + sizeof(struct mgc_rec_site) + 8 * MGC_COHORTS;
-		if (need > L->dec_cap) {
-			size_t ncap = L->dec_cap ? L->dec_cap : 4096;
-			while (ncap < need)
-				ncap *= 2;
-			unsigned char *nb = realloc(L->dec, ncap);
-			if (!nb)
-				return -ENOMEM;
-			L->dec = nb;
-			L->dec_cap = ncap;
-		}
-		uint64_t f[8];
-		for (int k = 0; k < 8; k++)
-			if (mgc_get_varint(&q, end, &f[k]) < 0)
-				return -EBADMSG;
-		id += f[0];
-		if (f[0] == 0 && i > 0)
-			return -EBADMSG; /* ids increase */
-		if (id == 0 || id > UINT32_MAX || f[7] > UINT32_MAX)
-			return -EBADMSG;
-		struct mgc_rec_site e = {.site = (uint32_t)id, .cohort_mask = (uint32_t)f[7],
-					 .live_bytes = f[1], .live_count = f[2], .allocs = f[3],
-					 .alloc_bytes = f[4], .frees = f[5], .peak_bytes = f[6]};
-		memcpy(L->dec + off, &e, sizeof e);
-		off += sizeof e;
-		for (unsigned c = 0; c < MGC_COHORTS; c++) {
-			if (!(e.cohort_mask & (1u << c)))
-				continue;
-			uint64_t cv;
-			if (mgc_get_varint(&q, end, &cv) < 0)
-				return -EBADMSG;
-			memcpy(L->dec + off, &cv, 8);
-			off += 8;
-		}
-	}
-	if (L->dec_cap < sizeof sn) {
-		unsigned char *nb = realloc(L->dec, 4096);
-		if (!nb)
-			return -ENOMEM;
-		L->dec = nb;
-		L->dec_cap = 4096;
-	}
-	L->prev_t = sn.t_ns;
-	L->prev_step = sn.step;
-	memcpy(L->dec, &sn, sizeof sn);
-	return on_snapshot(L, L->dec, (uint32_t)off);
-}
-
-static int on_frames(struct loader *L, const unsigned char *p, uint32_t len)
-{
-	struct mgc_rec_frames fr;
-	if (len < sizeof fr)
-		return -EBADMSG;
-	memcpy(&fr, p, sizeof fr);
-	if (fr.first != L->nnodes + 1 || (uint64_t)fr.count * MGC_FRAME_NODE_SIZE > len - sizeof fr ||
-	    L->nnodes + fr.count >= (1u << 31))
-		return -EBADMSG;
-	size_t need = L->nnodes + 1 + fr.count;
-	if (need > L->node_cap) {
-		size_t ncap = L->node_cap ? L->node_cap : 4096;
-		while (ncap < need)
-			ncap *= 2;
-		uint64_t *ni = realloc(L->node_ip, ncap * sizeof *ni);
-		if (!ni)
-			return -ENOMEM;
-		L->node_ip = ni;
-		uint32_t *np = realloc(L->node_parent, ncap * sizeof *np);
-		if (!np)
-			return -ENOMEM;
-		L->node_parent = np;
-		L->node_cap = ncap;
-	}
-	const unsigned char *q = p + sizeof fr;
-	for (uint32_t i = 0; i < fr.count; i++, q += MGC_FRAME_NODE_SIZE) {
-		size_t id = L->nnodes + 1;
-		memcpy(&L->node_ip[id], q, 8);
-		memcpy(&L->node_parent[id], q + 8, 4);
-		if (L->node_parent[id] >= id) /* a parent is always written first */
-			return -EBADMSG;
-		L->nnodes++;
-	}
+	memcpy(dst, p, size);
 	return 0;
 }
 
-static int on_stack2(struct loader *L, const unsigned char *p, uint32_t len)
+void mgc_point_from_snapshot(const struct mgc_rec_snapshot *sn, struct mgc_point *pt)
 {
-	struct mgc_rec_stack2 st;
-	if (len == 0 || len % sizeof st)
-		return -EBADMSG;
-	for (uint32_t off = 0; off < len; off += sizeof st) {
-		memcpy(&st, p + off, sizeof st);
-		if (st.id == 0 || st.leaf > L->nnodes || st.nframes > MGC_MAX_FRAMES ||
-		    (st.leaf == 0) != (st.nframes == 0))
-			return -EBADMSG;
-		struct mgc_site *s = site_get(L, st.id);
-		if (!s)
-			return -ENOMEM;
-		uint64_t *ips = malloc((size_t)st.nframes * 8 + 8);
-		if (!ips)
-			return -ENOMEM;
-		uint32_t cur = st.leaf;
-		for (unsigned k = 0; k < st.nframes; k++) {
-			if (cur == 0) {
-				free(ips);
-				return -EBADMSG;
-			}
-			ips[k] = L->node_ip[cur];
-			cur = L->node_parent[cur];
-		}
-		if (cur != 0) {
-			free(ips);
-			return -EBADMSG;
-		}
-		free(s->ips);
-		s->ips = ips;
-		s->nframes = st.nframes;
-		s->kind = st.kind;
-		s->gen = st.gen;
-	}
-	return 0;
+	memset(pt, 0, sizeof *pt);
+	pt->t = (double)sn->t_ns / 1e9;
+	pt->step = sn->step;
+	pt->rss_anon = sn->rss_anon;
+	pt->rss_file = sn->rss_file;
+	pt->rss_shmem = sn->rss_shmem;
+	pt->heap = sn->heap_live_bytes;
+	pt->heap_count = sn->heap_live_count;
+	pt->mmap = sn->mmap_live_bytes;
+	pt->mmap_count = sn->mmap_live_count;
+	pt->free_kept = sn->malloc_free_bytes;
+	pt->arena = sn->malloc_arena_bytes;
+	pt->device = sn->device_live_bytes;
+	pt->flags = sn->flags;
+	memcpy(pt->label, sn->label, sizeof pt->label);
+	pt->label[sizeof pt->label - 1] = 0;
 }
 
-static struct mgc_site *site_get(struct loader *L, uint32_t id)
+static struct mgc_site *site_get(struct trace_loader *ld, uint32_t id)
 {
-	struct mgc_trace *t = L->t;
+	struct mgc_trace *t = ld->t;
 	if (id == 0 || id > (1u << 26))
 		return NULL;
-	if (grow((void **)&t->sites, &L->site_cap, (size_t)id + 1, sizeof *t->sites) < 0)
+	if (grow((void **)&t->sites, &ld->site_cap, (size_t)id + 1, sizeof *t->sites) < 0)
 		return NULL;
 	if (t->nsites < (size_t)id + 1)
 		t->nsites = (size_t)id + 1;
@@ -357,6 +238,7 @@ static struct mgc_site *site_get(struct loader *L, uint32_t id)
 	return t->sites[id];
 }
 
+/* Carries a site's live bytes forward over the grid points it did not change at. */
 static void fill_site(struct mgc_site *s, uint32_t upto, float v)
 {
 	for (uint32_t i = s->filled; i < upto; i++)
@@ -365,128 +247,296 @@ static void fill_site(struct mgc_site *s, uint32_t upto, float v)
 		s->filled = upto;
 }
 
-/* Halves the grid: keeps every other point, for the process and for every site. */
-static void thin(struct mgc_trace *t)
+/* Halves the full grid (mgc_grid.h), for the process and for every site. */
+static void halve_grid(struct mgc_trace *t)
 {
 	uint32_t n = (uint32_t)t->npoints;
 	for (size_t i = 0; i < t->nsites; i++) {
 		struct mgc_site *s = t->sites[i];
 		if (!s || !s->series)
 			continue;
-		fill_site(s, n, (float)s->live_bytes);
-		for (uint32_t k = 0; 2 * k < n; k++)
-			s->series[k] = s->series[2 * k];
-		s->filled = (n + 1) / 2;
+		fill_site(s, n, (float)s->counters.live_bytes);
+		s->filled = (uint32_t)mgc_grid_halve(s->series, n, sizeof *s->series);
 	}
-	for (uint32_t k = 0; 2 * k < n; k++)
-		t->points[k] = t->points[2 * k];
-	t->npoints = (n + 1) / 2;
-	t->stride *= 2;
+	t->npoints = mgc_grid_halve(t->points, n, sizeof *t->points);
 }
 
-static void append_point(struct mgc_trace *t, const struct mgc_point *p)
+/* Adds a point at the end of the grid (halving it first when the grid says so). */
+static void grid_point(struct mgc_trace *t, enum mgc_grid_place place, const struct mgc_point *pt)
 {
-	if (t->npoints == MGC_GRID)
-		thin(t);
-	t->points[t->npoints++] = *p;
+	if (place == MGC_GRID_HALVE)
+		halve_grid(t);
+	if (place != MGC_GRID_SKIP)
+		t->points[t->npoints++] = *pt;
 }
 
-static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
+/* The process part of a snapshot: the last point, the grid, the step bookkeeping. Returns how
+ * many grid points lie before this snapshot (its site values start at that index). */
+static uint32_t begin_snapshot(struct trace_loader *ld, const struct mgc_point *pt)
 {
-	struct mgc_trace *t = L->t;
-	struct mgc_rec_snapshot sn;
-	if (len < sizeof sn)
-		return -EBADMSG;
-	memcpy(&sn, p, sizeof sn);
-	struct mgc_point pt = {0};
-	pt.t = (double)sn.t_ns / 1e9;
-	pt.step = sn.step;
-	pt.rss_anon = sn.rss_anon;
-	pt.rss_file = sn.rss_file;
-	pt.rss_shmem = sn.rss_shmem;
-	pt.heap = sn.heap_live_bytes;
-	pt.heap_count = sn.heap_live_count;
-	pt.mmap = sn.mmap_live_bytes;
-	pt.mmap_count = sn.mmap_live_count;
-	pt.free_kept = sn.malloc_free_bytes;
-	pt.arena = sn.malloc_arena_bytes;
-	pt.device = sn.device_live_bytes;
-	pt.flags = sn.flags;
-	memcpy(pt.label, sn.label, sizeof pt.label);
-	pt.label[sizeof pt.label - 1] = 0;
-	if (sn.step > t->max_step)
-		t->max_step = sn.step;
-
-	L->cur_is_grid = (t->snapshots % t->stride) == 0;
+	struct mgc_trace *t = ld->t;
+	if (pt->step > t->max_step)
+		t->max_step = pt->step;
+	enum mgc_grid_place place = mgc_grid_offer(&ld->grid);
+	ld->cur_on_grid = place != MGC_GRID_SKIP;
 	t->snapshots++;
-	if (sn.flags & MGC_SNAP_STEP)
+	if (pt->flags & MGC_SNAP_STEP) {
 		t->last_step_snapshot = t->snapshots;
-	t->last = pt;
+		if (t->first_marker_t < 0)
+			t->first_marker_t = pt->t;
+	}
+	t->last = *pt;
 	t->have_last = 1;
-	if (L->cur_is_grid)
-		append_point(t, &pt);
-	uint32_t n = (uint32_t)t->npoints;
-	uint32_t upto = L->cur_is_grid ? n - 1 : n;
+	grid_point(t, place, pt);
+	return (uint32_t)t->npoints - (ld->cur_on_grid ? 1 : 0);
+}
 
+/* One site entry of the snapshot being read: its counters and cohorts (all MGC_COHORTS of them,
+ * zero where the entry has none); `upto` is begin_snapshot's answer. */
+static int apply_site(struct trace_loader *ld, const struct mgc_rec_site *e, const uint64_t *cohorts,
+		      uint32_t flags, uint32_t upto)
+{
+	struct mgc_trace *t = ld->t;
+	struct mgc_site *s = site_get(ld, e->site);
+	if (!s)
+		return e->site == 0 ? -EBADMSG : -ENOMEM;
+	if (!s->series && !(s->series = calloc(MGC_GRID, sizeof(float))))
+		return -ENOMEM;
+	fill_site(s, upto, (float)s->counters.live_bytes);
+	/* Keep the cohorts as they were at the last step marker too: what came after (a snapshot
+	 * inside the last step, the exit's teardown) is not on the step axis. */
+	if (s->updated_at && s->updated_at <= t->last_step_snapshot && !(flags & MGC_SNAP_STEP))
+		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts); /* in force at that marker */
+	s->seen = 1;
+	s->counters = (struct mgc_site_counters){e->live_bytes, e->live_count, e->allocs,
+						 e->alloc_bytes, e->frees, e->peak_bytes};
+	memcpy(s->cohorts, cohorts, sizeof s->cohorts);
+	if (flags & MGC_SNAP_STEP)
+		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
+	s->updated_at = t->snapshots;
+	return 0;
+}
+
+/* SNAPSHOT (version 1): the fixed record, then site entries each followed by its set cohorts. */
+static int on_snapshot(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_snapshot sn;
+	struct mgc_point pt;
+	if (read_fixed(&sn, sizeof sn, p, len) < 0)
+		return -EBADMSG;
+	mgc_point_from_snapshot(&sn, &pt);
+	uint32_t upto = begin_snapshot(ld, &pt);
 	size_t off = sizeof sn;
 	for (uint32_t i = 0; i < sn.nsites; i++) {
 		struct mgc_rec_site e;
+		uint64_t cohorts[MGC_COHORTS] = {0};
 		if (off + sizeof e > len)
 			return -EBADMSG;
 		memcpy(&e, p + off, sizeof e);
 		off += sizeof e;
-		unsigned nc = (unsigned)__builtin_popcount(e.cohort_mask);
-		if (off + (size_t)nc * 8 > len)
+		if (off + (size_t)__builtin_popcount(e.cohort_mask) * 8 > len)
 			return -EBADMSG;
-		struct mgc_site *s = site_get(L, e.site);
-		if (!s)
-			return e.site == 0 ? -EBADMSG : -ENOMEM;
-		if (!s->series) {
-			s->series = calloc(MGC_GRID, sizeof(float));
-			if (!s->series)
-				return -ENOMEM;
-			s->first_step_seen = sn.step;
-		}
-		fill_site(s, upto, (float)s->live_bytes);
-		if (s->updated_at && s->updated_at <= t->last_step_snapshot && !(sn.flags & MGC_SNAP_STEP))
-			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts); /* in force at that marker */
-		s->seen = 1;
-		s->live_bytes = e.live_bytes;
-		s->live_count = e.live_count;
-		s->allocs = e.allocs;
-		s->alloc_bytes = e.alloc_bytes;
-		s->frees = e.frees;
-		s->peak_bytes = e.peak_bytes;
-		memset(s->cohorts, 0, sizeof s->cohorts);
 		for (unsigned k = 0; k < MGC_COHORTS; k++) {
 			if (e.cohort_mask & (1u << k)) {
-				memcpy(&s->cohorts[k], p + off, 8);
+				memcpy(&cohorts[k], p + off, 8);
 				off += 8;
 			}
 		}
-		/* Keep the cohorts as they were at the last step marker too: what came after (a
-		 * snapshot inside the last step, the exit's teardown) is not on the step axis. */
-		if (sn.flags & MGC_SNAP_STEP)
-			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
-		s->updated_at = t->snapshots;
+		int rc = apply_site(ld, &e, cohorts, sn.flags, upto);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
 
+/* The process part of a SNAPSHOT2 (mgc_format.h) into sn, and its number of site entries. */
+static int decode_snapshot2(struct trace_loader *ld, const unsigned char **q, const unsigned char *end,
+			    struct mgc_rec_snapshot *sn, uint64_t *nsites)
+{
+	uint64_t v[15], lab;
+	for (int i = 0; i < 15; i++)
+		if (mgc_get_varint(q, end, &v[i]) < 0)
+			return -EBADMSG;
+	if (v[2] > (UINT64_MAX >> 10) || v[3] > (UINT64_MAX >> 10) || v[4] > (UINT64_MAX >> 10))
+		return -EBADMSG;
+	*sn = (struct mgc_rec_snapshot){
+		.t_ns = ld->prev_t + v[0], .step = ld->prev_step + (uint64_t)mgc_unzigzag(v[1]),
+		.rss_anon = v[2] << 10, .rss_file = v[3] << 10, .rss_shmem = v[4] << 10,
+		.heap_live_bytes = v[5], .heap_live_count = v[6], .mmap_live_bytes = v[7],
+		.mmap_live_count = v[8], .malloc_free_bytes = v[9], .malloc_arena_bytes = v[10],
+		.device_live_bytes = v[11], .allocs_total = v[12], .frees_total = v[13], .flags = (uint32_t)v[14]};
+	if (mgc_get_varint(q, end, &lab) < 0 || lab > sizeof sn->label || (uint64_t)(end - *q) < (lab ? lab - 1 : 0))
+		return -EBADMSG;
+	if (lab) { /* 0: the label is unchanged; else its length + 1, then its bytes */
+		memset(ld->prev_label, 0, sizeof ld->prev_label);
+		memcpy(ld->prev_label, *q, lab - 1);
+		*q += lab - 1;
+	}
+	memcpy(sn->label, ld->prev_label, sizeof sn->label);
+	sn->label[sizeof sn->label - 1] = 0;
+	if (mgc_get_varint(q, end, nsites) < 0 || *nsites > (uint64_t)(end - *q) / 8)
+		return -EBADMSG; /* every entry takes at least eight bytes */
+	ld->prev_t = sn->t_ns;
+	ld->prev_step = sn->step;
+	return 0;
+}
+
+/* One SNAPSHOT2 site entry: id delta from *id, six counters, cohort mask, the set cohorts. */
+static int decode_site2(const unsigned char **q, const unsigned char *end, uint64_t *id,
+			struct mgc_rec_site *e, uint64_t *cohorts)
+{
+	uint64_t f[8];
+	for (int k = 0; k < 8; k++)
+		if (mgc_get_varint(q, end, &f[k]) < 0)
+			return -EBADMSG;
+	if (f[0] == 0 && *id > 0)
+		return -EBADMSG; /* ids increase */
+	*id += f[0];
+	if (*id == 0 || *id > UINT32_MAX || f[7] > UINT32_MAX)
+		return -EBADMSG;
+	*e = (struct mgc_rec_site){.site = (uint32_t)*id, .cohort_mask = (uint32_t)f[7], .live_bytes = f[1],
+				   .live_count = f[2], .allocs = f[3], .alloc_bytes = f[4], .frees = f[5],
+				   .peak_bytes = f[6]};
+	for (unsigned c = 0; c < MGC_COHORTS; c++) {
+		cohorts[c] = 0;
+		if ((e->cohort_mask & (1u << c)) && mgc_get_varint(q, end, &cohorts[c]) < 0)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/* SNAPSHOT2 (version 2): decoded straight into the point and the sites. */
+static int on_snapshot2(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	const unsigned char *q = p, *end = p + len;
+	struct mgc_rec_snapshot sn;
+	struct mgc_point pt;
+	uint64_t nsites, id = 0;
+	int rc = decode_snapshot2(ld, &q, end, &sn, &nsites);
+	if (rc < 0)
+		return rc;
+	mgc_point_from_snapshot(&sn, &pt);
+	uint32_t upto = begin_snapshot(ld, &pt);
+	for (uint64_t i = 0; i < nsites; i++) {
+		struct mgc_rec_site e;
+		uint64_t cohorts[MGC_COHORTS];
+		if ((rc = decode_site2(&q, end, &id, &e, cohorts)) < 0 ||
+		    (rc = apply_site(ld, &e, cohorts, sn.flags, upto)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int on_frames(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_frames fr;
+	if (read_fixed(&fr, sizeof fr, p, len) < 0)
+		return -EBADMSG;
+	if (fr.first != ld->nnodes + 1 || (uint64_t)fr.count * MGC_FRAME_NODE_SIZE > len - sizeof fr ||
+	    ld->nnodes + fr.count >= (1u << 31))
+		return -EBADMSG;
+	size_t need = ld->nnodes + 1 + fr.count;
+	if (need > ld->node_cap) {
+		size_t ncap = ld->node_cap ? ld->node_cap : 4096;
+		while (ncap < need)
+			ncap *= 2;
+		uint64_t *ni = realloc(ld->node_ip, ncap * sizeof *ni);
+		if (!ni)
+			return -ENOMEM;
+		ld->node_ip = ni;
+		uint32_t *np = realloc(ld->node_parent, ncap * sizeof *np);
+		if (!np)
+			return -ENOMEM;
+		ld->node_parent = np;
+		ld->node_cap = ncap;
+	}
+	const unsigned char *q = p + sizeof fr;
+	for (uint32_t i = 0; i < fr.count; i++, q += MGC_FRAME_NODE_SIZE) {
+		size_t id = ld->nnodes + 1;
+		memcpy(&ld->node_ip[id], q, 8);
+		memcpy(&ld->node_parent[id], q + 8, 4);
+		if (ld->node_parent[id] >= id) /* a parent is always written first */
+			return -EBADMSG;
+		ld->nnodes++;
+	}
+	return 0;
+}
+
+/* Gives site `id` its stack (ips: nframes + 1 u64s, malloc'ed; taken over even on failure). */
+static int set_stack(struct trace_loader *ld, uint32_t id, uint64_t *ips, uint16_t nframes,
+		     uint16_t kind, uint32_t gen)
+{
+	struct mgc_site *s = site_get(ld, id);
+	if (!s) {
+		free(ips);
+		return -ENOMEM;
+	}
+	free(s->ips);
+	s->ips = ips;
+	s->nframes = nframes;
+	s->kind = kind;
+	s->gen = gen;
+	return 0;
+}
+
+/* STACK2 (version 2): each entry names its innermost node of the frame tree. */
+static int on_stack2(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_stack2 st;
+	if (len == 0 || len % sizeof st)
+		return -EBADMSG;
+	for (uint32_t off = 0; off < len; off += sizeof st) {
+		memcpy(&st, p + off, sizeof st);
+		if (st.id == 0 || st.leaf > ld->nnodes || st.nframes > MGC_MAX_FRAMES ||
+		    (st.leaf == 0) != (st.nframes == 0))
+			return -EBADMSG;
+		uint64_t *ips = malloc((size_t)st.nframes * 8 + 8);
+		if (!ips)
+			return -ENOMEM;
+		uint32_t cur = st.leaf;
+		for (unsigned k = 0; k < st.nframes; k++) {
+			ips[k] = ld->node_ip[cur];
+			cur = ld->node_parent[cur];
+			if ((cur == 0) != (k + 1 == st.nframes)) {
+				free(ips);
+				return -EBADMSG; /* the walk must end at the root after nframes nodes */
+			}
+		}
+		int rc = set_stack(ld, st.id, ips, st.nframes, st.kind, st.gen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* STACK (version 1): the return addresses follow the record. */
+static int on_stack(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_stack st;
+	if (read_fixed(&st, sizeof st, p, len) < 0)
+		return -EBADMSG;
+	if ((uint64_t)st.nframes * 8 > len - sizeof st || st.id == 0)
+		return -EBADMSG;
+	uint64_t *ips = malloc((size_t)st.nframes * 8 + 8);
+	if (!ips)
+		return -ENOMEM;
+	memcpy(ips, p + sizeof st, (size_t)st.nframes * 8);
+	return set_stack(ld, st.id, ips, st.nframes, st.kind, st.gen);
+}
+
 /* DEVMEM completes the snapshot before it: every cell's bytes at that snapshot (a cell it does
  * not name is 0 there). */
-static int on_devmem(struct loader *L, const unsigned char *p, uint32_t len)
+static int on_devmem(struct trace_loader *ld, const unsigned char *p, uint32_t len)
 {
-	struct mgc_trace *t = L->t;
+	struct mgc_trace *t = ld->t;
 	struct mgc_rec_devmem h;
-	if (len < sizeof h)
+	if (read_fixed(&h, sizeof h, p, len) < 0)
 		return -EBADMSG;
-	memcpy(&h, p, sizeof h);
 	if (h.ncells > (len - sizeof h) / sizeof(struct mgc_devmem_cell))
 		return -EBADMSG;
 	if (!t->have_last)
 		return 0; /* no snapshot to complete */
-	struct mgc_point *grid = L->cur_is_grid && t->npoints ? &t->points[t->npoints - 1] : NULL;
+	struct mgc_point *grid = ld->cur_on_grid && t->npoints ? &t->points[t->npoints - 1] : NULL;
 	memset(t->last.dev, 0, sizeof t->last.dev);
 	for (size_t k = 0; k < t->ndevcells; k++) {
 		t->devcells[k].bytes = 0;
@@ -517,200 +567,277 @@ static int on_devmem(struct loader *L, const unsigned char *p, uint32_t len)
 	return 0;
 }
 
-static int on_record(struct loader *L, uint32_t type, const unsigned char *p, uint32_t len)
+static int on_process(struct trace_loader *ld, const unsigned char *p, uint32_t len)
 {
-	struct mgc_trace *t = L->t;
-	switch (type) {
-	case MGC_REC_PROCESS: {
-		struct mgc_rec_process pr;
-		if (len < sizeof pr)
-			return -EBADMSG;
-		memcpy(&pr, p, sizeof pr);
-		if ((uint64_t)pr.host_len + pr.cmdline_len + pr.exe_len > len - sizeof pr)
-			return -EBADMSG;
-		t->proc = pr;
-		const unsigned char *s = p + sizeof pr;
-		free(t->host);
-		free(t->cmdline);
-		free(t->exe);
-		t->host = dupn(s, pr.host_len);
-		t->cmdline = dupn(s + pr.host_len, pr.cmdline_len);
-		t->exe = dupn(s + pr.host_len + pr.cmdline_len, pr.exe_len);
-		if (!t->host || !t->cmdline || !t->exe)
-			return -ENOMEM;
-		for (uint32_t i = 0; i < pr.cmdline_len; i++)
-			if (t->cmdline[i] == 0)
-				t->cmdline[i] = ' ';
-		return 0;
-	}
-	case MGC_REC_MODULE_LOAD: {
-		struct mgc_rec_module m;
-		if (len < sizeof m)
-			return -EBADMSG;
-		memcpy(&m, p, sizeof m);
-		if (m.build_id_len > 40 || (uint64_t)m.build_id_len + m.path_len > len - sizeof m)
-			return -EBADMSG;
-		if (grow((void **)&t->modules, &L->mod_cap, t->nmodules + 1, sizeof *t->modules) < 0)
-			return -ENOMEM;
-		struct mgc_module *mod = &t->modules[t->nmodules];
-		memset(mod, 0, sizeof *mod);
-		mod->id = m.id;
-		mod->gen_loaded = m.gen;
-		mod->gen_unloaded = UINT32_MAX;
-		mod->bias = m.bias;
-		mod->start = m.start;
-		mod->end = m.end;
-		mod->build_id_len = m.build_id_len;
-		memcpy(mod->build_id, p + sizeof m, m.build_id_len);
-		mod->path = dupn(p + sizeof m + m.build_id_len, m.path_len);
-		if (!mod->path)
-			return -ENOMEM;
-		t->nmodules++;
-		return 0;
-	}
-	case MGC_REC_MODULE_UNLOAD: {
-		struct mgc_rec_module_unload u;
-		if (len < sizeof u)
-			return -EBADMSG;
-		memcpy(&u, p, sizeof u);
-		for (size_t i = 0; i < t->nmodules; i++)
-			if (t->modules[i].id == u.id && t->modules[i].gen_unloaded == UINT32_MAX)
-				t->modules[i].gen_unloaded = u.gen;
-		return 0;
-	}
-	case MGC_REC_STACK: {
-		struct mgc_rec_stack st;
-		if (len < sizeof st)
-			return -EBADMSG;
-		memcpy(&st, p, sizeof st);
-		if ((uint64_t)st.nframes * 8 > len - sizeof st || st.id == 0)
-			return -EBADMSG;
-		struct mgc_site *s = site_get(L, st.id);
+	struct mgc_trace *t = ld->t;
+	struct mgc_rec_process pr;
+	if (read_fixed(&pr, sizeof pr, p, len) < 0)
+		return -EBADMSG;
+	if ((uint64_t)pr.host_len + pr.cmdline_len + pr.exe_len > len - sizeof pr)
+		return -EBADMSG;
+	t->proc = pr;
+	const unsigned char *s = p + sizeof pr;
+	free(t->host);
+	free(t->cmdline);
+	free(t->exe);
+	t->host = dupn(s, pr.host_len);
+	t->cmdline = dupn(s + pr.host_len, pr.cmdline_len);
+	t->exe = dupn(s + pr.host_len + pr.cmdline_len, pr.exe_len);
+	if (!t->host || !t->cmdline || !t->exe)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < pr.cmdline_len; i++)
+		if (t->cmdline[i] == 0)
+			t->cmdline[i] = ' ';
+	return 0;
+}
+
+static int on_module_load(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = ld->t;
+	struct mgc_rec_module m;
+	if (read_fixed(&m, sizeof m, p, len) < 0)
+		return -EBADMSG;
+	if (m.build_id_len > 40 || (uint64_t)m.build_id_len + m.path_len > len - sizeof m)
+		return -EBADMSG;
+	struct mgc_module *mod = push((void **)&t->modules, &t->nmodules, &ld->mod_cap, sizeof *mod);
+	if (!mod)
+		return -ENOMEM;
+	*mod = (struct mgc_module){.id = m.id, .gen_loaded = m.gen, .gen_unloaded = UINT32_MAX,
+				   .bias = m.bias, .start = m.start, .end = m.end,
+				   .build_id_len = m.build_id_len};
+	memcpy(mod->build_id, p + sizeof m, m.build_id_len);
+	mod->path = dupn(p + sizeof m + m.build_id_len, m.path_len);
+	return mod->path ? 0 : -ENOMEM;
+}
+
+static int on_module_unload(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = ld->t;
+	struct mgc_rec_module_unload u;
+	if (read_fixed(&u, sizeof u, p, len) < 0)
+		return -EBADMSG;
+	for (size_t i = 0; i < t->nmodules; i++)
+		if (t->modules[i].id == u.id && t->modules[i].gen_unloaded == UINT32_MAX)
+			t->modules[i].gen_unloaded = u.gen;
+	return 0;
+}
+
+static int on_perfmap(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = ld->t;
+	if (len == 0 || t->perfmap_len + len > (256u << 20))
+		return 0; /* nothing to add, or past the first 256 MiB kept */
+	char *n = realloc(t->perfmap, t->perfmap_len + len + 1);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n + t->perfmap_len, p, len);
+	t->perfmap = n;
+	t->perfmap_len += len;
+	n[t->perfmap_len] = 0;
+	return 0;
+}
+
+static int on_step(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_step s;
+	if (read_fixed(&s, sizeof s, p, len) < 0)
+		return -EBADMSG;
+	ld->t->steps++;
+	if (s.step > ld->t->max_step)
+		ld->t->max_step = s.step;
+	return 0;
+}
+
+static int on_label(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = ld->t;
+	struct mgc_rec_label l;
+	if (read_fixed(&l, sizeof l, p, len) < 0 || l.len > len - sizeof l)
+		return -EBADMSG;
+	if (t->nlabels >= 100000)
+		return 0; /* keep the first 100,000 */
+	struct mgc_label *x = push((void **)&t->labels, &t->nlabels, &ld->label_cap, sizeof *x);
+	if (!x)
+		return -ENOMEM;
+	x->t = (double)l.t_ns / 1e9;
+	x->step = l.step;
+	size_t n = l.len < sizeof x->text - 1 ? l.len : sizeof x->text - 1;
+	memcpy(x->text, p + sizeof l, n);
+	x->text[n] = 0;
+	return 0;
+}
+
+static int on_child(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = ld->t;
+	struct mgc_rec_child c;
+	if (read_fixed(&c, sizeof c, p, len) < 0)
+		return -EBADMSG;
+	struct mgc_child *x = push((void **)&t->children, &t->nchildren, &ld->child_cap, sizeof *x);
+	if (!x)
+		return -ENOMEM;
+	*x = (struct mgc_child){.pid = c.pid, .t = (double)c.t_ns / 1e9};
+	return 0;
+}
+
+static int on_end(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_end e;
+	if (read_fixed(&e, sizeof e, p, len) < 0)
+		return -EBADMSG;
+	ld->t->ended = 1;
+	ld->t->end_reason = e.reason;
+	ld->t->end_status = e.status;
+	return 0;
+}
+
+static int on_devsite(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	if (len % sizeof(struct mgc_rec_devsite))
+		return -EBADMSG;
+	for (uint32_t off = 0; off < len; off += sizeof(struct mgc_rec_devsite)) {
+		struct mgc_rec_devsite d;
+		memcpy(&d, p + off, sizeof d);
+		struct mgc_site *s = site_get(ld, d.site);
 		if (!s)
+			return d.site == 0 ? -EBADMSG : -ENOMEM;
+		if (!s->cuda && !(s->cuda = malloc(sizeof *s->cuda)))
 			return -ENOMEM;
-		free(s->ips);
-		s->ips = malloc((size_t)st.nframes * 8 + 8);
-		if (!s->ips)
-			return -ENOMEM;
-		memcpy(s->ips, p + sizeof st, (size_t)st.nframes * 8);
-		s->nframes = st.nframes;
-		s->kind = st.kind;
-		s->gen = st.gen;
-		return 0;
+		*s->cuda = d;
 	}
-	case MGC_REC_PERFMAP: {
-		if (t->perfmap_len + len > (256u << 20))
-			return 0; /* keep the first 256 MiB */
-		char *n = realloc(t->perfmap, t->perfmap_len + len + 1);
-		if (!n)
-			return -ENOMEM;
-		memcpy(n + t->perfmap_len, p, len);
-		t->perfmap = n;
-		t->perfmap_len += len;
-		n[t->perfmap_len] = 0;
-		return 0;
-	}
-	case MGC_REC_SNAPSHOT:
-		return on_snapshot(L, p, len);
-	case MGC_REC_SNAPSHOT2:
-		return on_snapshot2(L, p, len);
-	case MGC_REC_FRAMES:
-		return on_frames(L, p, len);
-	case MGC_REC_STACK2:
-		return on_stack2(L, p, len);
-	case MGC_REC_STEP: {
-		struct mgc_rec_step s;
-		if (len < sizeof s)
-			return -EBADMSG;
-		memcpy(&s, p, sizeof s);
-		t->steps++;
-		if (s.step > t->max_step)
-			t->max_step = s.step;
-		return 0;
-	}
-	case MGC_REC_LABEL: {
-		struct mgc_rec_label l;
-		if (len < sizeof l)
-			return -EBADMSG;
-		memcpy(&l, p, sizeof l);
-		if (l.len > len - sizeof l)
-			return -EBADMSG;
-		if (t->nlabels < 100000) {
-			if (grow((void **)&t->labels, &L->label_cap, t->nlabels + 1, sizeof *t->labels) < 0)
-				return -ENOMEM;
-			struct mgc_label *x = &t->labels[t->nlabels++];
-			x->t = (double)l.t_ns / 1e9;
-			x->step = l.step;
-			size_t n = l.len < sizeof x->text - 1 ? l.len : sizeof x->text - 1;
-			memcpy(x->text, p + sizeof l, n);
-			x->text[n] = 0;
+	return 0;
+}
+
+static int on_notice(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	struct mgc_trace *t = ld->t;
+	struct mgc_rec_notice nt;
+	if (read_fixed(&nt, sizeof nt, p, len) < 0 || nt.len > len - sizeof nt)
+		return -EBADMSG;
+	if (t->nnotices >= 1000)
+		return 0; /* keep the first 1000 */
+	char **x = push((void **)&t->notices, &t->nnotices, &ld->notice_cap, sizeof *x);
+	if (!x || !(*x = dupn(p + sizeof nt, nt.len)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int on_pycode(struct trace_loader *ld, const unsigned char *p, uint32_t len)
+{
+	return mgc_pycodes_add(&ld->t->pycodes, p, len);
+}
+
+typedef int (*record_fn)(struct trace_loader *ld, const unsigned char *p, uint32_t len);
+
+/* The reader of each record type (mgc_format.h); types not listed (newer ones) are skipped. */
+static const record_fn record_readers[] = {
+	[MGC_REC_PROCESS] = on_process,
+	[MGC_REC_MODULE_LOAD] = on_module_load,
+	[MGC_REC_MODULE_UNLOAD] = on_module_unload,
+	[MGC_REC_STACK] = on_stack,
+	[MGC_REC_SNAPSHOT] = on_snapshot,
+	[MGC_REC_STEP] = on_step,
+	[MGC_REC_LABEL] = on_label,
+	[MGC_REC_CHILD] = on_child,
+	[MGC_REC_END] = on_end,
+	[MGC_REC_NOTICE] = on_notice,
+	[MGC_REC_FRAMES] = on_frames,
+	[MGC_REC_STACK2] = on_stack2,
+	[MGC_REC_PERFMAP] = on_perfmap,
+	[MGC_REC_SNAPSHOT2] = on_snapshot2,
+	[MGC_REC_DEVMEM] = on_devmem,
+	[MGC_REC_DEVSITE] = on_devsite,
+	[MGC_REC_PYCODE] = on_pycode,
+};
+
+static int cmp_perf_sym(const void *a, const void *b)
+{
+	const struct mgc_perf_sym *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Parses "START SIZE name" lines (hex, no 0x needed) into a sorted table, names pointing into
+ * t->perfmap (lines are cut at their newline). */
+static void perfmap_index(struct mgc_trace *t)
+{
+	size_t cap = 0;
+	for (char *line = t->perfmap; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		char *end, *end2 = NULL;
+		unsigned long long start = strtoull(line, &end, 16), size = 0;
+		if (end != line && *end == ' ')
+			size = strtoull(end + 1, &end2, 16);
+		if (size > 0 && end2 != end + 1 && *end2 == ' ') {
+			if (t->nperf_syms == cap) {
+				size_t ncap = cap ? cap * 2 : 256;
+				struct mgc_perf_sym *ns = realloc(t->perf_syms, ncap * sizeof *ns);
+				if (!ns)
+					break;
+				t->perf_syms = ns;
+				cap = ncap;
+			}
+			t->perf_syms[t->nperf_syms++] = (struct mgc_perf_sym){start, size, end2 + 1};
 		}
-		return 0;
+		line = nl ? nl + 1 : NULL;
 	}
-	case MGC_REC_CHILD: {
-		struct mgc_rec_child c;
-		if (len < sizeof c)
-			return -EBADMSG;
-		memcpy(&c, p, sizeof c);
-		if (grow((void **)&t->children, &L->child_cap, t->nchildren + 1, sizeof *t->children) < 0)
-			return -ENOMEM;
-		t->children[t->nchildren].pid = c.pid;
-		t->children[t->nchildren].t = (double)c.t_ns / 1e9;
-		t->nchildren++;
-		return 0;
-	}
-	case MGC_REC_END: {
-		struct mgc_rec_end e;
-		if (len < sizeof e)
-			return -EBADMSG;
-		memcpy(&e, p, sizeof e);
-		t->ended = 1;
-		t->end_reason = e.reason;
-		t->end_status = e.status;
-		return 0;
-	}
-	case MGC_REC_DEVMEM:
-		return on_devmem(L, p, len);
-	case MGC_REC_PYCODE:
-		return mgc_pycodes_add(&t->pycodes, p, len);
-	case MGC_REC_DEVSITE: {
-		if (len % sizeof(struct mgc_rec_devsite))
-			return -EBADMSG;
-		for (uint32_t off = 0; off < len; off += sizeof(struct mgc_rec_devsite)) {
-			struct mgc_rec_devsite d;
-			memcpy(&d, p + off, sizeof d);
-			struct mgc_site *s = site_get(L, d.site);
-			if (!s)
-				return d.site == 0 ? -EBADMSG : -ENOMEM;
-			if (!s->cuda && !(s->cuda = malloc(sizeof *s->cuda)))
-				return -ENOMEM;
-			*s->cuda = d;
+	if (t->nperf_syms > 1)
+		qsort(t->perf_syms, t->nperf_syms, sizeof *t->perf_syms, cmp_perf_sym);
+}
+
+/* Reads every record into the model. 0 at the end of the readable part (t->truncated says
+ * whether it was cut), or -errno. */
+static int read_records(struct mgc_reader *r, struct trace_loader *ld, int *have_process)
+{
+	struct mgc_trace *t = ld->t;
+	uint32_t type, len;
+	const void *p;
+	for (;;) {
+		int rc = mgc_reader_next(r, &type, &p, &len);
+		if (rc == 1 && type < sizeof record_readers / sizeof record_readers[0] && record_readers[type])
+			rc = record_readers[type](ld, p, len);
+		else if (rc == 1)
+			rc = 0; /* a newer record type: skip */
+		else if (rc == 0)
+			return 0;
+		if (rc == -EBADMSG) {
+			t->truncated = 1;
+			return 0;
 		}
-		return 0;
-	}
-	case MGC_REC_NOTICE: {
-		struct mgc_rec_notice nt;
-		if (len < sizeof nt)
-			return -EBADMSG;
-		memcpy(&nt, p, sizeof nt);
-		if (nt.len > len - sizeof nt)
-			return -EBADMSG;
-		if (t->nnotices < 1000) {
-			if (grow((void **)&t->notices, &L->notice_cap, t->nnotices + 1, sizeof *t->notices) < 0)
-				return -ENOMEM;
-			t->notices[t->nnotices] = dupn(p + sizeof nt, nt.len);
-			if (!t->notices[t->nnotices])
-				return -ENOMEM;
-			t->nnotices++;
-		}
-		return 0;
-	}
-	default:
-		return 0; /* a newer record type: skip */
+		if (rc < 0)
+			return rc;
+		*have_process |= type == MGC_REC_PROCESS;
+		t->bytes_ok = mgc_reader_offset(r);
 	}
 }
 
-static void perfmap_index(struct mgc_trace *t);
+/* After the last record: the perf map's index, the last snapshot as the last grid point, and
+ * every site's series and cohorts carried to the end. */
+static void finish_load(struct trace_loader *ld)
+{
+	struct mgc_trace *t = ld->t;
+	if (t->perfmap)
+		perfmap_index(t);
+	if (t->have_last && !mgc_grid_has_latest(&ld->grid))
+		grid_point(t, mgc_grid_append(&ld->grid), &t->last);
+	for (size_t i = 0; i < t->nsites; i++) {
+		struct mgc_site *s = t->sites[i];
+		if (s && s->series)
+			fill_site(s, (uint32_t)t->npoints, (float)s->counters.live_bytes);
+		/* unchanged since the last marker: its latest cohorts are the marker's */
+		if (s && s->updated_at <= t->last_step_snapshot)
+			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
+	}
+}
+
+static void loader_free(struct trace_loader *ld)
+{
+	free(ld->node_ip);
+	free(ld->node_parent);
+	ld->node_ip = NULL;
+	ld->node_parent = NULL;
+}
 
 int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t errlen)
 {
@@ -720,48 +847,25 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 	if (rc < 0)
 		return rc;
 	struct mgc_trace *t = calloc(1, sizeof *t);
-	struct loader L = {.t = t};
+	struct trace_loader ld = {.t = t, .grid = mgc_grid_make(MGC_GRID)};
 	if (!t || !(t->points = calloc(MGC_GRID, sizeof *t->points)) || !(t->path = strdup(path))) {
 		mgc_reader_close(r);
 		mgc_trace_free(t);
 		seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	t->version = MGC_TRACE_VERSION;
-	t->stride = 1;
+	t->version = mgc_reader_version(r);
+	t->first_marker_t = -1;
 	t->bytes_ok = mgc_reader_offset(r);
-	uint32_t type, len;
-	const void *p;
 	int have_process = 0;
-	for (;;) {
-		rc = mgc_reader_next(r, &type, &p, &len);
-		if (rc == 0)
-			break;
-		if (rc == -EBADMSG) {
-			t->truncated = 1;
-			break;
-		}
-		if (rc < 0)
-			goto fail;
-		rc = on_record(&L, type, p, len);
-		if (rc == -EBADMSG) {
-			t->truncated = 1;
-			break;
-		}
-		if (rc < 0)
-			goto fail;
-		if (type == MGC_REC_PROCESS)
-			have_process = 1;
-		t->bytes_ok = mgc_reader_offset(r);
-	}
+	rc = read_records(r, &ld, &have_process);
 	mgc_reader_close(r);
-	r = NULL;
-	free(L.node_ip);
-	free(L.node_parent);
-	free(L.dec);
-	L.node_ip = NULL;
-	L.node_parent = NULL;
-	L.dec = NULL;
+	loader_free(&ld);
+	if (rc < 0) {
+		mgc_trace_free(t);
+		seterr(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
 	if (!have_process) {
 		seterr(err, errlen, "%s: %s", path,
 		       t->truncated ? "trace is cut short or corrupt before its first record"
@@ -769,32 +873,9 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 		mgc_trace_free(t);
 		return -EBADMSG;
 	}
-	if (t->perfmap)
-		perfmap_index(t);
-	/* The last snapshot is always the last grid point. */
-	if (t->have_last && (t->npoints == 0 || (t->snapshots - 1) % t->stride != 0)) {
-		if (t->npoints == MGC_GRID)
-			thin(t);
-		t->points[t->npoints++] = t->last;
-	}
-	for (size_t i = 0; i < t->nsites; i++) {
-		struct mgc_site *s = t->sites[i];
-		if (s && s->series)
-			fill_site(s, (uint32_t)t->npoints, (float)s->live_bytes);
-		/* unchanged since the last marker: its latest cohorts are the marker's */
-		if (s && s->updated_at <= t->last_step_snapshot)
-			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
-	}
+	finish_load(&ld);
 	*out = t;
 	return 0;
-fail:
-	mgc_reader_close(r);
-	free(L.node_ip);
-	free(L.node_parent);
-	free(L.dec);
-	mgc_trace_free(t);
-	seterr(err, errlen, "%s: %s", path, strerror(-rc));
-	return rc;
 }
 
 void mgc_trace_free(struct mgc_trace *t)
@@ -837,43 +918,6 @@ const struct mgc_module *mgc_trace_module_for(const struct mgc_trace *t, uint64_
 			return m;
 	}
 	return NULL;
-}
-
-static int cmp_perf_sym(const void *a, const void *b)
-{
-	const struct mgc_perf_sym *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Parses "START SIZE name" lines (hex, no 0x needed) into a sorted table, names pointing into
- * t->perfmap (lines are cut at their newline). */
-static void perfmap_index(struct mgc_trace *t)
-{
-	size_t cap = 0;
-	for (char *line = t->perfmap; line && *line;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		char *end;
-		unsigned long long start = strtoull(line, &end, 16);
-		if (end != line && *end == ' ') {
-			char *end2;
-			unsigned long long size = strtoull(end + 1, &end2, 16);
-			if (end2 != end + 1 && *end2 == ' ' && size > 0) {
-				if (t->nperf_syms == cap) {
-					size_t ncap = cap ? cap * 2 : 256;
-					struct mgc_perf_sym *ns = realloc(t->perf_syms, ncap * sizeof *ns);
-					if (!ns)
-						break;
-					t->perf_syms = ns;
-					cap = ncap;
-				}
-				t->perf_syms[t->nperf_syms++] = (struct mgc_perf_sym){start, size, end2 + 1};
-			}
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	qsort(t->perf_syms, t->nperf_syms, sizeof *t->perf_syms, cmp_perf_sym);
 }
 
 const char *mgc_trace_perfmap_name(const struct mgc_trace *t, uint64_t ip)

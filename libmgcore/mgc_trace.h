@@ -15,6 +15,7 @@
 #include "mgc_python.h"
 
 #define MGC_GRID 512u /* most points kept per series */
+#define MGC_TRACE_READER_VERSION MGC_TRACE_VERSION /* the newest format version this reader reads */
 #define MGC_DEVCELLS 64u /* most (CUDA kind, device) cells kept (DEVMEM): the probe writes <= 2 x 32 */
 
 /* ---- streaming ---- */
@@ -23,11 +24,15 @@ struct mgc_reader;
 
 /* Opens a trace and checks its header. 0, or -errno with a one-line reason in err:
  * -ENOENT/-EACCES (cannot open), -ENODATA (empty), -EINVAL (not a trace), -EPROTO (a newer
- * format version than this reader). */
+ * format version than MGC_TRACE_READER_VERSION). */
 int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t errlen);
 
-/* The next whole record: 1 and (type, payload, len) valid until the next call; 0 at a clean end;
- * -EBADMSG when the rest of the file is a truncated or corrupt record (reading stops there). */
+/* The format version the file's header names (1 .. MGC_TRACE_READER_VERSION). */
+uint32_t mgc_reader_version(const struct mgc_reader *r);
+
+/* The next whole record: 1 and (type, payload, len) valid until the next call (payload is never
+ * NULL, even when len is 0); 0 at a clean end; -EBADMSG when the rest of the file is a truncated
+ * or corrupt record (reading stops there). */
 int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, uint32_t *len);
 
 /* Byte offset of the end of the last whole record read. */
@@ -47,6 +52,7 @@ struct mgc_module {
 	char *path;
 };
 
+/* One process snapshot, as either format version wrote it. */
 struct mgc_point {
 	double t;             /* seconds since start */
 	uint64_t step;
@@ -56,6 +62,16 @@ struct mgc_point {
 	uint32_t flags;
 	char label[32];
 	uint64_t dev[MGC_DEVCELLS]; /* bytes of each of the trace's devcells (DEVMEM), 0 before one */
+};
+
+/* The fixed part of a snapshot record (version 1's layout; the live segment's ring and grid hold
+ * it too) as a point: the process figures, no DEVMEM cells. */
+void mgc_point_from_snapshot(const struct mgc_rec_snapshot *sn, struct mgc_point *pt);
+
+/* A site's counters: the six fields of struct mgc_rec_site and struct mgc_shm_site, in their
+ * order, so both formats could embed it unchanged. */
+struct mgc_site_counters {
+	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
 };
 
 /* CUDA memory of one kind on one device (a DEVMEM cell): kind is mgc_kind_make(mem, device). */
@@ -73,14 +89,13 @@ struct mgc_site {
 	uint32_t gen;     /* module generation its IPs belong to */
 	uint64_t *ips;
 	int seen;         /* 1 once a snapshot mentioned it */
-	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
-	uint64_t cohorts[MGC_COHORTS];
+	struct mgc_site_counters counters; /* as of the last snapshot */
+	uint64_t cohorts[MGC_COHORTS];      /* as of the last snapshot */
 	uint64_t cohorts_step[MGC_COHORTS]; /* as of the last step-marker snapshot (the step axis's end) */
-	uint64_t updated_at; /* internal: snapshot number of its last entry */
 	float *series;    /* live bytes at each grid point (t.npoints of them), NULL if never seen */
 	struct mgc_rec_devsite *cuda; /* CUDA sites: what activity records said (DEVSITE), or NULL */
+	uint64_t updated_at; /* internal: snapshot number of its last entry */
 	uint32_t filled;  /* internal: grid points filled so far */
-	uint64_t first_step_seen;
 };
 
 struct mgc_child {
@@ -101,7 +116,7 @@ struct mgc_perf_sym {
 
 struct mgc_trace {
 	char *path;
-	uint32_t version;
+	uint32_t version;         /* the file's format version */
 	struct mgc_rec_process proc;
 	char *host, *cmdline, *exe; /* cmdline: arguments joined by spaces */
 	struct mgc_module *modules;
@@ -111,10 +126,10 @@ struct mgc_trace {
 	struct mgc_point *points; /* the grid, npoints of them */
 	size_t npoints;
 	uint64_t snapshots;       /* snapshots read (before thinning) */
-	uint32_t stride;          /* snapshots per grid point now */
 	struct mgc_point last;    /* the last snapshot, always kept */
 	uint64_t last_step_snapshot; /* number (1-based) of the last step-marker snapshot; 0 if none */
 	int have_last;
+	double first_marker_t;    /* time of the first step-marker snapshot; -1 if none */
 	uint64_t steps;           /* step markers seen */
 	uint64_t max_step;
 	struct mgc_label *labels;

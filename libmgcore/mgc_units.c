@@ -7,11 +7,11 @@
 
 const char *mgc_human_bytes(double b, char *buf, size_t cap)
 {
-	static const char *const u[] = {"B", "KB", "MB", "GB", "TB"};
+	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	double a = fabs(b);
 	int k = 0;
-	while (a >= 1000 && k < 4) {
-		a /= 1000;
+	while (a >= 1024 && k < 6) {
+		a /= 1024;
 		k++;
 	}
 	if (!isfinite(b))
@@ -19,6 +19,17 @@ const char *mgc_human_bytes(double b, char *buf, size_t cap)
 	else if (k == 0)
 		snprintf(buf, cap, "%s%.0f B", b < 0 ? "-" : "", a);
 	else
-		snprintf(buf, cap, "%s%.*f %s", b < 0 ? "-" : "", a < 10 ? 2 : a < 100 ? 1 : 0, a, u[k]);
+		snprintf(buf, cap, "%s%.*f %s", b < 0 ? "-" : "", a < 9.995 ? 2 : a < 99.95 ? 1 : 0, a, u[k]);
+	return buf;
+}
+
+const char *mgc_human_x(double x, int x_is_steps, char *buf, size_t cap)
+{
+	if (!isfinite(x))
+		snprintf(buf, cap, "?");
+	else if (x_is_steps)
+		snprintf(buf, cap, "step %.0f", x);
+	else
+		snprintf(buf, cap, "%.0f s", x);
 	return buf;
 }

@@ -350,12 +350,17 @@ static int publish_step(const struct mgc_rec_snapshot *sn)
 	return 1;
 }
 
-/* The grid point this publish writes: the same step overwrites its point; between strides the
- * last point moves on; a new point thins the grid when it is full. */
-static uint32_t grid_slot(uint64_t step, uint32_t nsites)
+/* The grid point this publish writes. With steps, a step's point is its marker's snapshot, else its
+ * first (the x axis of libmgcore/mgc_analysis.h, mgreport's too): *keep says that a later publish in
+ * the same step (a sampler tick, the exit) leaves the point, the histories and the published sites
+ * as they were. Between strides the last point moves on; a new point thins the grid when full. */
+static uint32_t grid_slot(const struct mgc_rec_snapshot *sn, uint32_t nsites, int *keep)
 {
-	if (pub.grid_n > 0 && pub.steps_seen > 0 && pub.grid[pub.grid_n - 1].step == step)
+	*keep = 0;
+	if (pub.grid_n > 0 && pub.steps_seen > 0 && pub.grid[pub.grid_n - 1].step == sn->step) {
+		*keep = (pub.grid[pub.grid_n - 1].flags & MGC_SNAP_STEP) || !(sn->flags & MGC_SNAP_STEP);
 		return pub.grid_n - 1;
+	}
 	if (pub.grid_n > 0 && pub.since < pub.stride) {
 		pub.since++;
 		return pub.grid_n - 1;
@@ -418,10 +423,14 @@ void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
 		return;
 	pub.last_full = sn->t_ns;
 	uint32_t nsites = mgp_sites_count();
-	uint32_t slot = grid_slot(sn->step, nsites);
-	scan_sites(slot, nsites);
-	pub.grid[slot] = *sn;
-	pub.grid[slot].nsites = 0; /* the segment's snapshots carry no site entries */
+	int keep;
+	uint32_t slot = grid_slot(sn, nsites, &keep);
+	struct mgc_rec_snapshot now = *sn;
+	now.nsites = 0; /* the segment's snapshots carry no site entries */
+	if (!keep) {
+		scan_sites(slot, nsites);
+		pub.grid[slot] = now;
+	}
 
 	struct mgc_shm *seg = pub.seg;
 	struct mgc_shm_header *h = &seg->h;
@@ -433,13 +442,15 @@ void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
 	h->publishes = ++pub.publishes;
 	memcpy(h->label, sn->label, sizeof h->label);
 	h->state = MGC_SHM_RUNNING;
-	seg->ring[pub.ring_head % MGC_SHM_RING] = pub.grid[slot];
+	seg->ring[pub.ring_head % MGC_SHM_RING] = now;
 	h->ring_head = ++pub.ring_head;
-	memcpy(seg->grid, pub.grid, pub.grid_n * sizeof pub.grid[0]);
-	h->grid_n = pub.grid_n;
-	h->grid_stride = pub.stride;
-	h->nsites_total = nsites > 1 ? nsites - 1 : 0;
-	write_sites(seg);
+	if (!keep) {
+		memcpy(seg->grid, pub.grid, pub.grid_n * sizeof pub.grid[0]);
+		h->grid_n = pub.grid_n;
+		h->grid_stride = pub.stride;
+		h->nsites_total = nsites > 1 ? nsites - 1 : 0;
+		write_sites(seg);
+	}
 	if (!pub.modules_copied || pub.modules_gen != mgp_modules_gen())
 		copy_modules(seg);
 	mgc_shm_write_end(h);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mg_config.h"
+#include "mgc_units.h"
 #include "mgm_format.h"
 
 #define MIN_W 60
@@ -131,7 +132,7 @@ static void draw_help(struct mgm_ui *ui, const struct mgm_ui_state *st)
 		"PgUp/PgDn, g/G    page through the sites",
 		"Enter             the selected site's whole symbolized stack",
 		"s                 sort sites: growth, live bytes, allocations",
-		"v, Tab            chart: rss, heap, mmap, free_kept, gpu, selected site",
+		"v, Tab            chart: rss, heap, mmap, free_kept, device, selected site",
 		"c                 switch between the process and its children",
 		"p, space          pause / resume refreshing",
 		"r                 refresh now",
@@ -163,26 +164,29 @@ static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_u
 		return;
 	}
 	const struct mgm_site *s = &v->sites[st->selected];
-	snprintf(buf, sizeof buf, " site %u: %s  %s live, %s%s/%s", s->id, mgm_site_function(s),
-		 mgm_bytes((double)s->live_bytes, live, sizeof live), s->ok && s->fit.slope >= 0 ? "+" : "",
-		 s->ok ? mgm_bytes(s->fit.slope, sl, sizeof sl) : "?", v->x_is_steps ? "step" : "s");
+	const struct mgc_site_result *r = s->r;
+	const char *word = mgm_verdict_word(r->classified, &r->fit);
+	snprintf(buf, sizeof buf, " site %u: %s  %s live, %s%s/%s", r->id, mgm_site_function(s),
+		 mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live),
+		 r->classified && r->fit.slope >= 0 ? "+" : "", r->classified ? mgc_human_bytes(r->fit.slope, sl, sizeof sl) : "?",
+		 v->a.x_is_steps ? "step" : "s");
 	bar(ui, 0, buf);
-	int row = 1;
-	snprintf(buf, sizeof buf, "verdict: %s", mgm_verdict_word(s->ok, &s->fit));
-	put(row, 1, buf, verdict_attr(ui, s->ok, &s->fit));
-	if (s->ok && s->fit.why[0]) {
-		snprintf(buf, sizeof buf, "  %s", s->fit.why);
-		put(row, 1 + 9 + (int)strlen(mgm_verdict_word(s->ok, &s->fit)), buf, A_NORMAL);
+	snprintf(buf, sizeof buf, "verdict: %s", word);
+	put(1, 1, buf, verdict_attr(ui, r->classified, &r->fit));
+	if (r->classified && r->fit.why[0]) {
+		snprintf(buf, sizeof buf, "  %s", r->fit.why);
+		put(1, 1 + 9 + (int)strlen(word), buf, A_NORMAL);
 	}
-	row = 3;
+	int row = 3;
 	if (!s->stack) {
 		put(row, 1, "(the stack could not be symbolized)", A_NORMAL);
 	} else {
+		const struct mgc_stack *stk = &s->stack->st;
 		size_t rows = LINES - 1 > row ? (size_t)(LINES - 1 - row) : 0;
-		if (st->stack_first + rows > s->stack->n)
-			st->stack_first = s->stack->n > rows ? s->stack->n - rows : 0;
-		for (size_t k = st->stack_first; k < s->stack->n && row < LINES - 1; k++, row++) {
-			const struct mgm_frame *f = &s->stack->frames[k];
+		if (st->stack_first + rows > stk->n)
+			st->stack_first = stk->n > rows ? stk->n - rows : 0;
+		for (size_t k = st->stack_first; k < stk->n && row < LINES - 1; k++, row++) {
+			const struct mgc_frame *f = &stk->frames[k];
 			const char *mb = f->module ? strrchr(f->module, '/') : NULL;
 			char where[512];
 			if (f->file)
@@ -190,7 +194,7 @@ static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_u
 			else
 				snprintf(where, sizeof where, "[%s]", mb ? mb + 1 : f->module ? f->module : "??");
 			snprintf(buf, sizeof buf, "#%-2zu %s%s  ", k, f->function, f->inlined ? " (inlined)" : "");
-			int col = put(row, 1, buf, k == s->stack->shown ? A_BOLD : A_NORMAL);
+			int col = put(row, 1, buf, k == stk->named ? A_BOLD : A_NORMAL);
 			put(row, col, where, ui->colors ? COLOR_PAIR(C_DIM) : A_DIM);
 		}
 		if (s->stack->truncated && row < LINES - 1)
@@ -200,9 +204,167 @@ static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_u
 	refresh();
 }
 
-int mgm_ui_draw(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_ui_state *st)
+/* Rows 0-2: the header bar, the verdict, the breakdown (and the no-probe label). */
+static void draw_top(struct mgm_ui *ui, const struct mgm_view *v, const struct mgm_ui_state *st)
+{
+	char buf[1024], hdr[512];
+	mgm_fmt_header(v, hdr, sizeof hdr);
+	snprintf(buf, sizeof buf, " mgmon  %s%s", hdr, st->paused ? "  [paused]" : "");
+	bar(ui, 0, buf);
+	mgm_fmt_verdict(v, buf, sizeof buf);
+	put(1, 0, buf, v->a.have_verdict ? verdict_attr(ui, 1, &v->a.verdict) : A_NORMAL);
+	mgm_fmt_breakdown(v, buf, sizeof buf);
+	int col = put(2, 0, buf, A_NORMAL);
+	if (v->note[0])
+		put(2, col + 2 < COLS ? col + 2 : COLS, v->note, A_BOLD);
+	if (!v->probe && !v->exited) /* always visible: it changes what every number means */
+		put(2, COLS > 20 ? COLS - 20 : 0, " no probe: RSS only ", A_REVERSE);
+}
+
+/* What the chart shows: the chosen series, or the selected site (st->series == MGC_S_N). */
+struct chart_source {
+	const double *x, *y;
+	size_t n;
+	int ok;
+	const struct mgc_fit *fit;
+	char title[96];
+	int series; /* the series shown, or MGC_S_N for a site */
+};
+
+static void chart_source(const struct mgm_view *v, const struct mgm_ui_state *st, struct chart_source *cs)
+{
+	int sel = st->series;
+	if (!v->a.nseries) { /* nothing collected (out of memory) */
+		*cs = (struct chart_source){.title = "rss", .series = MGC_S_RSS};
+		return;
+	}
+	if (sel == MGC_S_N && st->selected < v->nsites) {
+		const struct mgm_site *s = &v->sites[st->selected];
+		*cs = (struct chart_source){v->a.series[MGC_S_RSS].x, s->r->y, v->a.n, s->r->classified, &s->r->fit,
+					    "", MGC_S_N};
+		snprintf(cs->title, sizeof cs->title, "site %u %s", s->r->id, mgm_site_function(s));
+		return;
+	}
+	if (sel < 0 || sel >= MGC_S_N || !v->a.series[sel].present)
+		sel = MGC_S_RSS;
+	const struct mgc_series *s = &v->a.series[sel];
+	*cs = (struct chart_source){s->x, s->y, s->n, s->classified, &s->fit, "", sel};
+	snprintf(cs->title, sizeof cs->title, "%s", s->name);
+}
+
+static void draw_chart_cells(struct mgm_ui *ui, int row, int cw, int ch, attr_t va)
+{
+	for (int r = 0; r < ch; r++, row++) {
+		for (int c = 0; c < cw; c++) {
+			char cell = ui->cells[(size_t)r * cw + c];
+			if (cell == ' ')
+				continue;
+			attr_t a = cell == '#' ? (ui->colors ? COLOR_PAIR(C_STABLE) : A_NORMAL)
+				   : cell == '-' ? (ui->colors ? COLOR_PAIR(C_PLATEAU) | A_BOLD : A_BOLD)
+				   : cell == '|' ? (ui->colors ? COLOR_PAIR(C_GROWING) | A_BOLD : A_BOLD)
+						 : va | A_BOLD;
+			attron(a);
+			mvaddch(row, 11 + c, (chtype)cell);
+			attroff(a);
+		}
+	}
+}
+
+/* The chart from row 3, its height chosen by the terminal's; returns the row after it. */
+static int draw_chart(struct mgm_ui *ui, const struct mgm_view *v, const struct chart_source *cs)
 {
 	char buf[1024];
+	int ch = LINES >= 34 ? 10 : LINES >= 28 ? 7 : LINES >= 22 ? 5 : 3, cw = COLS - 11, row = 3;
+	struct mgm_chart lab;
+	if ((size_t)cw * ch > ui->cells_cap) {
+		char *nc = realloc(ui->cells, (size_t)cw * ch);
+		if (nc) {
+			ui->cells = nc;
+			ui->cells_cap = (size_t)cw * ch;
+		}
+	}
+	if (!ui->cells || (size_t)cw * ch > ui->cells_cap ||
+	    mgm_chart_render(v, cs->x, cs->y, cs->n, cs->ok, cs->fit, cw, ch, ui->cells, &lab) < 0) {
+		snprintf(buf, sizeof buf, "%s: no samples yet", cs->title);
+		put(row, 0, buf, A_NORMAL);
+		return row + ch + 2;
+	}
+	snprintf(buf, sizeof buf, "%s over %s   %s", cs->title, v->a.x_is_steps ? "steps" : "seconds", lab.legend);
+	put(row++, 0, buf, A_BOLD);
+	for (int r = 0; r < ch; r++) {
+		snprintf(buf, sizeof buf, "%9s |", r == 0 ? lab.ytop : r == ch - 1 ? lab.ybot : "");
+		put(row + r, 0, buf, A_NORMAL);
+	}
+	draw_chart_cells(ui, row, cw, ch, verdict_attr(ui, cs->ok, cs->fit));
+	row += ch;
+	snprintf(buf, sizeof buf, "%9s +%-*s%s", "", cw - (int)strlen(lab.xright) > 0 ? cw - (int)strlen(lab.xright) : 0,
+		 lab.xleft, lab.xright);
+	put(row++, 0, buf, A_NORMAL);
+	return row;
+}
+
+/* One row per series with its verdict, '>' at the one charted; returns the row after them. */
+static int draw_series(struct mgm_ui *ui, const struct mgm_view *v, int charted, int row)
+{
+	char buf[1024];
+	for (size_t k = 0; k < v->a.nseries && row < LINES - 3; k++) {
+		const struct mgc_series *s = &v->a.series[k];
+		if (!s->present)
+			continue;
+		mgm_fmt_series(v, s, buf, sizeof buf);
+		put(row, 0, (int)k == charted ? ">" : " ", A_BOLD);
+		put(row++, 1, buf, verdict_attr(ui, s->classified, &s->fit));
+	}
+	return row;
+}
+
+static void draw_site_row(struct mgm_ui *ui, const struct mgm_view *v, size_t i, int row, int selected)
+{
+	char buf[1024];
+	const struct mgc_site_result *r = v->sites[i].r;
+	mgm_fmt_site_row(v, &v->sites[i], COLS - 1, buf, sizeof buf);
+	if (selected) {
+		attron(A_REVERSE);
+		mvhline(row, 0, ' ', COLS);
+		attroff(A_REVERSE);
+	}
+	put(row, 0, selected ? ">" : " ", selected ? A_REVERSE : A_NORMAL);
+	/* the verdict word in its colour, the rest plain */
+	const char *w = mgm_verdict_word(r->classified, &r->fit);
+	size_t wl = strlen(w);
+	put(row, 1, w, verdict_attr(ui, r->classified, &r->fit) | (selected ? A_REVERSE : A_NORMAL));
+	put(row, 1 + (int)wl, buf + wl, selected ? A_REVERSE : A_NORMAL);
+}
+
+/* The sites table from `row` to the footer, keeping the selection visible; returns the rows. */
+static int draw_sites(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_ui_state *st, int row)
+{
+	char buf[1024], h2[256];
+	mgm_fmt_site_header(v, COLS - 1, buf, sizeof buf);
+	snprintf(h2, sizeof h2, "  [%s, %zu/%zu sites]", mgm_sort_name(st->sort), v->nsites, v->sites_total);
+	attron(A_UNDERLINE);
+	mvhline(row, 0, ' ', COLS);
+	attroff(A_UNDERLINE);
+	put(row, 1, buf, A_UNDERLINE | A_BOLD);
+	if ((int)strlen(buf) + 1 + (int)strlen(h2) < COLS)
+		put(row, COLS - (int)strlen(h2), h2, A_UNDERLINE);
+	row++;
+	int rows = LINES - 1 - row;
+	if (st->selected >= v->nsites)
+		st->selected = v->nsites ? v->nsites - 1 : 0;
+	if (st->selected < st->first)
+		st->first = st->selected;
+	if (rows > 0 && st->selected >= st->first + (size_t)rows)
+		st->first = st->selected - (size_t)rows + 1;
+	if (v->nsites == 0)
+		put(row, 1, "no allocation sites yet", A_NORMAL);
+	for (size_t i = st->first; i < v->nsites && row < LINES - 1; i++, row++)
+		draw_site_row(ui, v, i, row, i == st->selected);
+	return rows;
+}
+
+int mgm_ui_draw(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_ui_state *st)
+{
 	if (COLS < MIN_W || LINES < MIN_H) {
 		draw_too_small();
 		return 0;
@@ -215,140 +377,16 @@ int mgm_ui_draw(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_ui_state
 		draw_stack(ui, v, st);
 		return 0;
 	}
+	struct chart_source cs;
 	erase();
-	int W = COLS, H = LINES;
-	char hdr[512];
-	mgm_fmt_header(v, hdr, sizeof hdr);
-	snprintf(buf, sizeof buf, " mgmon  %s%s", hdr, st->paused ? "  [paused]" : "");
-	bar(ui, 0, buf);
-	mgm_fmt_verdict(v, buf, sizeof buf);
-	put(1, 0, buf, v->have_verdict ? verdict_attr(ui, 1, &v->verdict) : A_NORMAL);
-	mgm_fmt_breakdown(v, buf, sizeof buf);
-	int col = put(2, 0, buf, A_NORMAL);
-	if (v->note[0])
-		put(2, col + 2 < W ? col + 2 : W, v->note, A_BOLD);
-	if (!v->probe && !v->exited) {
-		/* the label must always be visible: it changes what every number means */
-		put(2, W > 20 ? W - 20 : 0, " no probe: RSS only ", A_REVERSE);
-	}
-
-	/* Chart of the chosen series. */
-	int ch = H >= 34 ? 10 : H >= 28 ? 7 : H >= 22 ? 5 : 3;
-	const double *x = NULL, *y = NULL;
-	size_t n = 0;
-	int ok = 0;
-	const struct mgc_fit *fit = NULL;
-	char title[96];
-	int sel = st->series;
-	if (sel == MGM_S_N && st->selected < v->nsites && v->sites[st->selected].y) {
-		const struct mgm_site *s = &v->sites[st->selected];
-		x = v->series[0].x;
-		y = s->y;
-		n = s->n;
-		ok = s->ok;
-		fit = &s->fit;
-		snprintf(title, sizeof title, "site %u %s", s->id, mgm_site_function(s));
-	} else {
-		if (sel < 0 || sel >= MGM_S_N || !v->series[sel].valid)
-			sel = MGM_S_RSS;
-		const struct mgm_series *s = &v->series[sel];
-		x = s->x;
-		y = s->y;
-		n = s->n;
-		ok = s->ok;
-		fit = &s->fit;
-		snprintf(title, sizeof title, "%s", s->name);
-	}
-	int cw = W - 11;
-	if ((size_t)cw * ch > ui->cells_cap) {
-		char *nc = realloc(ui->cells, (size_t)cw * ch);
-		if (nc) {
-			ui->cells = nc;
-			ui->cells_cap = (size_t)cw * ch;
-		}
-	}
-	struct mgm_chart lab;
-	int row = 3;
-	if (ui->cells && (size_t)cw * ch <= ui->cells_cap &&
-	    mgm_chart_render(v, x, y, n, ok, fit, cw, ch, ui->cells, &lab) == 0) {
-		snprintf(buf, sizeof buf, "%s over %s   %s", title, v->x_is_steps ? "steps" : "seconds", lab.legend);
-		put(row++, 0, buf, A_BOLD);
-		attr_t va = verdict_attr(ui, ok, fit);
-		for (int r = 0; r < ch; r++, row++) {
-			snprintf(buf, sizeof buf, "%9s |", r == 0 ? lab.ytop : r == ch - 1 ? lab.ybot : "");
-			put(row, 0, buf, A_NORMAL);
-			for (int c = 0; c < cw; c++) {
-				char cell = ui->cells[(size_t)r * cw + c];
-				if (cell == ' ')
-					continue;
-				attr_t a = cell == '#' ? (ui->colors ? COLOR_PAIR(C_STABLE) : A_NORMAL)
-					   : cell == '-' ? (ui->colors ? COLOR_PAIR(C_PLATEAU) | A_BOLD : A_BOLD)
-					   : cell == '|' ? (ui->colors ? COLOR_PAIR(C_GROWING) | A_BOLD : A_BOLD)
-							 : va | A_BOLD;
-				attron(a);
-				mvaddch(row, 11 + c, (chtype)cell);
-				attroff(a);
-			}
-		}
-		snprintf(buf, sizeof buf, "%9s +%-*s%s", "", cw - (int)strlen(lab.xright) > 0 ? cw - (int)strlen(lab.xright) : 0,
-			 lab.xleft, lab.xright);
-		put(row++, 0, buf, A_NORMAL);
-	} else {
-		snprintf(buf, sizeof buf, "%s: no samples yet", title);
-		put(row++, 0, buf, A_NORMAL);
-		row += ch + 1;
-	}
-
-	/* Series verdicts. */
-	for (int k = 0; k < MGM_S_N && row < H - 3; k++) {
-		const struct mgm_series *s = &v->series[k];
-		if (!s->valid)
-			continue;
-		mgm_fmt_series(v, s, buf, sizeof buf);
-		put(row, 0, k == sel && st->series != MGM_S_N ? ">" : " ", A_BOLD);
-		put(row++, 1, buf, verdict_attr(ui, s->ok, &s->fit));
-	}
-
-	/* Sites. */
+	draw_top(ui, v, st);
+	chart_source(v, st, &cs);
+	int row = draw_chart(ui, v, &cs);
+	row = draw_series(ui, v, cs.series, row);
 	int rows = 0;
-	if (v->probe && row < H - 2) {
-		mgm_fmt_site_header(v, W - 1, buf, sizeof buf);
-		char h2[256];
-		snprintf(h2, sizeof h2, "  [%s, %zu/%zu sites]", mgm_sort_name(st->sort), v->nsites, v->sites_total);
-		attron(A_UNDERLINE);
-		mvhline(row, 0, ' ', W);
-		attroff(A_UNDERLINE);
-		int c2 = put(row, 1, buf, A_UNDERLINE | A_BOLD);
-		(void)c2;
-		if ((int)strlen(buf) + 1 + (int)strlen(h2) < W)
-			put(row, W - (int)strlen(h2), h2, A_UNDERLINE);
-		row++;
-		rows = H - 1 - row;
-		if (st->selected >= v->nsites)
-			st->selected = v->nsites ? v->nsites - 1 : 0;
-		if (st->selected < st->first)
-			st->first = st->selected;
-		if (rows > 0 && st->selected >= st->first + (size_t)rows)
-			st->first = st->selected - (size_t)rows + 1;
-		if (v->nsites == 0)
-			put(row, 1, "no allocation sites yet", A_NORMAL);
-		for (size_t i = st->first; i < v->nsites && row < H - 1; i++, row++) {
-			const struct mgm_site *s = &v->sites[i];
-			mgm_fmt_site_row(v, s, W - 1, buf, sizeof buf);
-			int is_sel = i == st->selected;
-			if (is_sel) {
-				attron(A_REVERSE);
-				mvhline(row, 0, ' ', W);
-				attroff(A_REVERSE);
-			}
-			put(row, 0, is_sel ? ">" : " ", is_sel ? A_REVERSE : A_NORMAL);
-			/* the verdict word in its colour, the rest plain */
-			const char *w = mgm_verdict_word(s->ok, &s->fit);
-			size_t wl = strlen(w);
-			put(row, 1, w, verdict_attr(ui, s->ok, &s->fit) | (is_sel ? A_REVERSE : A_NORMAL));
-			put(row, 1 + (int)wl, buf + wl, is_sel ? A_REVERSE : A_NORMAL);
-		}
-	} else if (!v->probe && row < H - 2) {
+	if (v->probe && row < LINES - 2) {
+		rows = draw_sites(ui, v, st, row);
+	} else if (!v->probe && row < LINES - 2) {
 		put(row + 1, 1, "no probe: RSS only. Sites, stacks and the heap breakdown need the program run", A_NORMAL);
 		put(row + 2, 1, "under the probe: mgprobe run -- PROGRAM ARGS", A_NORMAL);
 	}

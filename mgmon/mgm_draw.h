@@ -22,7 +22,7 @@ struct mgm_ui_state {
 	size_t first;         /* first site row shown */
 	size_t stack_first;   /* first frame shown on the stack screen */
 	enum mgm_sort sort;
-	int series;           /* chart: enum mgm_series_id, or MGM_S_N for the selected site */
+	int series;           /* chart: enum mgc_series_id, or MGC_S_N for the selected site */
 	int paused;
 	double delay;         /* seconds between refreshes */
 	int root_pid;         /* the process mgmon was started on (children are switched to with c) */

@@ -11,11 +11,6 @@
 #include "mgc_format.h"
 #include "mgc_units.h"
 
-const char *mgm_bytes(double b, char *buf, size_t cap)
-{
-	return mgc_human_bytes(b, buf, cap);
-}
-
 const char *mgm_duration(double s, char *buf, size_t cap)
 {
 	if (!isfinite(s) || s < 0) {
@@ -39,15 +34,16 @@ const char *mgm_verdict_word(int ok, const struct mgc_fit *f)
 	return ok ? mgc_verdict_name(f->verdict) : "-";
 }
 
-static const char *xunit(const struct mgm_view *v)
+/* "/step" or "/s": the x unit after a rate. */
+static const char *slash_x(const struct mgm_view *v)
 {
-	return v->x_is_steps ? "step" : "s";
+	return v->a.x_is_steps ? "/step" : "/s";
 }
 
 void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap)
 {
 	char up[32], rss[32], lim[32], rate[48] = "";
-	if (v->x_is_steps) {
+	if (v->a.x_is_steps) {
 		if (v->steps_per_s >= 0)
 			snprintf(rate, sizeof rate, "step %llu (%.3g/s)", (unsigned long long)v->step, v->steps_per_s);
 		else
@@ -55,9 +51,9 @@ void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap)
 	} else {
 		snprintf(rate, sizeof rate, "no steps");
 	}
-	mgm_bytes((double)v->rss, rss, sizeof rss);
-	if (v->limit > 0)
-		mgm_bytes(v->limit, lim, sizeof lim);
+	mgc_human_bytes((double)v->rss, rss, sizeof rss);
+	if (v->a.limit > 0)
+		mgc_human_bytes(v->a.limit, lim, sizeof lim);
 	else
 		snprintf(lim, sizeof lim, "?");
 	snprintf(buf, cap, "pid %d %s  up %s  %s  RSS %s / %s%s", v->pid, v->comm[0] ? v->comm : "?",
@@ -71,7 +67,7 @@ void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, s
 	buf[0] = 0;
 	if (!isfinite(f->x_to_oom) || f->x_to_oom <= 0)
 		return;
-	if (v->x_is_steps) {
+	if (v->a.x_is_steps) {
 		if (v->steps_per_s > 0)
 			snprintf(buf, cap, "OOM %.0f steps ~%s", f->x_to_oom,
 				 mgm_duration(f->x_to_oom / v->steps_per_s, d, sizeof d));
@@ -84,38 +80,40 @@ void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, s
 
 void mgm_fmt_verdict(const struct mgm_view *v, char *buf, size_t cap)
 {
-	char a[32], b[32], oom[64];
-	const struct mgc_fit *f = &v->verdict;
+	char a[32], b[48], c[32], oom[64];
+	const struct mgc_fit *f = &v->a.verdict;
 	const char *what = v->probe ? "process" : "RSS";
-	if (!v->have_verdict) {
-		snprintf(buf, cap, "%s: collecting (%llu sample%s so far; a verdict needs 3)", what,
-			 (unsigned long long)v->series[MGM_S_RSS].n, v->series[MGM_S_RSS].n == 1 ? "" : "s");
+	size_t n = v->a.nseries ? v->a.series[MGC_S_RSS].n : 0;
+	if (!v->a.have_verdict) {
+		snprintf(buf, cap, "%s: collecting (%zu point%s so far; a verdict needs %d)", what, n,
+			 n == 1 ? "" : "s", MGC_MIN_POINTS);
 		return;
 	}
 	mgm_fmt_oom(v, f, oom, sizeof oom);
 	switch (f->verdict) {
 	case MGC_VERDICT_PLATEAU:
-		snprintf(buf, cap, "%s: PLATEAU at %s since %s %.0f (conf %.2f)", what,
-			 mgm_bytes(f->plateau_level, a, sizeof a), xunit(v), f->plateau_at, f->confidence);
+		snprintf(buf, cap, "%s: PLATEAU at %s since %s (conf %.2f)", what,
+			 mgc_human_bytes(f->plateau_level, a, sizeof a),
+			 mgc_human_x(f->plateau_at, v->a.x_is_steps, b, sizeof b), f->confidence);
 		break;
 	case MGC_VERDICT_LEAK:
-		snprintf(buf, cap, "%s: LEAK +%s/%s (conf %.2f)%s%s", what, mgm_bytes(f->slope, a, sizeof a),
-			 xunit(v), f->confidence, oom[0] ? ", " : "", oom);
+		snprintf(buf, cap, "%s: LEAK +%s%s (conf %.2f)%s%s", what, mgc_human_bytes(f->slope, a, sizeof a),
+			 slash_x(v), f->confidence, oom[0] ? ", " : "", oom);
 		break;
 	case MGC_VERDICT_GROWING:
 		if (isfinite(f->decidable_at))
-			snprintf(b, sizeof b, ", known by %s %.0f", xunit(v), f->decidable_at);
+			snprintf(b, sizeof b, ", known by %s", mgc_human_x(f->decidable_at, v->a.x_is_steps, c, sizeof c));
 		else
 			b[0] = 0;
-		snprintf(buf, cap, "%s: GROWING +%s/%s (conf %.2f)%s%s%s", what, mgm_bytes(f->slope, a, sizeof a),
-			 xunit(v), f->confidence, b, oom[0] ? ", " : "", oom);
+		snprintf(buf, cap, "%s: GROWING +%s%s (conf %.2f)%s%s%s", what, mgc_human_bytes(f->slope, a, sizeof a),
+			 slash_x(v), f->confidence, b, oom[0] ? ", " : "", oom);
 		break;
 	case MGC_VERDICT_RETENTION:
-		snprintf(buf, cap, "%s: RETENTION: RSS grows +%s/%s while live allocations do not (conf %.2f)",
-			 what, mgm_bytes(f->slope, a, sizeof a), xunit(v), f->confidence);
+		snprintf(buf, cap, "%s: RETENTION: RSS grows +%s%s while live allocations do not (conf %.2f)",
+			 what, mgc_human_bytes(f->slope, a, sizeof a), slash_x(v), f->confidence);
 		break;
 	default:
-		snprintf(buf, cap, "%s: STABLE at %s (conf %.2f)", what, mgm_bytes(f->level, a, sizeof a),
+		snprintf(buf, cap, "%s: STABLE at %s (conf %.2f)", what, mgc_human_bytes(f->level, a, sizeof a),
 			 f->confidence);
 		break;
 	}
@@ -127,46 +125,48 @@ void mgm_fmt_breakdown(const struct mgm_view *v, char *buf, size_t cap)
 	size_t n;
 	if (v->probe) {
 		n = (size_t)snprintf(buf, cap, "heap %s  mmap %s  free-kept %s  other %s  file+shm %s",
-				     mgm_bytes((double)v->heap, a, sizeof a), mgm_bytes((double)v->mmap, b, sizeof b),
-				     mgm_bytes((double)v->free_kept, c, sizeof c), mgm_bytes((double)v->other, d, sizeof d),
-				     mgm_bytes((double)(v->rss_file + v->rss_shmem), e, sizeof e));
+				     mgc_human_bytes((double)v->heap, a, sizeof a), mgc_human_bytes((double)v->mmap, b, sizeof b),
+				     mgc_human_bytes((double)v->free_kept, c, sizeof c), mgc_human_bytes((double)v->other, d, sizeof d),
+				     mgc_human_bytes((double)(v->rss_file + v->rss_shmem), e, sizeof e));
 	} else {
 		n = (size_t)snprintf(buf, cap, "anon %s  file %s  shmem %s  swap %s",
-				     mgm_bytes((double)v->rss_anon, a, sizeof a), mgm_bytes((double)v->rss_file, b, sizeof b),
-				     mgm_bytes((double)v->rss_shmem, c, sizeof c), mgm_bytes((double)v->swap, d, sizeof d));
+				     mgc_human_bytes((double)v->rss_anon, a, sizeof a), mgc_human_bytes((double)v->rss_file, b, sizeof b),
+				     mgc_human_bytes((double)v->rss_shmem, c, sizeof c), mgc_human_bytes((double)v->swap, d, sizeof d));
 	}
-	if (v->have_gpu && n < cap)
-		snprintf(buf + n, cap - n, "  GPU %s (%s)", mgm_bytes((double)v->gpu, g, sizeof g), v->gpu_source);
+	if (v->have_device && n < cap)
+		snprintf(buf + n, cap - n, "  device %s (%s)", mgc_human_bytes((double)v->device, g, sizeof g),
+			 v->device_source);
 }
 
-void mgm_fmt_series(const struct mgm_view *v, const struct mgm_series *s, char *buf, size_t cap)
+void mgm_fmt_series(const struct mgm_view *v, const struct mgc_series *s, char *buf, size_t cap)
 {
 	char a[32], b[32], oom[64] = "";
 	double last = s->n ? s->y[s->n - 1] : NAN;
-	if (!s->ok) {
-		snprintf(buf, cap, "%-9s %9s  %-9s", s->name, mgm_bytes(last, a, sizeof a), "-");
+	if (!s->classified) {
+		snprintf(buf, cap, "%-9s %9s  %-9s", s->name, mgc_human_bytes(last, a, sizeof a), "-");
 		return;
 	}
 	mgm_fmt_oom(v, &s->fit, oom, sizeof oom);
-	snprintf(b, sizeof b, "%s%s/%s", s->fit.slope >= 0 ? "+" : "", mgm_bytes(s->fit.slope, a, sizeof a), xunit(v));
-	snprintf(buf, cap, "%-9s %9s  %-9s %4.2f  %-14s %s", s->name, mgm_bytes(last, a, sizeof a),
+	snprintf(b, sizeof b, "%s%s%s", s->fit.slope >= 0 ? "+" : "", mgc_human_bytes(s->fit.slope, a, sizeof a),
+		 slash_x(v));
+	snprintf(buf, cap, "%-9s %9s  %-9s %4.2f  %-16s %s", s->name, mgc_human_bytes(last, a, sizeof a),
 		 mgc_verdict_name(s->fit.verdict), s->fit.confidence, b,
 		 s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING ? oom : "");
 }
 
 const char *mgm_site_function(const struct mgm_site *s)
 {
-	if (!s->stack || s->stack->shown >= s->stack->n)
+	if (!s->stack || s->stack->st.named >= s->stack->st.n)
 		return "??";
-	return s->stack->frames[s->stack->shown].function;
+	return s->stack->st.frames[s->stack->st.named].function;
 }
 
 void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap)
 {
 	buf[0] = 0;
-	if (!s->stack || s->stack->shown >= s->stack->n)
+	if (!s->stack || s->stack->st.named >= s->stack->st.n)
 		return;
-	const struct mgm_frame *f = &s->stack->frames[s->stack->shown];
+	const struct mgc_frame *f = &s->stack->st.frames[s->stack->st.named];
 	if (f->file) {
 		const char *b = strrchr(f->file, '/');
 		snprintf(buf, cap, "%s:%d", b ? b + 1 : f->file, f->line);
@@ -180,7 +180,7 @@ void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap)
 void mgm_fmt_site_header(const struct mgm_view *v, int width, char *buf, size_t cap)
 {
 	char g[16];
-	snprintf(g, sizeof g, "growth/%s", v->x_is_steps ? "step" : "s");
+	snprintf(g, sizeof g, "growth%s", slash_x(v));
 	snprintf(buf, cap, "%-9s %9s %11s %8s  %-*s", "verdict", "live", g, "allocs",
 		 width > 42 ? width - 42 : 1, "function  file:line");
 }
@@ -198,24 +198,25 @@ static void fmt_count(uint64_t n, char *buf, size_t cap)
 void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int width, char *buf, size_t cap)
 {
 	char live[32], g[32], gs[32], al[16], where[128];
-	mgm_bytes((double)s->live_bytes, live, sizeof live);
-	if (s->ok)
-		snprintf(gs, sizeof gs, "%s%s", s->fit.slope >= 0 ? "+" : "", mgm_bytes(s->fit.slope, g, sizeof g));
+	const struct mgc_site_result *r = s->r;
+	mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live);
+	if (r->classified)
+		snprintf(gs, sizeof gs, "%s%s", r->fit.slope >= 0 ? "+" : "", mgc_human_bytes(r->fit.slope, g, sizeof g));
 	else
 		snprintf(gs, sizeof gs, "-");
-	fmt_count(s->allocs, al, sizeof al);
+	fmt_count(r->counters.allocs, al, sizeof al);
 	mgm_site_where(s, where, sizeof where);
 	int rest = width - 42;
 	if (rest < 8)
 		rest = 8;
 	char fnbuf[300];
 	const char *fn = mgm_site_function(s);
-	if (mgc_kind_is_cuda(s->kind)) { /* "[device:0] fn": GPU sites say so */
-		int dev = mgc_kind_device(s->kind);
+	if (mgc_kind_is_cuda(r->kind)) { /* "[device:0] fn": GPU sites say so */
+		int dev = mgc_kind_device(r->kind);
 		char d[8] = "";
 		if (dev >= 0)
 			snprintf(d, sizeof d, ":%d", dev);
-		snprintf(fnbuf, sizeof fnbuf, "[%s%s] %s", mgc_kind_name(s->kind), d, fn);
+		snprintf(fnbuf, sizeof fnbuf, "[%s%s] %s", mgc_kind_name(r->kind), d, fn);
 		fn = fnbuf;
 	}
 	int fl = (int)strlen(fn), wl = (int)strlen(where);
@@ -226,7 +227,7 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 		snprintf(tail, sizeof tail, "%.*s", rest, fn); /* the function matters more than the line */
 	else
 		snprintf(tail, sizeof tail, "%.*s~", rest - 1, fn);
-	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(s->ok, &s->fit), live, gs, al, tail);
+	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(r->classified, &r->fit), live, gs, al, tail);
 	(void)v;
 }
 
@@ -292,8 +293,9 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 			for (int r2 = 0; r2 < h; r2++)
 				put(cells, w, h, c, r2, '|', 0);
 		}
-		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s %.0f",
-			 mgm_bytes(f->plateau_level, a, sizeof a), xunit(v), f->plateau_at);
+		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s",
+			 mgc_human_bytes(f->plateau_level, a, sizeof a),
+			 mgc_human_x(f->plateau_at, v->a.x_is_steps, b, sizeof b));
 	} else if (ok && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) && isfinite(f->slope)) {
 		double from = isfinite(f->change_at) && f->change_at > x0 ? f->change_at : x0;
 		for (int c = 0; c < w; c++) {
@@ -305,14 +307,14 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 			if (r >= 0 && r < h)
 				put(cells, w, h, c, r, '.', 0);
 		}
-		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s/%s", mgc_verdict_name(f->verdict),
-			 mgm_bytes(f->slope, a, sizeof a), xunit(v));
+		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s%s", mgc_verdict_name(f->verdict),
+			 mgc_human_bytes(f->slope, a, sizeof a), slash_x(v));
 	} else if (ok) {
 		snprintf(lab->legend, sizeof lab->legend, "%s", mgc_verdict_name(f->verdict));
 	}
-	mgm_bytes(hi, lab->ytop, sizeof lab->ytop);
-	mgm_bytes(lo, lab->ybot, sizeof lab->ybot);
-	if (v->x_is_steps) {
+	mgc_human_bytes(hi, lab->ytop, sizeof lab->ytop);
+	mgc_human_bytes(lo, lab->ybot, sizeof lab->ybot);
+	if (v->a.x_is_steps) {
 		snprintf(lab->xleft, sizeof lab->xleft, "step %.0f", x0);
 		snprintf(lab->xright, sizeof lab->xright, "step %.0f", x1);
 	} else {

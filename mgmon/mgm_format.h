@@ -9,9 +9,6 @@
 
 #include "mgm_collect.h"
 
-/* "1.23 MB" (decimal units, like mgreport); "?" for non-finite. Returns buf. */
-const char *mgm_bytes(double b, char *buf, size_t cap);
-
 /* "1:02:03" or "4m05s" or "12s". Returns buf. */
 const char *mgm_duration(double seconds, char *buf, size_t cap);
 
@@ -21,13 +18,13 @@ void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap);
 /* One sentence: the process verdict with confidence, slope and time to OOM. */
 void mgm_fmt_verdict(const struct mgm_view *v, char *buf, size_t cap);
 
-/* The breakdown line: heap, mmap, free-but-kept, other, file, GPU. */
+/* The breakdown line: heap, mmap, free-but-kept, other, file, device. */
 void mgm_fmt_breakdown(const struct mgm_view *v, char *buf, size_t cap);
 
-/* One series' verdict row ("rss   1.2 GB  leak 0.93  +2.1 MB/step  OOM in 5400 steps (9m)"). */
-void mgm_fmt_series(const struct mgm_view *v, const struct mgm_series *s, char *buf, size_t cap);
+/* One series' verdict row ("rss   1.20 GiB  leak 0.93  +2.10 MiB/step  OOM 5400 steps ~9m00s"). */
+void mgm_fmt_series(const struct mgm_view *v, const struct mgc_series *s, char *buf, size_t cap);
 
-/* Time to OOM of a fit, in x units and wall time when the rate is known ("" when never). */
+/* Time to OOM of a fit, in steps (or seconds) and wall time when the rate is known ("" when never). */
 void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, size_t cap);
 
 /* The sites table header and one row, fitting `width` columns. */

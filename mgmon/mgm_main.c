@@ -191,6 +191,103 @@ static void after_collect(struct mgm_ctx *c)
 	}
 }
 
+/* A key on the stack or help screen: back, scroll, or help. */
+static void key_on_subscreen(struct mgm_ctx *c, enum mgm_key k)
+{
+	if (k == MGM_KEY_QUIT || k == MGM_KEY_BACK || k == MGM_KEY_ENTER ||
+	    (k == MGM_KEY_HELP && c->st.screen == MGM_SCREEN_HELP))
+		c->st.screen = MGM_SCREEN_MAIN;
+	else if (k == MGM_KEY_UP && c->st.stack_first > 0)
+		c->st.stack_first--;
+	else if (k == MGM_KEY_DOWN)
+		c->st.stack_first++;
+	else if (k == MGM_KEY_HELP)
+		c->st.screen = MGM_SCREEN_HELP;
+}
+
+/* Moves the selection: up, down, a page (`rows` sites) either way, first, last. */
+static void key_select(struct mgm_ctx *c, enum mgm_key k, int rows)
+{
+	size_t ns = c->view.nsites, page = (size_t)(rows > 1 ? rows : 1), *sel = &c->st.selected;
+	if (k == MGM_KEY_UP && *sel > 0)
+		(*sel)--;
+	else if (k == MGM_KEY_DOWN && *sel + 1 < ns)
+		(*sel)++;
+	else if (k == MGM_KEY_PGUP)
+		*sel = *sel > page ? *sel - page : 0;
+	else if (k == MGM_KEY_PGDN)
+		*sel = *sel + page < ns ? *sel + page : ns ? ns - 1 : 0;
+	else if (k == MGM_KEY_HOME)
+		*sel = 0;
+	else if (k == MGM_KEY_END)
+		*sel = ns ? ns - 1 : 0;
+}
+
+/* The next series to chart that the run has, then the selected site, then round again. */
+static void next_chart(struct mgm_ctx *c)
+{
+	const struct mgc_analysis *a = &c->view.a;
+	do {
+		c->st.series = (c->st.series + 1) % (MGC_S_N + 1);
+	} while (c->st.series < MGC_S_N && ((size_t)c->st.series >= a->nseries || !a->series[c->st.series].present));
+	if (c->st.series == MGC_S_N && !c->view.nsites)
+		c->st.series = MGC_S_RSS;
+}
+
+/* A key on the main screen; 1 when it quits. *next is the time of the next refresh. */
+static int key_on_main(struct mgm_ctx *c, enum mgm_key k, int rows, double *next)
+{
+	switch (k) {
+	case MGM_KEY_QUIT:
+	case MGM_KEY_BACK:
+		return 1;
+	case MGM_KEY_ENTER:
+		if (c->view.nsites) {
+			c->st.screen = MGM_SCREEN_STACK;
+			c->st.stack_first = 0;
+		} else {
+			snprintf(c->st.message, sizeof c->st.message,
+				 c->view.probe ? "no site to show yet" : "no stacks without the probe (RSS only)");
+		}
+		break;
+	case MGM_KEY_SORT:
+		c->st.sort = (enum mgm_sort)((c->st.sort + 1) % MGM_SORT_N);
+		mgm_sort_sites(&c->view, c->st.sort);
+		snprintf(c->st.message, sizeof c->st.message, "sites sorted by %s", mgm_sort_name(c->st.sort));
+		break;
+	case MGM_KEY_SERIES:
+		next_chart(c);
+		break;
+	case MGM_KEY_CHILD:
+		next_process(c);
+		*next = 0;
+		break;
+	case MGM_KEY_PAUSE:
+		c->st.paused = !c->st.paused;
+		if (!c->st.paused)
+			*next = 0;
+		break;
+	case MGM_KEY_HELP:
+		c->st.screen = MGM_SCREEN_HELP;
+		break;
+	case MGM_KEY_REFRESH:
+		*next = 0;
+		break;
+	default:
+		key_select(c, k, rows);
+		break;
+	}
+	return 0;
+}
+
+/* 1 when SIGINT, SIGTERM or SIGHUP (blocked) is pending: time to leave cleanly. */
+static int stop_pending(void)
+{
+	sigset_t pend;
+	return sigpending(&pend) == 0 &&
+	       (sigismember(&pend, SIGINT) || sigismember(&pend, SIGTERM) || sigismember(&pend, SIGHUP));
+}
+
 static int run_ui(struct mgm_ctx *c)
 {
 	c->ui = mgm_ui_start();
@@ -201,7 +298,7 @@ static int run_ui(struct mgm_ctx *c)
 	}
 	double next = 0;
 	int rows = 0, dirty = 1;
-	for (;;) {
+	while (!stop_pending()) {
 		double t = now_s();
 		if (!c->st.paused && t >= next && !(c->view.exited && c->view.pid == c->pid && next > 0)) {
 			if (mgm_collect(c->col, &c->view) < 0)
@@ -210,105 +307,23 @@ static int run_ui(struct mgm_ctx *c)
 			next = t + c->delay;
 			dirty = 1;
 		}
-		if (dirty) {
+		if (dirty)
 			rows = mgm_ui_draw(c->ui, &c->view, &c->st);
-			dirty = 0;
-		}
-		sigset_t pend;
-		if (sigpending(&pend) == 0 && (sigismember(&pend, SIGINT) || sigismember(&pend, SIGTERM) ||
-					       sigismember(&pend, SIGHUP)))
-			break;
+		dirty = 0;
 		int wait = (int)((next - now_s()) * 1000);
-		if (wait < 0 || c->st.paused || c->view.exited)
-			wait = 250;
-		if (wait > 250)
-			wait = 250; /* the signals above are looked at between waits */
+		if (wait < 0 || wait > 250 || c->st.paused || c->view.exited)
+			wait = 250; /* the signals are looked at between waits */
 		enum mgm_key k = mgm_ui_key(c->ui, wait);
 		if (k == MGM_KEY_NONE)
 			continue;
 		dirty = 1;
 		if (k != MGM_KEY_RESIZE)
 			c->st.message[0] = 0;
-		size_t ns = c->view.nsites;
-		if (c->st.screen != MGM_SCREEN_MAIN) {
-			if (k == MGM_KEY_QUIT || k == MGM_KEY_BACK || k == MGM_KEY_ENTER ||
-			    (k == MGM_KEY_HELP && c->st.screen == MGM_SCREEN_HELP))
-				c->st.screen = MGM_SCREEN_MAIN;
-			else if (k == MGM_KEY_UP && c->st.stack_first > 0)
-				c->st.stack_first--;
-			else if (k == MGM_KEY_DOWN)
-				c->st.stack_first++;
-			else if (k == MGM_KEY_HELP)
-				c->st.screen = MGM_SCREEN_HELP;
-			continue;
-		}
-		switch (k) {
-		case MGM_KEY_QUIT:
-		case MGM_KEY_BACK:
-			goto out;
-		case MGM_KEY_UP:
-			if (c->st.selected > 0)
-				c->st.selected--;
+		if (c->st.screen != MGM_SCREEN_MAIN)
+			key_on_subscreen(c, k);
+		else if (key_on_main(c, k, rows, &next))
 			break;
-		case MGM_KEY_DOWN:
-			if (c->st.selected + 1 < ns)
-				c->st.selected++;
-			break;
-		case MGM_KEY_PGUP:
-			c->st.selected = c->st.selected > (size_t)(rows > 1 ? rows : 1) ? c->st.selected - (size_t)(rows > 1 ? rows : 1) : 0;
-			break;
-		case MGM_KEY_PGDN:
-			c->st.selected += (size_t)(rows > 1 ? rows : 1);
-			if (c->st.selected >= ns)
-				c->st.selected = ns ? ns - 1 : 0;
-			break;
-		case MGM_KEY_HOME:
-			c->st.selected = 0;
-			break;
-		case MGM_KEY_END:
-			c->st.selected = ns ? ns - 1 : 0;
-			break;
-		case MGM_KEY_ENTER:
-			if (ns) {
-				c->st.screen = MGM_SCREEN_STACK;
-				c->st.stack_first = 0;
-			} else {
-				snprintf(c->st.message, sizeof c->st.message,
-					 c->view.probe ? "no site to show yet" : "no stacks without the probe (RSS only)");
-			}
-			break;
-		case MGM_KEY_SORT:
-			c->st.sort = (enum mgm_sort)((c->st.sort + 1) % MGM_SORT_N);
-			mgm_sort_sites(&c->view, c->st.sort);
-			snprintf(c->st.message, sizeof c->st.message, "sites sorted by %s", mgm_sort_name(c->st.sort));
-			break;
-		case MGM_KEY_SERIES:
-			do {
-				c->st.series = (c->st.series + 1) % (MGM_S_N + 1);
-			} while (c->st.series < MGM_S_N && !c->view.series[c->st.series].valid);
-			if (c->st.series == MGM_S_N && !ns)
-				c->st.series = MGM_S_RSS;
-			break;
-		case MGM_KEY_CHILD:
-			next_process(c);
-			next = 0;
-			break;
-		case MGM_KEY_PAUSE:
-			c->st.paused = !c->st.paused;
-			if (!c->st.paused)
-				next = 0;
-			break;
-		case MGM_KEY_HELP:
-			c->st.screen = MGM_SCREEN_HELP;
-			break;
-		case MGM_KEY_REFRESH:
-			next = 0;
-			break;
-		default:
-			break;
-		}
 	}
-out:
 	mgm_ui_end(c->ui);
 	c->ui = NULL;
 	return 0;

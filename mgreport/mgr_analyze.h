@@ -1,64 +1,34 @@
 /* SPDX-License-Identifier: MIT */
-/* mgr_analyze.h: turns a loaded trace (or a CSV of series) into what mgreport prints: series with
- * verdicts, sites ranked by growth with verdicts and symbolized frames. No output here. */
+/* mgr_analyze.h: what mgreport prints about one process: its trace, libmgcore's analysis of it
+ * (mgc_analysis.h: the same rules as mgmon's live view) and the symbolized stacks of the sites it
+ * shows; or the series of a CSV. No output here. */
 #ifndef MGR_ANALYZE_H
 #define MGR_ANALYZE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mgc_classify.h"
+#include "mgc_analysis.h"
 #include "mgc_symbols.h"
 #include "mgc_trace.h"
 
-struct mgr_series {
-	const char *name;      /* "rss", "heap", "mmap", "free_kept", "device", or a CSV column */
-	double *x, *y;         /* n points */
-	size_t n;
-	int ok;                /* classified */
-	struct mgc_fit fit;
-};
-
-struct mgr_frame {
-	const char *function, *file, *module; /* a Python frame: qualified name, file, module NULL */
-	int line, inlined;
-	int python;            /* 1: a Python frame (mgc_python.h) */
-};
-
-struct mgr_site {
-	const struct mgc_site *s;
-	struct mgc_fit fit;
-	int classified;
-	double growth;         /* bytes gained over the x window (last - first) */
-	double live_end;       /* live bytes at the last point of the x axis */
-	int pyarena;           /* a pymalloc arena site (mgc_pyarena_site) */
-	struct mgr_frame *frames;
-	size_t nframes;
+/* A site the report shows: its symbolized stack, and whether it is a pymalloc arena. */
+struct mgr_shown {
+	struct mgc_stack stack;
+	int pyarena;                 /* a pymalloc arena site (mgc_pyarena_site) */
 };
 
 struct mgr_process {
 	const struct mgc_trace *t;   /* NULL for a CSV */
 	const char *origin;          /* file name */
-	int x_is_steps;
-	double limit;                /* bytes; 0 = unknown */
-	struct mgr_series *series;
-	size_t nseries;
-	struct mgr_series *main;     /* the process verdict's series (rss), or the first CSV column */
-	struct mgr_series *device;   /* live CUDA memory; NULL unless the trace has device bytes */
-	const struct mgc_point *end; /* the last point of the x axis (the last step, not the teardown) */
-	struct mgc_fit verdict;      /* process verdict */
-	int have_verdict;
-	struct mgr_site *sites;      /* ranked, nsites of them */
-	size_t nsites;
-	size_t sites_total;          /* sites in the trace */
-	size_t leaking_sites;        /* shown sites classified leak, device sites included */
-	size_t leaking_device_sites; /* of those, device (CUDA) sites */
+	struct mgc_analysis a;
+	size_t nshown;               /* sites shown: the first nshown of a.sites */
+	struct mgr_shown *shown;     /* what only the shown sites get, nshown of them */
 };
 
 struct mgr_options {
 	size_t top;          /* sites to report; 0 = all */
-	double limit;        /* --limit in bytes; 0 = from the trace */
-	int symbolize;       /* 1: resolve frames */
+	double limit;        /* --limit in bytes; 0 = the analysis's rule */
 };
 
 /* Builds the report model for one trace. 0 or -ENOMEM. The symbolizer may be shared. */
@@ -72,10 +42,13 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 
 void mgr_process_free(struct mgr_process *p);
 
-/* What names a site in one line: its first Python frame in the user's own code as "function
- * (file:line)", else its first Python frame, else its first named native function; "??" when
- * none. Writes into buf when it formats, and returns buf or a frame's string. */
-const char *mgr_site_name(const struct mgr_site *ms, char *buf, size_t cap);
+/* The trace's record of shown site i (i < nshown). */
+const struct mgc_site *mgr_site(const struct mgr_process *p, size_t i);
+
+/* What names shown site i in one line: its naming frame (mgc_stack.named), a Python frame as
+ * "function (file:line)"; "??" when none. Writes into buf when it formats, and returns buf or a
+ * frame's string. */
+const char *mgr_site_name(const struct mgr_process *p, size_t i, char *buf, size_t cap);
 
 /* A DEVMEM cell's or CUDA site's name: "device:0", "pinned", "pool:1" (":N" when the device is
  * known). Writes into buf and returns it. */

@@ -3,35 +3,11 @@
  * fields, never rename or remove them. Non-finite numbers are written as null. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-#include <cjson/cJSON.h>
-
+#include "mgc_json.h"
 #include "mgr_output.h"
-
-static cJSON *num(double v)
-{
-	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
-}
-
-static void add_fit(cJSON *o, const struct mgc_fit *f, int ok, int x_is_steps)
-{
-	cJSON_AddStringToObject(o, "verdict", ok ? mgc_verdict_name(f->verdict) : "stable");
-	cJSON_AddItemToObject(o, "confidence", num(ok ? f->confidence : NAN));
-	cJSON_AddItemToObject(o, "slope_per_x", num(ok ? f->slope : NAN));
-	cJSON *ci = cJSON_AddArrayToObject(o, "slope_ci");
-	cJSON_AddItemToArray(ci, num(ok ? f->slope_lo : NAN));
-	cJSON_AddItemToArray(ci, num(ok ? f->slope_hi : NAN));
-	cJSON_AddItemToObject(o, "plateau_at", num(ok ? f->plateau_at : NAN));
-	cJSON_AddItemToObject(o, "plateau_level", num(ok ? f->plateau_level : NAN));
-	cJSON_AddItemToObject(o, "level", num(ok ? f->level : NAN));
-	cJSON_AddItemToObject(o, "noise", num(ok ? f->noise : NAN));
-	cJSON_AddItemToObject(o, "change_at", num(ok ? f->change_at : NAN));
-	cJSON_AddItemToObject(o, x_is_steps ? "steps_to_oom" : "seconds_to_oom",
-			      num(ok ? f->x_to_oom : NAN));
-	cJSON_AddItemToObject(o, "decidable_at", num(ok ? f->decidable_at : NAN));
-	cJSON_AddStringToObject(o, "why", ok ? f->why : "");
-}
 
 /* "device": the CUDA device ordinal, null when not known (pinned host memory has none). */
 static void add_device(cJSON *o, unsigned kind)
@@ -43,163 +19,195 @@ static void add_device(cJSON *o, unsigned kind)
 		cJSON_AddNullToObject(o, "device");
 }
 
-static cJSON *process_json(const struct mgr_process *p)
+/* "process": who ran, where, and what the trace holds. */
+static void add_process(cJSON *o, const struct mgc_trace *t)
 {
-	cJSON *o = cJSON_CreateObject();
-	const struct mgc_trace *t = p->t;
-	cJSON_AddStringToObject(o, "file", p->origin ? p->origin : "");
-	cJSON_AddStringToObject(o, "x_axis", p->x_is_steps ? "step" : "seconds");
-	cJSON_AddItemToObject(o, "limit_bytes", num(p->limit > 0 ? p->limit : NAN));
-	cJSON_AddStringToObject(o, "verdict",
-				p->have_verdict ? mgc_verdict_name(p->verdict.verdict) : "stable");
-	if (p->have_verdict) {
-		cJSON *v = cJSON_AddObjectToObject(o, "process_verdict");
-		add_fit(v, &p->verdict, 1, p->x_is_steps);
-	}
-	if (t) {
-		cJSON *pr = cJSON_AddObjectToObject(o, "process");
-		cJSON_AddNumberToObject(pr, "pid", t->proc.pid);
-		cJSON_AddNumberToObject(pr, "ppid", t->proc.ppid);
-		cJSON_AddStringToObject(pr, "command", t->cmdline ? t->cmdline : "");
-		cJSON_AddStringToObject(pr, "exe", t->exe ? t->exe : "");
-		cJSON_AddStringToObject(pr, "host", t->host ? t->host : "");
-		cJSON_AddNumberToObject(pr, "start_time_ns", (double)t->proc.start_realtime_ns);
-		cJSON_AddNumberToObject(pr, "mem_total", (double)t->proc.mem_total);
-		cJSON_AddNumberToObject(pr, "mem_available", (double)t->proc.mem_available);
-		cJSON_AddNumberToObject(pr, "cgroup_limit", (double)t->proc.cgroup_limit);
-		cJSON_AddNumberToObject(pr, "rank", t->proc.rank);
-		cJSON_AddNumberToObject(pr, "snapshots", (double)t->snapshots);
-		cJSON_AddNumberToObject(pr, "steps", (double)t->steps);
-		cJSON_AddBoolToObject(pr, "ended", t->ended);
-		cJSON_AddBoolToObject(pr, "truncated", t->truncated);
-		cJSON *ch = cJSON_AddArrayToObject(pr, "children");
-		for (size_t i = 0; i < t->nchildren; i++)
-			cJSON_AddItemToArray(ch, cJSON_CreateNumber(t->children[i].pid));
-		cJSON *nt = cJSON_AddArrayToObject(pr, "notices");
-		for (size_t i = 0; i < t->nnotices; i++)
-			cJSON_AddItemToArray(nt, cJSON_CreateString(t->notices[i]));
-	}
+	cJSON *pr = cJSON_AddObjectToObject(o, "process");
+	cJSON_AddNumberToObject(pr, "pid", t->proc.pid);
+	cJSON_AddNumberToObject(pr, "ppid", t->proc.ppid);
+	cJSON_AddStringToObject(pr, "command", t->cmdline ? t->cmdline : "");
+	cJSON_AddStringToObject(pr, "exe", t->exe ? t->exe : "");
+	cJSON_AddStringToObject(pr, "host", t->host ? t->host : "");
+	cJSON_AddNumberToObject(pr, "start_time_ns", (double)t->proc.start_realtime_ns);
+	cJSON_AddNumberToObject(pr, "mem_total", (double)t->proc.mem_total);
+	cJSON_AddNumberToObject(pr, "mem_available", (double)t->proc.mem_available);
+	cJSON_AddNumberToObject(pr, "cgroup_limit", (double)t->proc.cgroup_limit);
+	cJSON_AddNumberToObject(pr, "rank", t->proc.rank);
+	cJSON_AddNumberToObject(pr, "format_version", t->version);
+	cJSON_AddNumberToObject(pr, "snapshots", (double)t->snapshots);
+	cJSON_AddNumberToObject(pr, "steps", (double)t->steps);
+	cJSON_AddBoolToObject(pr, "ended", t->ended);
+	cJSON_AddBoolToObject(pr, "truncated", t->truncated);
+	cJSON *ch = cJSON_AddArrayToObject(pr, "children");
+	for (size_t i = 0; i < t->nchildren; i++)
+		cJSON_AddItemToArray(ch, cJSON_CreateNumber(t->children[i].pid));
+	cJSON *nt = cJSON_AddArrayToObject(pr, "notices");
+	for (size_t i = 0; i < t->nnotices; i++)
+		cJSON_AddItemToArray(nt, cJSON_CreateString(t->notices[i]));
+}
+
+static void add_series(cJSON *o, const struct mgc_analysis *a)
+{
 	cJSON *series = cJSON_AddArrayToObject(o, "series");
-	for (size_t i = 0; i < p->nseries; i++) {
-		const struct mgr_series *s = &p->series[i];
+	for (size_t i = 0; i < a->nseries; i++) {
+		const struct mgc_series *s = &a->series[i];
+		if (!s->present)
+			continue;
 		cJSON *so = cJSON_CreateObject();
 		cJSON_AddStringToObject(so, "name", s->name);
 		cJSON_AddNumberToObject(so, "points", (double)s->n);
-		add_fit(so, &s->fit, s->ok, p->x_is_steps);
+		mgc_json_fit(so, &s->fit, s->classified, a->x_is_steps);
 		cJSON_AddItemToArray(series, so);
 	}
-	if (t) {
-		cJSON *pts = cJSON_AddArrayToObject(o, "points");
-		for (size_t i = 0; i < t->npoints; i++) {
-			const struct mgc_point *pt = &t->points[i];
-			cJSON *po = cJSON_CreateObject();
-			cJSON_AddNumberToObject(po, "time", pt->t);
-			cJSON_AddNumberToObject(po, "step", (double)pt->step);
-			cJSON_AddNumberToObject(po, "rss", (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem));
-			cJSON_AddNumberToObject(po, "rss_anon", (double)pt->rss_anon);
-			cJSON_AddNumberToObject(po, "rss_file", (double)pt->rss_file);
-			cJSON_AddNumberToObject(po, "rss_shmem", (double)pt->rss_shmem);
-			cJSON_AddNumberToObject(po, "heap", (double)pt->heap);
-			cJSON_AddNumberToObject(po, "heap_count", (double)pt->heap_count);
-			cJSON_AddNumberToObject(po, "mmap", (double)pt->mmap);
-			cJSON_AddNumberToObject(po, "free_kept", (double)pt->free_kept);
-			if (p->device)
-				cJSON_AddNumberToObject(po, "device", (double)pt->device);
-			if (t->ndevcells) {
-				cJSON *dc = cJSON_AddArrayToObject(po, "device_cells");
-				for (size_t k = 0; k < t->ndevcells; k++)
-					cJSON_AddItemToArray(dc, cJSON_CreateNumber((double)pt->dev[k]));
-			}
-			if (pt->label[0])
-				cJSON_AddStringToObject(po, "label", pt->label);
-			cJSON_AddItemToArray(pts, po);
-		}
-		cJSON_AddNumberToObject(o, "sites_total", (double)p->sites_total);
+}
+
+/* "points": every grid point of the trace (not only the axis). */
+static void add_points(cJSON *o, const struct mgc_trace *t, int device)
+{
+	cJSON *pts = cJSON_AddArrayToObject(o, "points");
+	for (size_t i = 0; i < t->npoints; i++) {
+		const struct mgc_point *pt = &t->points[i];
+		cJSON *po = cJSON_CreateObject();
+		cJSON_AddNumberToObject(po, "time", pt->t);
+		cJSON_AddNumberToObject(po, "step", (double)pt->step);
+		cJSON_AddNumberToObject(po, "rss", (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem));
+		cJSON_AddNumberToObject(po, "rss_anon", (double)pt->rss_anon);
+		cJSON_AddNumberToObject(po, "rss_file", (double)pt->rss_file);
+		cJSON_AddNumberToObject(po, "rss_shmem", (double)pt->rss_shmem);
+		cJSON_AddNumberToObject(po, "heap", (double)pt->heap);
+		cJSON_AddNumberToObject(po, "heap_count", (double)pt->heap_count);
+		cJSON_AddNumberToObject(po, "mmap", (double)pt->mmap);
+		cJSON_AddNumberToObject(po, "free_kept", (double)pt->free_kept);
+		if (device)
+			cJSON_AddNumberToObject(po, "device", (double)pt->device);
 		if (t->ndevcells) {
-			cJSON *cells = cJSON_AddArrayToObject(o, "device_cells");
-			for (size_t k = 0; k < t->ndevcells; k++) {
-				const struct mgc_devcell *d = &t->devcells[k];
-				char name[32];
-				cJSON *c = cJSON_CreateObject();
-				cJSON_AddStringToObject(c, "name", mgr_devcell_name(d->kind, name, sizeof name));
-				cJSON_AddStringToObject(c, "kind", mgc_kind_name(d->kind));
-				add_device(c, d->kind);
-				cJSON_AddNumberToObject(c, "bytes", (double)d->bytes);
-				cJSON_AddNumberToObject(c, "count", (double)d->count);
-				cJSON_AddNumberToObject(c, "peak", (double)d->peak);
-				cJSON_AddItemToArray(cells, c);
-			}
+			cJSON *dc = cJSON_AddArrayToObject(po, "device_cells");
+			for (size_t k = 0; k < t->ndevcells; k++)
+				cJSON_AddItemToArray(dc, cJSON_CreateNumber((double)pt->dev[k]));
 		}
+		if (pt->label[0])
+			cJSON_AddStringToObject(po, "label", pt->label);
+		cJSON_AddItemToArray(pts, po);
+	}
+}
+
+static void add_devcells(cJSON *o, const struct mgc_trace *t)
+{
+	if (!t->ndevcells)
+		return;
+	cJSON *cells = cJSON_AddArrayToObject(o, "device_cells");
+	for (size_t k = 0; k < t->ndevcells; k++) {
+		const struct mgc_devcell *d = &t->devcells[k];
+		char name[32];
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", mgr_devcell_name(d->kind, name, sizeof name));
+		cJSON_AddStringToObject(c, "kind", mgc_kind_name(d->kind));
+		add_device(c, d->kind);
+		cJSON_AddNumberToObject(c, "bytes", (double)d->bytes);
+		cJSON_AddNumberToObject(c, "count", (double)d->count);
+		cJSON_AddNumberToObject(c, "peak", (double)d->peak);
+		cJSON_AddItemToArray(cells, c);
+	}
+}
+
+/* A CUDA site's "device" and what activity records said of it ("cuda"). */
+static void add_cuda(cJSON *so, const struct mgc_site *s)
+{
+	add_device(so, s->kind);
+	if (!s->cuda)
+		return;
+	cJSON *cu = cJSON_AddObjectToObject(so, "cuda");
+	char hex[32];
+	cJSON_AddNumberToObject(cu, "device", s->cuda->device);
+	cJSON_AddNumberToObject(cu, "stream", s->cuda->stream);
+	cJSON_AddNumberToObject(cu, "memory_kind", s->cuda->mem_kind);
+	cJSON_AddBoolToObject(cu, "async", (s->cuda->flags & MGC_DEVSITE_ASYNC) != 0);
+	if (s->cuda->flags & MGC_DEVSITE_POOL) {
+		snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)s->cuda->pool_address);
+		cJSON_AddStringToObject(cu, "pool", hex);
+	} else {
+		cJSON_AddNullToObject(cu, "pool");
+	}
+	cJSON_AddNumberToObject(cu, "records", (double)s->cuda->records);
+	cJSON_AddBoolToObject(cu, "mismatch", (s->cuda->flags & MGC_DEVSITE_MISMATCH) != 0);
+}
+
+static void add_frames(cJSON *so, const struct mgc_stack *st)
+{
+	cJSON *fr = cJSON_AddArrayToObject(so, "frames");
+	for (size_t j = 0; st && j < st->n; j++) {
+		const struct mgc_frame *f = &st->frames[j];
+		cJSON *fo = cJSON_CreateObject();
+		if (f->python)
+			cJSON_AddStringToObject(fo, "kind", "python");
+		cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
+		if (f->file)
+			cJSON_AddStringToObject(fo, "file", f->file);
+		else
+			cJSON_AddNullToObject(fo, "file");
+		cJSON_AddNumberToObject(fo, "line", f->line);
+		if (f->python)
+			cJSON_AddNullToObject(fo, "module");
+		else
+			cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
+		if (f->inlined)
+			cJSON_AddBoolToObject(fo, "inlined", 1);
+		cJSON_AddItemToArray(fr, fo);
+	}
+}
+
+static cJSON *site_json(const struct mgr_process *p, size_t i)
+{
+	const struct mgc_site_result *r = &p->a.sites[i];
+	const struct mgc_site *s = mgr_site(p, i);
+	cJSON *so = cJSON_CreateObject();
+	cJSON_AddNumberToObject(so, "id", r->id);
+	cJSON_AddStringToObject(so, "kind", mgc_kind_name(r->kind));
+	if (p->shown[i].pyarena)
+		cJSON_AddBoolToObject(so, "pymalloc_arena", 1);
+	if (mgc_kind_is_cuda(r->kind))
+		add_cuda(so, s);
+	mgc_json_counters(so, &r->counters);
+	cJSON_AddItemToObject(so, "live_bytes_last_x", mgc_json_number(r->live_end));
+	cJSON_AddItemToObject(so, "growth", mgc_json_number(r->growth));
+	cJSON_AddItemToObject(so, "growth_per_x", mgc_json_number(r->classified ? r->fit.slope : NAN));
+	mgc_json_fit(so, &r->fit, r->classified, p->a.x_is_steps);
+	cJSON *co = cJSON_AddArrayToObject(so, "cohorts");
+	for (unsigned k = 0; k < MGC_COHORTS; k++) {
+		if (!s->cohorts[k])
+			continue;
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddNumberToObject(c, "first_step", (double)mgc_cohort_first_step(k));
+		cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
+		cJSON_AddItemToArray(co, c);
+	}
+	add_frames(so, &p->shown[i].stack);
+	return so;
+}
+
+static cJSON *process_json(const struct mgr_process *p)
+{
+	const struct mgc_analysis *a = &p->a;
+	const struct mgc_trace *t = p->t;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "file", p->origin ? p->origin : "");
+	cJSON_AddStringToObject(o, "x_axis", a->x_is_steps ? "step" : "seconds");
+	cJSON_AddItemToObject(o, "limit_bytes", mgc_json_number(a->limit > 0 ? a->limit : NAN));
+	cJSON_AddStringToObject(o, "limit_source", a->limit_source ? a->limit_source : "");
+	cJSON_AddStringToObject(o, "verdict", a->have_verdict ? mgc_verdict_name(a->verdict.verdict) : "stable");
+	if (a->have_verdict)
+		mgc_json_fit(cJSON_AddObjectToObject(o, "process_verdict"), &a->verdict, 1, a->x_is_steps);
+	if (t)
+		add_process(o, t);
+	add_series(o, a);
+	if (t) {
+		add_points(o, t, mgc_analysis_device(a) != NULL);
+		cJSON_AddNumberToObject(o, "sites_total", (double)a->nsites);
+		add_devcells(o, t);
 	}
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
-	for (size_t i = 0; t && i < p->nsites; i++) {
-		const struct mgr_site *ms = &p->sites[i];
-		const struct mgc_site *s = ms->s;
-		cJSON *so = cJSON_CreateObject();
-		cJSON_AddNumberToObject(so, "id", s->id);
-		cJSON_AddStringToObject(so, "kind", mgc_kind_name(s->kind));
-		if (ms->pyarena)
-			cJSON_AddBoolToObject(so, "pymalloc_arena", 1);
-		if (mgc_kind_is_cuda(s->kind)) {
-			add_device(so, s->kind);
-			if (s->cuda) {
-				cJSON *cu = cJSON_AddObjectToObject(so, "cuda");
-				char hex[32];
-				cJSON_AddNumberToObject(cu, "device", s->cuda->device);
-				cJSON_AddNumberToObject(cu, "stream", s->cuda->stream);
-				cJSON_AddNumberToObject(cu, "memory_kind", s->cuda->mem_kind);
-				cJSON_AddBoolToObject(cu, "async", (s->cuda->flags & MGC_DEVSITE_ASYNC) != 0);
-				if (s->cuda->flags & MGC_DEVSITE_POOL) {
-					snprintf(hex, sizeof hex, "0x%llx", (unsigned long long)s->cuda->pool_address);
-					cJSON_AddStringToObject(cu, "pool", hex);
-				} else {
-					cJSON_AddNullToObject(cu, "pool");
-				}
-				cJSON_AddNumberToObject(cu, "records", (double)s->cuda->records);
-				cJSON_AddBoolToObject(cu, "mismatch", (s->cuda->flags & MGC_DEVSITE_MISMATCH) != 0);
-			}
-		}
-		cJSON_AddNumberToObject(so, "live_bytes", (double)s->live_bytes);
-		cJSON_AddNumberToObject(so, "live_count", (double)s->live_count);
-		cJSON_AddNumberToObject(so, "allocs", (double)s->allocs);
-		cJSON_AddNumberToObject(so, "alloc_bytes", (double)s->alloc_bytes);
-		cJSON_AddNumberToObject(so, "frees", (double)s->frees);
-		cJSON_AddNumberToObject(so, "peak_bytes", (double)s->peak_bytes);
-		cJSON_AddItemToObject(so, "live_bytes_last_x", num(ms->live_end));
-		cJSON_AddItemToObject(so, "growth", num(ms->growth));
-		cJSON_AddItemToObject(so, "growth_per_x", num(ms->classified ? ms->fit.slope : NAN));
-		add_fit(so, &ms->fit, ms->classified, p->x_is_steps);
-		cJSON *co = cJSON_AddArrayToObject(so, "cohorts");
-		for (unsigned k = 0; k < MGC_COHORTS; k++) {
-			if (!s->cohorts[k])
-				continue;
-			cJSON *c = cJSON_CreateObject();
-			cJSON_AddNumberToObject(c, "first_step", (double)mgc_cohort_first_step(k));
-			cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
-			cJSON_AddItemToArray(co, c);
-		}
-		cJSON *fr = cJSON_AddArrayToObject(so, "frames");
-		for (size_t j = 0; j < ms->nframes; j++) {
-			const struct mgr_frame *f = &ms->frames[j];
-			cJSON *fo = cJSON_CreateObject();
-			if (f->python)
-				cJSON_AddStringToObject(fo, "kind", "python");
-			cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
-			if (f->file)
-				cJSON_AddStringToObject(fo, "file", f->file);
-			else
-				cJSON_AddNullToObject(fo, "file");
-			cJSON_AddNumberToObject(fo, "line", f->line);
-			if (f->python)
-				cJSON_AddNullToObject(fo, "module");
-			else
-				cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
-			if (f->inlined)
-				cJSON_AddBoolToObject(fo, "inlined", 1);
-			cJSON_AddItemToArray(fr, fo);
-		}
-		cJSON_AddItemToArray(sites, so);
-	}
+	for (size_t i = 0; t && i < p->nshown; i++)
+		cJSON_AddItemToArray(sites, site_json(p, i));
 	return o;
 }
 
@@ -224,8 +232,8 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
 				   [MGC_VERDICT_LEAK] = 4};
 	int worst = -1;
 	for (size_t i = 0; i < n; i++)
-		if (procs[i].have_verdict && (worst < 0 || rank[procs[i].verdict.verdict] > rank[worst]))
-			worst = procs[i].verdict.verdict;
+		if (procs[i].a.have_verdict && (worst < 0 || rank[procs[i].a.verdict.verdict] > rank[worst]))
+			worst = procs[i].a.verdict.verdict;
 	cJSON_DeleteItemFromObject(root, "verdict");
 	cJSON_AddStringToObject(root, "verdict", worst < 0 ? "stable" : mgc_verdict_name(worst));
 	cJSON_AddItemToObject(root, "processes", arr);

@@ -40,10 +40,12 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --json               machine-readable output (docs/report-json.md)\n"
 		"  --series FILE.csv    classify external series: first column steps or seconds,\n"
-		"                       each further column bytes (or _kb/_mb/_gb in its name)\n"
+		"                       each further column bytes (_kb/_mb/_gb in its name: KiB,\n"
+		"                       MiB, GiB)\n"
 		"  --top N              sites to report (default 20; 0 = all)\n"
-		"  --limit SIZE         memory limit for time-to-OOM (e.g. 32G, 512M; default: the\n"
-		"                       trace's cgroup limit, else available memory at start)\n"
+		"  --limit SIZE         memory limit for time-to-OOM, in binary units (32G = 32 GiB,\n"
+		"                       512M = 512 MiB; default: the trace's cgroup limit, else the\n"
+		"                       machine's memory)\n"
 		"  --fail-on leak|growing  exit 3 when such a verdict is found (growing includes leak)\n"
 		"  --no-children        report only the traces given, not also those of their\n"
 		"                       forked children found beside them\n"
@@ -96,7 +98,6 @@ static int parse_size(const char *s, double *out)
 static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 {
 	c->opt.top = 20;
-	c->opt.symbolize = 1;
 	c->color = isatty(1);
 	c->files = calloc((size_t)argc, sizeof *c->files);
 	if (!c->files)
@@ -182,13 +183,13 @@ static int gate(const struct mgr_ctx *c, const struct mgr_process *procs, size_t
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct mgr_process *p = &procs[i];
-		if (p->have_verdict && verdict_fails(c, p->verdict.verdict))
+		if (p->a.have_verdict && verdict_fails(c, p->a.verdict.verdict))
 			return 3;
-		for (size_t k = 0; k < p->nseries; k++)
-			if (p->series[k].ok && verdict_fails(c, p->series[k].fit.verdict))
+		for (size_t k = 0; k < p->a.nseries; k++)
+			if (p->a.series[k].classified && verdict_fails(c, p->a.series[k].fit.verdict))
 				return 3;
-		for (size_t k = 0; k < p->nsites; k++)
-			if (p->sites[k].classified && verdict_fails(c, p->sites[k].fit.verdict))
+		for (size_t k = 0; k < p->nshown; k++)
+			if (p->a.sites[k].classified && verdict_fails(c, p->a.sites[k].fit.verdict))
 				return 3;
 	}
 	return 0;

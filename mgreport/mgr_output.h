@@ -15,7 +15,4 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n);
 /* Writes the terminal report; colour when `color`. */
 void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color);
 
-/* Human-readable bytes: "17.4 GB", "512 KB", "12 B" (1000-based, as `free -h` users read it). */
-const char *mgr_bytes(double b, char *buf, size_t cap);
-
 #endif /* MGR_OUTPUT_H */

@@ -2,10 +2,11 @@
 """mgmon_test.py: drives mgmon in a real terminal (a tmux pane of 100x30: send-keys, capture-pane)
 against programs running under the probe, plus its plain-text and JSON frames and its errors.
 
-usage: mgmon_test.py CASE MGMON MGPROBE LIBMGPROBE TARGET [MGTRAIN]
-CASE: errors | noprobe | leak | healthy | exit | mgtrain. Exit 0 pass, 1 fail, 77 skipped.
+usage: mgmon_test.py CASE MGMON MGPROBE LIBMGPROBE TARGET [MGTRAIN [MGREPORT]]
+CASE: errors | noprobe | leak | healthy | exit | mgtrain | agree. Exit 0 pass, 1 fail, 77 skipped.
 Every process it starts is ended by its own pid; the tmux server is a private one (-L)."""
 import json
+import mmap
 import re
 import os
 import shutil
@@ -17,6 +18,7 @@ import time
 
 CASE, MGMON, MGPROBE, LIBPROBE, TARGET = sys.argv[1:6]
 MGTRAIN = sys.argv[6] if len(sys.argv) > 6 else ""
+MGREPORT = sys.argv[7] if len(sys.argv) > 7 else ""
 SOCK = "mgmon-test-%d" % os.getpid()
 started = []
 
@@ -37,8 +39,9 @@ def cleanup():
     subprocess.run(["tmux", "-L", SOCK, "kill-server"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
 
 
-def probed(args, tmp):
+def probed(args, tmp, **env_extra):
     env = dict(os.environ, LD_PRELOAD=LIBPROBE, MGPROBE_DIR=tmp, MGPROBE_INTERVAL="200")
+    env.update(env_extra)
     p = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     started.append(p)
     return p
@@ -285,13 +288,105 @@ def case_mgtrain(tmp):
     quit_cleanly()
     print("mgtrain: ok")
 
+# The segment's layout (libmgcore/mgc_shm.h): header fields, then the grid and the sites.
+SHM_STATE, SHM_GRID, SHM_GRID_SIZE, SHM_SITES, SHM_SITES_SIZE = 136, 39528, 64 * 152, 49256, 64 * 1088
+
+
+def wait_stopped(pid, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        with open("/proc/%d/stat" % pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                return
+        time.sleep(0.05)
+    fail("the target did not stop itself after its last step")
+
+
+def same_fit(what, a, b):
+    """Verdict, slope and confidence of the report's (a) and the monitor's (b) fit agree."""
+    va, vb = a.get("verdict"), b.get("verdict")
+    sa, sb = a.get("slope_per_x"), b.get("slope_per_x")
+    if va != vb or sa != sb or a.get("confidence") != b.get("confidence"):
+        fail("%s: mgreport says %s (slope %r, confidence %r), mgmon %s (slope %r, confidence %r)"
+             % (what, va, sa, a.get("confidence"), vb, sb, b.get("confidence")))
+
+
+def compare(report, live):
+    """mgreport --json on a trace against mgmon --once --json on the same run's segment."""
+    if report["limit_bytes"] != live["limit"]:
+        fail("limits differ: mgreport %r, mgmon %r" % (report["limit_bytes"], live["limit"]))
+    same_fit("process verdict", report["process_verdict"], live["process"])
+    rs = {s["name"]: s for s in report["series"]}
+    ls = {s["name"]: s for s in live["series"]}
+    if sorted(rs) != sorted(ls):
+        fail("series differ: mgreport %s, mgmon %s" % (sorted(rs), sorted(ls)))
+    for name in rs:
+        if rs[name]["points"] != ls[name]["points"]:
+            fail("%s: mgreport judged %d points, mgmon %d" % (name, rs[name]["points"], ls[name]["points"]))
+        same_fit("series " + name, rs[name], ls[name])
+    rsite = {s["id"]: s for s in report["sites"]}
+    shown = [s["site"] for s in live["sites"]]
+    want = [s["id"] for s in report["sites"] if s["live_bytes_last_x"] > 0]
+    if sorted(shown) != sorted(want):
+        fail("sites differ: mgreport's live sites %s, mgmon's %s" % (want, shown))
+    if [i for i in [s["id"] for s in report["sites"]] if i in shown] != shown:
+        fail("the sites are ranked differently: mgreport %s, mgmon %s" % (want, shown))
+    for s in live["sites"]:
+        r = rsite.get(s["site"], {})
+        same_fit("site %d (%s)" % (s["site"], s["function"]), r, s)
+        if r.get("growth") != s["growth_bytes"] or r.get("live_bytes_last_x") != s["live_bytes_last_x"]:
+            fail("site %d: growth %r / %r, live at the end %r / %r" % (s["site"], r.get("growth"),
+                 s["growth_bytes"], r.get("live_bytes_last_x"), s["live_bytes_last_x"]))
+    return len(live["sites"])
+
+
+def case_agree(tmp):
+    """The live view and the report judge the same run alike: mgmon --once --json on the
+    segment of a run that has made its last step, mgreport --json on its trace (issue 14). The
+    exit's publish leaves the segment's grid and sites as they were at the last step."""
+    for mode, steps in (("leak", 40), ("healthy", 60), ("both", 60)):
+        trace = os.path.join(tmp, mode + ".mgt")
+        # no sampler ticks: the run is its step markers (30 ms apart: each one is published)
+        p = probed([TARGET, mode, "30", str(steps), "stop"], tmp, MGPROBE_OUTPUT=trace,
+                   MGPROBE_INTERVAL="600000")
+        wait_stopped(p.pid)
+        with open("/dev/shm/mgprobe.%d" % p.pid, "rb") as f:
+            seg = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+        before = seg[:]
+        r = run_once(p.pid, "--json")
+        p.send_signal(signal.SIGCONT)
+        p.wait(timeout=30)
+        after = seg[:]
+        seg.close()
+        if struct_u32(after, SHM_STATE) != 2:
+            fail("%s: the segment does not say the process exited" % mode)
+        for name, off, size in (("grid", SHM_GRID, SHM_GRID_SIZE), ("sites", SHM_SITES, SHM_SITES_SIZE)):
+            if before[off:off + size] != after[off:off + size]:
+                fail("%s: the exit's publish changed the segment's %s" % (mode, name))
+        rep = subprocess.run([MGREPORT, "--json", "--top", "0", trace], capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 or rep.returncode != 0:
+            fail("%s: mgmon exit %d (%s), mgreport exit %d (%s)" % (mode, r.returncode, r.stderr.strip(),
+                                                                  rep.returncode, rep.stderr.strip()))
+        live, report = json.loads(r.stdout), json.loads(rep.stdout)
+        if live["x"] != "steps" or report["x_axis"] != "step" or report["series"][0]["points"] != steps:
+            fail("%s: x axis %s / %s, %d points for %d steps" % (mode, live["x"], report["x_axis"],
+                                                                report["series"][0]["points"], steps))
+        n = compare(report, live)
+        print("agree %s: process %s, %d series, %d sites alike" % (mode, live["process"]["verdict"],
+                                                                  len(live["series"]), n))
+    print("agree: ok")
+
+
+def struct_u32(b, off):
+    return int.from_bytes(b[off:off + 4], "little")
+
 
 def main():
     if not shutil.which("tmux"):
         print("tmux is not installed: skipped")
         sys.exit(77)
     cases = {"errors": case_errors, "noprobe": case_noprobe, "leak": case_leak, "healthy": case_healthy,
-             "exit": case_exit, "mgtrain": case_mgtrain}
+             "exit": case_exit, "mgtrain": case_mgtrain, "agree": case_agree}
     if CASE not in cases:
         print("unknown case " + CASE)
         sys.exit(2)

@@ -14,19 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mg_test.h"
+#include "mgc_proc.h"
 #include "mgc_shm.h"
-
-static int failures;
-
-#define CHECK_EQ(a, b)                                                                            \
-	do {                                                                                      \
-		long long va_ = (long long)(a), vb_ = (long long)(b);                             \
-		if (va_ != vb_) {                                                                 \
-			fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", __FILE__, __LINE__, \
-				#a, #b, va_, vb_);                                                \
-			failures++;                                                               \
-		}                                                                                 \
-	} while (0)
 
 struct seg {
 	struct mgc_shm *s;
@@ -147,14 +137,12 @@ static int consistent(const struct mgc_shm *c)
 static void test_hammer(int pause_us)
 {
 	struct seg g;
-	if (seg_create(&g) < 0) {
-		failures++;
+	if (!MG_EQ(seg_create(&g), 0, "create a segment"))
 		return;
-	}
 	struct mgc_shm_map *m;
 	char err[256];
 	int r = mgc_shm_open(getpid(), &m, err, sizeof err);
-	CHECK_EQ(r, 0);
+	MG_EQ(r, 0);
 	if (r) {
 		fprintf(stderr, "open: %s\n", err);
 		seg_destroy(&g);
@@ -180,7 +168,7 @@ static void test_hammer(int pause_us)
 				distinct++;
 			last = copy->h.step;
 		} else {
-			CHECK_EQ(r, 0);
+			MG_EQ(r, 0);
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -189,11 +177,9 @@ static void test_hammer(int pause_us)
 	pthread_join(t, NULL);
 	printf("hammer (writer pause %d us): %llu writes, %lu consistent reads (%lu distinct), %lu busy, %lu torn\n", pause_us, sh.writes,
 	       ok, distinct, busy, torn);
-	CHECK_EQ(torn, 0);
-	if (ok < 100 || (pause_us && distinct < 50)) {
-		fprintf(stderr, "too few reads succeeded (%lu, %lu distinct): the reader starves\n", ok, distinct);
-		failures++;
-	}
+	MG_EQ(torn, 0);
+	MG_TRUE(ok >= 100 && (!pause_us || distinct >= 50),
+		"enough reads succeed (%lu, %lu distinct): the reader does not starve", ok, distinct);
 	free(copy);
 	mgc_shm_close(m);
 	seg_destroy(&g);
@@ -206,56 +192,51 @@ static void test_bad(void)
 	struct seg g;
 	struct mgc_shm_map *m = NULL;
 	char err[256];
-	if (seg_create(&g) < 0) {
-		failures++;
+	if (!MG_EQ(seg_create(&g), 0, "create a segment"))
 		return;
-	}
 	g.s->h.version = MGC_SHM_VERSION + 1;
-	CHECK_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -EPROTO);
+	MG_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -EPROTO);
 	printf("newer version: %s\n", err);
-	if (!strstr(err, "update mgmon")) {
-		fprintf(stderr, "the message does not say what to do: %s\n", err);
-		failures++;
-	}
+	MG_TRUE(strstr(err, "update mgmon") != NULL, "the message says what to do: %s", err);
 	g.s->h.version = MGC_SHM_VERSION;
 	memcpy(g.s->h.magic, "NOTMAGIC", 8);
-	CHECK_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -EINVAL);
+	MG_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -EINVAL);
 	memset(g.s->h.magic, 0, 8);
-	CHECK_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -EAGAIN);
+	MG_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -EAGAIN);
 	memcpy(g.s->h.magic, MGC_SHM_MAGIC, 8);
 
 	/* Impossible counts are refused, not indexed with. */
-	CHECK_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), 0);
+	MG_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), 0);
 	struct mgc_shm *copy = malloc(sizeof *copy);
 	g.s->h.nsites = MGC_SHM_SITES + 1;
-	CHECK_EQ(mgc_shm_read(m, copy, 0), -EBADMSG);
+	MG_EQ(mgc_shm_read(m, copy, 0), -EBADMSG);
 	g.s->h.nsites = 1;
 	g.s->h.nmodules = 1;
 	g.s->h.names_used = 4;
 	g.s->modules[0].path_off = 2;
 	g.s->modules[0].path_len = 10;
-	CHECK_EQ(mgc_shm_read(m, copy, 0), -EBADMSG);
+	MG_EQ(mgc_shm_read(m, copy, 0), -EBADMSG);
 	g.s->modules[0].path_len = 2;
-	CHECK_EQ(mgc_shm_read(m, copy, 0), 0);
+	MG_EQ(mgc_shm_read(m, copy, 0), 0);
 
 	/* A writer stuck mid-update: the reader gives up instead of returning a torn copy. */
 	mgc_shm_write_begin(&g.s->h);
-	CHECK_EQ(mgc_shm_read(m, copy, 50), -EAGAIN);
+	MG_EQ(mgc_shm_read(m, copy, 50), -EAGAIN);
 	mgc_shm_write_end(&g.s->h);
-	CHECK_EQ(mgc_shm_read(m, copy, 0), 0);
+	MG_EQ(mgc_shm_read(m, copy, 0), 0);
 
 	/* Stale: our pid with another start time is a reused pid; a dead pid is gone. */
-	CHECK_EQ(mgc_shm_is_stale(copy), 0);
+	MG_EQ(mgc_shm_is_stale(copy), 0);
 	copy->h.start_ticks += 1;
-	CHECK_EQ(mgc_shm_is_stale(copy), 1);
+	MG_EQ(mgc_shm_is_stale(copy), 1);
 	copy->h.start_ticks -= 1;
 	copy->h.pid = 0x3ffffff0; /* above any pid_max */
-	CHECK_EQ(mgc_shm_is_stale(copy), 1);
+	MG_EQ(mgc_shm_is_stale(copy), 1);
 	free(copy);
 	mgc_shm_close(m);
 	seg_destroy(&g);
 
-	CHECK_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -ENOENT);
+	MG_EQ(mgc_shm_open(getpid(), &m, err, sizeof err), -ENOENT);
 	printf("absent: %s\n", err);
 }
 
@@ -264,9 +245,5 @@ int main(void)
 	test_bad();
 	test_hammer(0);
 	test_hammer(100);
-	if (failures)
-		fprintf(stderr, "%d failure(s)\n", failures);
-	else
-		printf("ok\n");
-	return failures ? 1 : 0;
+	return mg_test_done("mgmon-shm");
 }

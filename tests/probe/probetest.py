@@ -24,6 +24,7 @@ class Test:
         self.progs = [os.path.abspath(p) for p in sys.argv[4:]]
         self.failures = 0
         self.checks = 0
+        self.skipped = []  # parts that could not run here (skip())
         self.dir = tempfile.mkdtemp(prefix=f"mgprobe-test-{name}-")
         self.page = os.sysconf("SC_PAGE_SIZE")
 
@@ -155,13 +156,27 @@ class Test:
                     plain.stderr.decode(errors="replace"),
                     strip_probe_lines(probed.stderr).decode(errors="replace"))
 
+    def skip(self, part, why):
+        """Says that a part of the test cannot run here (`why`: what is missing). The rest goes
+        on; done() then exits 77 (skipped) rather than 0, so a partial run never reads as a pass."""
+        self.skipped.append(f"{part} ({why})")
+        print(f"SKIP {self.name}: {part}: {why}", flush=True)
+
     def done(self):
+        """Exits: 1 when a check failed or none ran, 77 when a part was skipped, else 0."""
         if self.failures:
             print(f"{self.name}: {self.failures} of {self.checks} checks failed; files kept in "
                   f"{self.dir}")
             sys.exit(1)
-        print(f"{self.name}: all {self.checks} checks passed")
+        if self.checks == 0:
+            print(f"{self.name}: no check ran: nothing was tested; files kept in {self.dir}")
+            sys.exit(1)
         shutil.rmtree(self.dir, ignore_errors=True)
+        if self.skipped:
+            print(f"{self.name}: all {self.checks} checks passed, but skipped: "
+                  f"{'; '.join(self.skipped)}")
+            sys.exit(77)
+        print(f"{self.name}: all {self.checks} checks passed")
         sys.exit(0)
 
 

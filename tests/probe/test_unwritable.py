@@ -87,5 +87,5 @@ if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", small],
     finally:
         subprocess.run(["umount", small], capture_output=True)
 else:
-    print("full disk: skipped (cannot mount a tmpfs here)")
+    t.skip("full disk", "cannot mount a tmpfs here")
 t.done()

@@ -42,7 +42,7 @@ static void load_and_print(const char *work, size_t off)
 	for (size_t i = 0; i < t->nsites; i++) {
 		if (t->sites[i] && t->sites[i]->seen) {
 			seen++;
-			live += t->sites[i]->live_bytes;
+			live += t->sites[i]->counters.live_bytes;
 		}
 	}
 	printf("%zu 0 %llu %llu %d %d %llu %llu %llu\n", off, (unsigned long long)t->snapshots,

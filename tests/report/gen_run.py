@@ -4,7 +4,7 @@
 allocate and free per step following a scenario, the process series derived from them. Used for
 mgreport's golden tests and its 24-hour speed benchmark.
 
-usage: gen_run.py --scenario warmup|leak|day OUT.mgt [--steps N] [--sites N]
+usage: gen_run.py --scenario warmup|leak|day OUT.mgt [--steps N] [--sites N] [--version 1|2]
 """
 import argparse
 import random
@@ -49,17 +49,23 @@ class Site:
                     cohorts=dict(self.cohorts))
 
 
+def kib(n):
+    """RSS in whole KiB, as /proc reports it (and as format version 2 stores it)."""
+    return n & ~1023
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scenario", choices=["warmup", "leak", "day"], required=True)
     ap.add_argument("out")
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--sites", type=int, default=6)
+    ap.add_argument("--version", type=int, choices=(1, 2), default=mgtrace.VERSION)
     a = ap.parse_args()
     rnd = random.Random(42)
     base = 0x400000
     with open(a.out, "wb") as f:
-        w = mgtrace.TraceWriter(f)
+        w = mgtrace.TraceWriter(f, a.version)
         w.process(cmdline=b"train\0--scenario\0" + a.scenario.encode())
         # A module the reader cannot open: frames stay "??" with this path, on every machine.
         w.module(1, 1, 0, base, base + 0x100000, b"/nonexistent/mg-golden/train")
@@ -95,10 +101,10 @@ def main():
             for s in changed:
                 s.dirty = False
             w.step(t, step)
-            w.snapshot(t, step, base_rss + heap + noise, heap, count,
+            w.snapshot(t, step, kib(base_rss + heap + noise), heap, count,
                        sites=[s.entry() for s in changed], rss_file=50 * MB, free_kept=3 * MB,
                        flags=mgtrace.SNAP_STEP)
-        w.snapshot(t + 1000, a.steps - 1, base_rss + heap, heap, count,
+        w.snapshot(t + 1000, a.steps - 1, kib(base_rss + heap), heap, count,
                    sites=[s.entry() for s in sites], rss_file=50 * MB, free_kept=3 * MB,
                    flags=mgtrace.SNAP_FINAL | mgtrace.SNAP_FULL)
         w.end(t + 2000)

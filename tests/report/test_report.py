@@ -13,10 +13,12 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
 failures = 0
+checks = 0
 
 
 def check(cond, what, expected=None, actual=None):
-    global failures
+    global failures, checks
+    checks += 1
     if cond:
         print("ok   %s" % what)
     else:
@@ -30,6 +32,9 @@ def mgreport(args, cwd=None):
 
 
 def golden(update):
+    """Every committed trace against its expected JSON; and a run written in format version 2
+    (NAME_v2.mgt) reads exactly as the same run in version 1 (NAME.mgt), file name aside."""
+    docs = {}
     for name in sorted(os.listdir(DATA)):
         if not name.endswith(".mgt"):
             continue
@@ -44,8 +49,25 @@ def golden(update):
         with open(exp_path) as f:
             expected = json.load(f)
         actual = json.loads(out)
+        docs[name] = actual
         check(actual == expected, "golden %s: JSON equals %s" % (name, os.path.basename(exp_path)),
               "see file", first_difference(expected, actual))
+    if update:
+        return
+    pairs = [(n, n[:-7] + ".mgt") for n in docs if n.endswith("_v2.mgt")]
+    check(len(pairs) >= 2, "golden: version-2 traces are there", ">= 2", pairs)
+    for v2, v1 in pairs:
+        a, b = without_file(docs[v2]), without_file(docs.get(v1, {}))
+        check(a == b, "golden %s reads as %s" % (v2, v1), "the same JSON", first_difference(b, a))
+
+
+def without_file(doc):
+    """The report without what names the file: "file" and the format version."""
+    doc = json.loads(json.dumps(doc))
+    for d in [doc] + doc.get("processes", []):
+        d.pop("file", None)
+        d.get("process", {}).pop("format_version", None)
+    return doc
 
 
 def first_difference(a, b, path="$"):
@@ -392,8 +414,8 @@ def main():
             process_tree(tmp)
             gpu(tmp)
             gpu_kinds(tmp)
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d of %d checks failed" % (failures, checks))
+    return 1 if failures or not checks else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* symtest.h: what the symbolizer tests share: capturing a return address, finding the running
- * module's path, bias and build id the way the probe does (dl_iterate_phdr + PT_NOTE), and
- * checks that print expected and actual values. Test code only; never include it from libraries. */
+ * module's path, bias and build id the way the probe does (dl_iterate_phdr + PT_NOTE), and a
+ * frame check on top of mg_test.h. Test code only; never include it from libraries. */
 #ifndef MG_SYMTEST_H
 #define MG_SYMTEST_H
 
@@ -13,38 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mg_test.h"
 #include "mgc_symbols.h"
-
-static int symtest_failures;
-
-#define SYMTEST_FAIL(...)                                                                  \
-	do {                                                                               \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                            \
-		fprintf(stderr, __VA_ARGS__);                                              \
-		fputc('\n', stderr);                                                       \
-		symtest_failures++;                                                        \
-	} while (0)
-
-#define CHECK_INT(what, expected, actual)                                                  \
-	do {                                                                               \
-		long long e_ = (long long)(expected), a_ = (long long)(actual);            \
-		if (e_ != a_)                                                              \
-			SYMTEST_FAIL("%s: expected %lld, got %lld", (what), e_, a_);       \
-	} while (0)
-
-#define CHECK_STR(what, expected, actual)                                                  \
-	do {                                                                               \
-		const char *e_ = (expected), *a_ = (actual);                               \
-		if (!(e_ == a_ || (e_ && a_ && strcmp(e_, a_) == 0)))                      \
-			SYMTEST_FAIL("%s: expected \"%s\", got \"%s\"", (what),             \
-				     e_ ? e_ : "(null)", a_ ? a_ : "(null)");              \
-	} while (0)
-
-#define CHECK_TRUE(what, cond)                                                             \
-	do {                                                                               \
-		if (!(cond))                                                               \
-			SYMTEST_FAIL("%s: expected true: %s", (what), #cond);              \
-	} while (0)
 
 /* What the probe records about the module holding an address. */
 struct symtest_module {
@@ -159,23 +129,14 @@ static inline void symtest_dump(const char *what, const struct mgc_frame *f, int
 static inline void symtest_check_frame(const char *what, const struct mgc_frame *f,
 				       const char *function, const char *file, int line, int inlined)
 {
-	int before = symtest_failures;
+	int before = mg_test_failures;
 
-	CHECK_STR(what, function, f->function);
-	CHECK_STR(what, file, f->file ? symtest_basename(f->file) : NULL);
-	CHECK_INT(what, line, f->line);
-	CHECK_INT(what, inlined, f->inlined);
-	if (symtest_failures != before || getenv("SYMTEST_VERBOSE"))
+	MG_STR(f->function, function, "%s", what);
+	MG_STR(f->file ? symtest_basename(f->file) : NULL, file, "%s", what);
+	MG_EQ(f->line, line, "%s", what);
+	MG_EQ(f->inlined, inlined, "%s", what);
+	if (mg_test_failures != before || getenv("SYMTEST_VERBOSE"))
 		symtest_dump(what, f, 1);
-}
-
-static inline int symtest_result(const char *name)
-{
-	if (symtest_failures)
-		fprintf(stderr, "%s: %d check(s) failed\n", name, symtest_failures);
-	else
-		printf("%s: all checks passed\n", name);
-	return symtest_failures ? 1 : 0;
 }
 
 #endif /* MG_SYMTEST_H */

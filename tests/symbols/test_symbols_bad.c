@@ -24,18 +24,18 @@ static void expect_unknown(struct mgc_symbolizer *s, const char *what, const cha
 {
 	struct mgc_frame f[4];
 	int n = mgc_symbolize(s, path, id, id_len, bias, ip, f, 4);
-	int before = symtest_failures;
+	int before = mg_test_failures;
 
-	CHECK_INT(what, 1, n);
+	MG_EQ(n, 1, "%s", what);
 	if (n < 1)
 		return;
-	CHECK_STR(what, "??", f[0].function);
-	CHECK_STR(what, NULL, f[0].file);
-	CHECK_INT(what, 0, f[0].line);
-	CHECK_STR(what, path, f[0].module);
-	CHECK_STR(what, mgc_frame_status_name(status), mgc_frame_status_name(f[0].status));
-	CHECK_INT(what, ip - bias, f[0].offset);
-	if (symtest_failures != before)
+	MG_STR(f[0].function, "??", "%s", what);
+	MG_STR(f[0].file, NULL, "%s", what);
+	MG_EQ(f[0].line, 0, "%s", what);
+	MG_STR(f[0].module, path, "%s", what);
+	MG_STR(mgc_frame_status_name(f[0].status), mgc_frame_status_name(status), "%s", what);
+	MG_EQ(f[0].offset, ip - bias, "%s", what);
+	if (mg_test_failures != before)
 		symtest_dump(what, f, n);
 }
 
@@ -59,13 +59,12 @@ int main(int argc, char **argv)
 	uint64_t ip = symtest_cap.ip;
 
 	/* Bad arguments. */
-	CHECK_INT("NULL symbolizer", -EINVAL, mgc_symbolize(NULL, m.path, NULL, 0, 0, ip, f, 4));
-	CHECK_INT("NULL path", -EINVAL, mgc_symbolize(s, NULL, NULL, 0, 0, ip, f, 4));
-	CHECK_INT("NULL out", -EINVAL, mgc_symbolize(s, m.path, NULL, 0, 0, ip, NULL, 4));
-	CHECK_INT("max 0", -EINVAL, mgc_symbolize(s, m.path, NULL, 0, 0, ip, f, 0));
-	CHECK_INT("max -1", -EINVAL, mgc_symbolize(s, m.path, NULL, 0, 0, ip, f, -1));
-	CHECK_INT("NULL build id with a length", -EINVAL,
-		  mgc_symbolize(s, m.path, NULL, 20, 0, ip, f, 4));
+	MG_EQ(mgc_symbolize(NULL, m.path, NULL, 0, 0, ip, f, 4), -EINVAL, "NULL symbolizer");
+	MG_EQ(mgc_symbolize(s, NULL, NULL, 0, 0, ip, f, 4), -EINVAL, "NULL path");
+	MG_EQ(mgc_symbolize(s, m.path, NULL, 0, 0, ip, NULL, 4), -EINVAL, "NULL out");
+	MG_EQ(mgc_symbolize(s, m.path, NULL, 0, 0, ip, f, 0), -EINVAL, "max 0");
+	MG_EQ(mgc_symbolize(s, m.path, NULL, 0, 0, ip, f, -1), -EINVAL, "max -1");
+	MG_EQ(mgc_symbolize(s, m.path, NULL, 20, 0, ip, f, 4), -EINVAL, "NULL build id with a length");
 	mgc_symbolizer_free(NULL);
 
 	/* Files that are not the module. */
@@ -101,10 +100,10 @@ int main(int argc, char **argv)
 
 	/* After all that, the real address still resolves in the same symbolizer. */
 	n = mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, ip, f, 4);
-	CHECK_INT("good address: frames", 1, n);
+	MG_EQ(n, 1, "good address: frames");
 	symtest_check_frame("good address", &f[0], "mg_sym_target", "test_symbols_bad.c",
 			    symtest_cap.line, 0);
 
 	mgc_symbolizer_free(s);
-	return symtest_result("test_symbols_bad");
+	return mg_test_done("test_symbols_bad");
 }

@@ -61,7 +61,7 @@ static void check_chain(const char *what, const struct mgc_frame *f, int n,
 {
 	char label[64];
 
-	CHECK_INT(what, ne, n);
+	MG_EQ(n, ne, "%s", what);
 	if (n != ne) {
 		symtest_dump(what, f, n);
 		return;
@@ -80,12 +80,12 @@ static int symbolize_capture(struct mgc_symbolizer *s, struct mgc_frame *out, in
 	int n;
 
 	if (symtest_find_module(symtest_cap.ip, m) != 0) {
-		SYMTEST_FAIL("no loaded module contains 0x%llx", (unsigned long long)symtest_cap.ip);
+		MG_FAIL("no loaded module contains 0x%llx", (unsigned long long)symtest_cap.ip);
 		return 0;
 	}
 	n = mgc_symbolize(s, m->path, m->build_id, m->build_id_len, m->bias, symtest_cap.ip, out,
 			  max);
-	CHECK_TRUE("mgc_symbolize returns at least one frame", n >= 1 && n <= max);
+	MG_TRUE(n >= 1 && n <= max, "mgc_symbolize returns at least one frame");
 	return n;
 }
 
@@ -104,26 +104,26 @@ int main(void)
 	/* A plain noinline function: one frame, the call's line. */
 	mg_sym_plain();
 	n = symbolize_capture(s, f, 8, &m);
-	CHECK_TRUE("the executable has a build id", m.build_id_len > 0);
+	MG_TRUE(m.build_id_len > 0, "the executable has a build id");
 #ifdef SYMTEST_NOPIE
-	CHECK_INT("non-PIE bias", 0, m.bias);
+	MG_EQ(m.bias, 0, "non-PIE bias");
 #else
-	CHECK_TRUE("PIE bias is not 0", m.bias != 0);
+	MG_TRUE(m.bias != 0, "PIE bias is not 0");
 #endif
-	CHECK_INT("plain: frames", 1, n);
+	MG_EQ(n, 1, "plain: frames");
 	symtest_check_frame("plain", &f[0], "mg_sym_plain", "test_symbols_c.c", symtest_cap.line, 0);
-	CHECK_STR("plain: module", m.path, f[0].module);
-	CHECK_INT("plain: offset", symtest_cap.ip - m.bias, f[0].offset);
-	CHECK_INT("plain: status", MGC_FRAME_DWARF, f[0].status);
-	CHECK_TRUE("plain: file is absolute", f[0].file != NULL && f[0].file[0] == '/');
+	MG_STR(f[0].module, m.path, "plain: module");
+	MG_EQ(f[0].offset, symtest_cap.ip - m.bias, "plain: offset");
+	MG_EQ(f[0].status, MGC_FRAME_DWARF, "plain: status");
+	MG_TRUE(f[0].file != NULL && f[0].file[0] == '/', "plain: file is absolute");
 
 	/* The same address again comes from the cache: the same interned strings. */
 	const char *fn = f[0].function, *file = f[0].file;
 
 	n = symbolize_capture(s, f, 8, &m);
-	CHECK_INT("plain again: frames", 1, n);
-	CHECK_TRUE("plain again: cached function string", f[0].function == fn);
-	CHECK_TRUE("plain again: cached file string", f[0].file == file);
+	MG_EQ(n, 1, "plain again: frames");
+	MG_TRUE(f[0].function == fn, "plain again: cached function string");
+	MG_TRUE(f[0].file == file, "plain again: cached file string");
 
 	/* One level of inlining: the leaf at its own line, then the caller at the call site. */
 	mg_sym_outer();
@@ -143,14 +143,14 @@ int main(void)
 	check_chain("max 2", f, n, (struct expect[]){ { "mg_sym_leaf", leaf_line, 1 },
 			{ "mg_sym_outer2", outer2_call_line, 0 } }, 2);
 	n = symbolize_capture(s, f, 1, &m);
-	CHECK_INT("max 1: frames", 1, n);
+	MG_EQ(n, 1, "max 1: frames");
 	symtest_check_frame("max 1", &f[0], "mg_sym_outer2", "test_symbols_c.c", outer2_call_line, 0);
 
 	/* No build id given: the file is used unchecked. */
 	n = mgc_symbolize(s, m.path, NULL, 0, m.bias, symtest_cap.ip, f, 8);
-	CHECK_INT("no build id: frames", 3, n);
-	CHECK_STR("no build id: outer function", "mg_sym_outer2", n == 3 ? f[2].function : NULL);
+	MG_EQ(n, 3, "no build id: frames");
+	MG_STR(n == 3 ? f[2].function : NULL, "mg_sym_outer2", "no build id: outer function");
 
 	mgc_symbolizer_free(s);
-	return symtest_result("test_symbols_c");
+	return mg_test_done("test_symbols_c");
 }

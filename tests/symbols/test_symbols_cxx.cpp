@@ -49,24 +49,24 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	n = mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, make_ip, f, 8);
-	CHECK_INT("make: frames", 1, n);
+	MG_EQ(n, 1, "make: frames");
 	symtest_check_frame("make", &f[0], "ns::Widget::make(int)", "test_symbols_cxx.cpp",
 			    make_line, 0);
 
 	sink += ns::twice<int>(4);
 	n = mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, symtest_cap.ip, f, 8);
-	CHECK_INT("twice: frames", 1, n);
+	MG_EQ(n, 1, "twice: frames");
 	symtest_check_frame("twice", &f[0], "int ns::twice<int>(int)", "test_symbols_cxx.cpp",
 			    symtest_cap.line, 0);
 
 	if (argc > 1) {
 		/* The same build without debug info: the symbol table, demangled. */
 		n = mgc_symbolize(s, argv[1], m.build_id, m.build_id_len, m.bias, make_ip, f, 8);
-		CHECK_INT("stripped make: frames", 1, n);
+		MG_EQ(n, 1, "stripped make: frames");
 		symtest_check_frame("stripped make", &f[0], "ns::Widget::make(int)", nullptr, 0, 0);
-		CHECK_INT("stripped make: status", MGC_FRAME_SYMTAB, f[0].status);
+		MG_EQ(f[0].status, MGC_FRAME_SYMTAB, "stripped make: status");
 	}
 
 	mgc_symbolizer_free(s);
-	return symtest_result("test_symbols_cxx");
+	return mg_test_done("test_symbols_cxx");
 }

@@ -38,20 +38,20 @@ static void check_libc(struct mgc_symbolizer *s)
 		return;
 	}
 	n = mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, libc_ip, f, 8);
-	CHECK_TRUE("libc: frames", n >= 1);
+	MG_TRUE(n >= 1, "libc: frames");
 	if (n < 1)
 		return;
 	if (getenv("SYMTEST_VERBOSE"))
 		symtest_dump("libc", f, n);
-	CHECK_TRUE("libc: outer function has a name", strcmp(f[n - 1].function, "??") != 0);
+	MG_TRUE(strcmp(f[n - 1].function, "??") != 0, "libc: outer function has a name");
 	len = snprintf(debug_path, sizeof(debug_path), "/usr/lib/debug/.build-id/%02x/", m.build_id[0]);
 	for (size_t i = 1; i < m.build_id_len && len < 200; i++)
 		len += snprintf(debug_path + len, sizeof(debug_path) - (size_t)len, "%02x", m.build_id[i]);
 	snprintf(debug_path + len, sizeof(debug_path) - (size_t)len, ".debug");
 	if (access(debug_path, R_OK) == 0) {
-		CHECK_INT("libc with separate debug file: status", MGC_FRAME_DWARF, f[n - 1].status);
-		CHECK_TRUE("libc with separate debug file: has a source file", f[n - 1].file != NULL);
-		CHECK_TRUE("libc with separate debug file: has a line", f[n - 1].line > 0);
+		MG_EQ(f[n - 1].status, MGC_FRAME_DWARF, "libc with separate debug file: status");
+		MG_TRUE(f[n - 1].file != NULL, "libc with separate debug file: has a source file");
+		MG_TRUE(f[n - 1].line > 0, "libc with separate debug file: has a line");
 	} else {
 		printf("%s not installed: libc checked by name only\n", debug_path);
 	}
@@ -85,9 +85,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "no module holds 0x%llx\n", (unsigned long long)symtest_cap.ip);
 		return 1;
 	}
-	CHECK_STR("module found by dl_iterate_phdr", symtest_basename(argv[1]),
-		  symtest_basename(m.path));
-	CHECK_TRUE("the library has a build id", m.build_id_len > 0);
+	MG_STR(symtest_basename(m.path), symtest_basename(argv[1]), "module found by dl_iterate_phdr");
+	MG_TRUE(m.build_id_len > 0, "the library has a build id");
 
 	s = mgc_symbolizer_new();
 	if (s == NULL) {
@@ -95,26 +94,26 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	n = mgc_symbolize(s, m.path, m.build_id, m.build_id_len, m.bias, symtest_cap.ip, f, 8);
-	CHECK_INT("dso: frames", 1, n);
+	MG_EQ(n, 1, "dso: frames");
 	symtest_check_frame("dso", &f[0], "symlib_call", "symlib.c", symtest_cap.line, 0);
-	CHECK_INT("dso: status", MGC_FRAME_DWARF, f[0].status);
-	CHECK_INT("dso: offset", symtest_cap.ip - m.bias, f[0].offset);
+	MG_EQ(f[0].status, MGC_FRAME_DWARF, "dso: status");
+	MG_EQ(f[0].offset, symtest_cap.ip - m.bias, "dso: offset");
 
 	if (argc >= 5) {
 		n = mgc_symbolize(s, argv[2], m.build_id, m.build_id_len, m.bias, symtest_cap.ip, f, 8);
-		CHECK_INT("no debug info: frames", 1, n);
+		MG_EQ(n, 1, "no debug info: frames");
 		symtest_check_frame("no debug info", &f[0], "symlib_call", NULL, 0, 0);
-		CHECK_INT("no debug info: status", MGC_FRAME_SYMTAB, f[0].status);
+		MG_EQ(f[0].status, MGC_FRAME_SYMTAB, "no debug info: status");
 
 		n = mgc_symbolize(s, argv[3], m.build_id, m.build_id_len, m.bias, symtest_cap.ip, f, 8);
-		CHECK_INT("dynsym only: frames", 1, n);
+		MG_EQ(n, 1, "dynsym only: frames");
 		symtest_check_frame("dynsym only", &f[0], "symlib_call", NULL, 0, 0);
-		CHECK_INT("dynsym only: status", MGC_FRAME_SYMTAB, f[0].status);
+		MG_EQ(f[0].status, MGC_FRAME_SYMTAB, "dynsym only: status");
 
 		n = mgc_symbolize(s, argv[4], m.build_id, m.build_id_len, m.bias, symtest_cap.ip, f, 8);
-		CHECK_INT("debuglink: frames", 1, n);
+		MG_EQ(n, 1, "debuglink: frames");
 		symtest_check_frame("debuglink", &f[0], "symlib_call", "symlib.c", symtest_cap.line, 0);
-		CHECK_INT("debuglink: status", MGC_FRAME_DWARF, f[0].status);
+		MG_EQ(f[0].status, MGC_FRAME_DWARF, "debuglink: status");
 	} else {
 		printf("objcopy copies not given: stripped cases skipped\n");
 	}
@@ -122,5 +121,5 @@ int main(int argc, char **argv)
 	check_libc(s);
 	mgc_symbolizer_free(s);
 	dlclose(lib);
-	return symtest_result("test_symbols_dso");
+	return mg_test_done("test_symbols_dso");
 }

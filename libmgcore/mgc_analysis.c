@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/* mgc_analysis.c: the rules of mgc_analysis.h, each in one function: axis_points (the axis),
+ * choose_limit (the limit), analysis_opts (what the classifier is told), rank_sites and
+ * judge_sites (the sites), weigh_sites (the process verdict from the sites). Only sites that will
+ * be judged are classified, so a report's cost is bounded by what it shows. It must never read
+ * past a count its input gives, and never abort. */
+#define _GNU_SOURCE
+#include "mgc_analysis.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const series_names[MGC_S_N] = {"rss", "heap", "mmap", "free_kept", "device"};
+
+/* ---- the axis ---- */
+
+/* Indexes (into run->points) of the points on the x axis: the rule of mgc_analysis.h. */
+static size_t axis_points(const struct mgc_run *run, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < run->npoints; i++) {
+		const struct mgc_point *pt = &run->points[i], *prev = n ? &run->points[idx[n - 1]] : NULL;
+		if (run->x_is_steps) {
+			if (pt->t < run->first_marker_t || (pt->flags & MGC_SNAP_FINAL))
+				continue; /* start-up before the first marker, or the exit's teardown */
+			if (prev && prev->step == pt->step) {
+				if ((pt->flags & MGC_SNAP_STEP) && !(prev->flags & MGC_SNAP_STEP))
+					idx[n - 1] = i; /* the marker's own snapshot */
+				continue;
+			}
+			if (prev && pt->step < prev->step)
+				continue; /* steps must increase */
+		} else if (prev && !(pt->t > prev->t)) {
+			continue;
+		}
+		idx[n++] = i;
+	}
+	return n;
+}
+
+static double axis_x(const struct mgc_run *run, const struct mgc_point *pt)
+{
+	return run->x_is_steps ? (double)pt->step : pt->t;
+}
+
+/* ---- the limit ---- */
+
+static void choose_limit(const struct mgc_run *run, double user, struct mgc_analysis *a)
+{
+	if (user > 0) {
+		a->limit = user;
+		a->limit_source = "--limit";
+	} else if (run->cgroup_limit) {
+		a->limit = (double)run->cgroup_limit;
+		a->limit_source = "cgroup";
+	} else if (run->mem_total) {
+		a->limit = (double)run->mem_total;
+		a->limit_source = "MemTotal";
+	}
+}
+
+/* ---- what the classifier is told ---- */
+
+enum judged {
+	JUDGE_PROCESS, /* a process series: the process floor of growth that matters */
+	JUDGE_DEVICE,  /* the device series: as a process series, without the host's limit */
+	JUDGE_OWN,     /* a site, a table's column: the classifier's own floor (a few KiB per step
+	                * of one site matter) */
+};
+
+static struct mgc_classify_opts analysis_opts(const struct mgc_analysis *a, enum judged what)
+{
+	struct mgc_classify_opts co = {.limit = a->limit, .x_is_steps = a->x_is_steps};
+	if (what != JUDGE_OWN)
+		co.min_growth = a->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP : MGC_PROCESS_MIN_GROWTH_SEC;
+	if (what == JUDGE_DEVICE)
+		co.limit = 0; /* the host's limit says nothing about the GPU's memory */
+	/* The run's epoch boundaries (a->epochs, a->nepochs) belong here, once the classifier's
+	 * options have a field for them. */
+	return co;
+}
+
+static void judge_series(const struct mgc_analysis *a, struct mgc_series *s, enum judged what)
+{
+	struct mgc_classify_opts co = analysis_opts(a, what);
+	s->classified = s->present && s->n >= MGC_MIN_POINTS && mgc_classify(s->x, s->y, s->n, &co, &s->fit) == 0;
+}
+
+/* ---- series ---- */
+
+static int alloc_series(struct mgc_analysis *a, size_t nseries, size_t n)
+{
+	a->series = calloc(nseries, sizeof *a->series);
+	if (!a->series)
+		return -ENOMEM;
+	a->nseries = nseries;
+	for (size_t k = 0; k < nseries; k++) {
+		a->series[k].n = n;
+		a->series[k].x = calloc(n ? n : 1, sizeof(double));
+		a->series[k].y = calloc(n ? n : 1, sizeof(double));
+		if (!a->series[k].x || !a->series[k].y)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static double point_value(const struct mgc_point *pt, enum mgc_series_id k)
+{
+	switch (k) {
+	case MGC_S_RSS:
+		return (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem);
+	case MGC_S_HEAP:
+		return (double)pt->heap;
+	case MGC_S_MMAP:
+		return (double)pt->mmap;
+	case MGC_S_FREE_KEPT:
+		return (double)pt->free_kept;
+	default:
+		return (double)pt->device;
+	}
+}
+
+static int build_series(const struct mgc_run *run, const size_t *idx, struct mgc_analysis *a)
+{
+	if (alloc_series(a, MGC_S_N, a->n) < 0)
+		return -ENOMEM;
+	int any_device = 0;
+	for (int k = 0; k < MGC_S_N; k++) {
+		struct mgc_series *s = &a->series[k];
+		s->name = series_names[k];
+		for (size_t i = 0; i < a->n; i++) {
+			s->x[i] = axis_x(run, &run->points[idx[i]]);
+			s->y[i] = point_value(&run->points[idx[i]], (enum mgc_series_id)k);
+			any_device |= k == MGC_S_DEVICE && s->y[i] != 0;
+		}
+		s->present = k == MGC_S_RSS || (k == MGC_S_DEVICE ? any_device : run->tracked);
+	}
+	return 0;
+}
+
+/* The process verdict before the sites: RSS against the live allocations (heap + mmap + device,
+ * as mgc_classify_process documents; pinned host memory is device-kind and in RSS). Without the
+ * probe: RSS alone. */
+static int judge_process(struct mgc_analysis *a)
+{
+	const struct mgc_series *s = a->series;
+	if (!s[MGC_S_HEAP].present) {
+		a->have_verdict = s[MGC_S_RSS].classified;
+		a->verdict = s[MGC_S_RSS].fit;
+		return 0;
+	}
+	if (a->n < MGC_MIN_POINTS)
+		return 0;
+	double *live = calloc(a->n, sizeof *live);
+	if (!live)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n; i++)
+		live[i] = s[MGC_S_HEAP].y[i] + s[MGC_S_MMAP].y[i] + s[MGC_S_DEVICE].y[i];
+	struct mgc_classify_opts co = analysis_opts(a, JUDGE_PROCESS);
+	a->have_verdict = mgc_classify_process(s[MGC_S_RSS].x, s[MGC_S_RSS].y, live, s[MGC_S_FREE_KEPT].y,
+					       a->n, &co, &a->verdict) == 0;
+	free(live);
+	return 0;
+}
+
+/* ---- sites ---- */
+
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct mgc_site_result *x = pa, *y = pb;
+	if (x->growth != y->growth)
+		return x->growth < y->growth ? 1 : -1;
+	if (x->live_end != y->live_end)
+		return x->live_end < y->live_end ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every site's series on the axis, growth and end, ranked. */
+static int rank_sites(const struct mgc_run *run, const size_t *idx, struct mgc_analysis *a)
+{
+	size_t n = a->n;
+	a->sites = calloc(run->nsites ? run->nsites : 1, sizeof *a->sites);
+	if (!a->sites)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->nsites; i++) {
+		const struct mgc_site_input *in = &run->sites[i];
+		struct mgc_site_result *r = &a->sites[a->nsites++];
+		*r = (struct mgc_site_result){.id = in->id, .kind = in->kind, .counters = in->counters,
+					      .cohorts = in->cohorts, .input = i};
+		if (!(r->y = malloc((n ? n : 1) * sizeof *r->y)))
+			return -ENOMEM;
+		for (size_t k = 0; k < n; k++)
+			r->y[k] = in->series ? in->series[idx[k]] : 0;
+		r->growth = n ? r->y[n - 1] - r->y[0] : 0;
+		r->live_end = n ? r->y[n - 1] : (double)in->counters.live_bytes;
+	}
+	qsort(a->sites, a->nsites, sizeof *a->sites, cmp_rank);
+	return 0;
+}
+
+/* A series that never changed over the window (most of a big program's start-up sites): stable,
+ * without running the classifier on a constant. */
+static int unchanged(const double *y, size_t n)
+{
+	for (size_t k = 1; k < n; k++)
+		if (y[k] != y[0])
+			return 0;
+	return 1;
+}
+
+static void judge_site(const struct mgc_analysis *a, struct mgc_site_result *r)
+{
+	const struct mgc_series *rss = &a->series[MGC_S_RSS];
+	if (a->n < MGC_MIN_POINTS)
+		return;
+	if (unchanged(r->y, a->n)) {
+		memset(&r->fit, 0, sizeof r->fit);
+		r->fit.verdict = MGC_VERDICT_STABLE;
+		r->fit.confidence = 0.95;
+		r->fit.level = r->y[0];
+		r->fit.plateau_at = r->fit.plateau_level = r->fit.change_at = r->fit.decidable_at = NAN;
+		r->fit.x_to_oom = INFINITY;
+		snprintf(r->fit.why, sizeof r->fit.why, "unchanged over the run");
+		r->classified = 1;
+		return;
+	}
+	/* The step of the axis end, for the cohorts' age; a step past 2^63 (a bogus marker) counts as
+	 * 2^63, which the classifier can still take back to an integer. */
+	double last_step = fmin((double)a->end.step, 0x1p63);
+	struct mgc_site_evidence ev = {
+		.x = rss->x, .live = r->y, .n = a->n, .cohorts = r->cohorts, .ncohorts = r->cohorts ? MGC_COHORTS : 0,
+		.last_step = last_step, .allocs = r->counters.allocs, .frees = r->counters.frees,
+		.live_count = r->counters.live_count};
+	struct mgc_classify_opts co = analysis_opts(a, JUDGE_OWN);
+	r->classified = mgc_classify_site(&ev, &co, &r->fit) == 0;
+}
+
+static void judge_sites(struct mgc_analysis *a, size_t top)
+{
+	size_t judged = top && top < a->nsites ? top : a->nsites;
+	if (judged < MGC_JUDGED_SITES)
+		judged = a->nsites < MGC_JUDGED_SITES ? a->nsites : MGC_JUDGED_SITES;
+	for (size_t i = 0; i < judged; i++) {
+		struct mgc_site_result *r = &a->sites[i];
+		judge_site(a, r);
+		if (r->classified && r->fit.verdict == MGC_VERDICT_LEAK) {
+			a->leaking_sites++;
+			a->leaking_device_sites += mgc_kind_is_cuda(r->kind) != 0;
+		}
+	}
+	a->nclassified = judged;
+}
+
+/* Leaking host sites decide the process verdict where RSS cannot tell, or hides the leak
+ * (mgc_process_with_sites): the first MGC_JUDGED_SITES of the ranking, whatever is shown. */
+static void weigh_sites(struct mgc_analysis *a)
+{
+	const struct mgc_series *rss = &a->series[MGC_S_RSS];
+	double slope = 0, conf = 0;
+	if (!a->have_verdict || !a->series[MGC_S_HEAP].present)
+		return;
+	for (size_t i = 0; i < a->nsites && i < MGC_JUDGED_SITES; i++) {
+		const struct mgc_site_result *r = &a->sites[i];
+		if (!r->classified || r->fit.verdict != MGC_VERDICT_LEAK || !(r->fit.slope > 0))
+			continue;
+		if (mgc_kind_is_cuda(r->kind))
+			continue; /* GPU memory is not in RSS: the device series has its own verdict */
+		slope += r->fit.slope;
+		conf = fmax(conf, r->fit.confidence);
+	}
+	mgc_process_with_sites(&a->verdict, rss->x, rss->y, rss->n, slope, conf, a->x_is_steps, a->limit);
+}
+
+/* ---- epochs ---- */
+
+/* The x of every label that starts an epoch ("epoch", "epoch 3", ...) within the axis. */
+static int find_epochs(const struct mgc_run *run, struct mgc_analysis *a)
+{
+	const struct mgc_series *rss = &a->series[MGC_S_RSS];
+	a->epochs = calloc(run->nlabels ? run->nlabels : 1, sizeof *a->epochs);
+	if (!a->epochs)
+		return -ENOMEM;
+	for (size_t i = 0; i < run->nlabels && a->n; i++) {
+		const struct mgc_label *l = &run->labels[i];
+		double x = run->x_is_steps ? (double)l->step : l->t;
+		if (strncmp(l->text, "epoch", 5) != 0 || x < rss->x[0] || x > rss->x[a->n - 1])
+			continue;
+		if (!a->nepochs || x > a->epochs[a->nepochs - 1])
+			a->epochs[a->nepochs++] = x;
+	}
+	return 0;
+}
+
+/* ---- the analyses ---- */
+
+int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o, struct mgc_analysis *a)
+{
+	memset(a, 0, sizeof *a);
+	size_t *idx = calloc(run->npoints ? run->npoints : 1, sizeof *idx);
+	if (!idx)
+		return -ENOMEM;
+	a->x_is_steps = run->x_is_steps;
+	a->n = axis_points(run, idx);
+	if (a->n) {
+		a->end = run->points[idx[a->n - 1]];
+		a->have_end = 1;
+	}
+	choose_limit(run, o->limit, a);
+	int rc = build_series(run, idx, a);
+	if (rc == 0) {
+		for (int k = 0; k < MGC_S_N; k++)
+			judge_series(a, &a->series[k], k == MGC_S_DEVICE ? JUDGE_DEVICE : JUDGE_PROCESS);
+		rc = judge_process(a);
+	}
+	if (rc == 0 && (rc = find_epochs(run, a)) == 0 && (rc = rank_sites(run, idx, a)) == 0) {
+		judge_sites(a, o->top);
+		weigh_sites(a);
+	}
+	free(idx);
+	if (rc < 0)
+		mgc_analysis_free(a);
+	return rc;
+}
+
+int mgc_analyze_trace(const struct mgc_trace *t, const struct mgc_analysis_opts *o, struct mgc_analysis *out)
+{
+	struct mgc_site_input *in = calloc(t->nsites ? t->nsites : 1, sizeof *in);
+	size_t n = 0;
+	if (!in)
+		return -ENOMEM;
+	int steps = mgc_trace_has_steps(t);
+	for (size_t i = 0; i < t->nsites; i++) {
+		const struct mgc_site *s = t->sites[i];
+		if (s && s->seen)
+			in[n++] = (struct mgc_site_input){s->id, s->kind, s->counters, s->series,
+							  steps ? s->cohorts_step : s->cohorts};
+	}
+	struct mgc_run run = {
+		.points = t->points, .npoints = t->npoints, .x_is_steps = steps,
+		.first_marker_t = t->first_marker_t, .tracked = 1, .sites = in, .nsites = n,
+		.cgroup_limit = t->proc.cgroup_limit, .mem_total = t->proc.mem_total, .labels = t->labels,
+		.nlabels = t->nlabels};
+	int rc = mgc_analyze_run(&run, o, out);
+	free(in);
+	return rc;
+}
+
+int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, struct mgc_analysis *out)
+{
+	const struct mgc_shm_header *h = &s->h;
+	uint32_t np = h->grid_n < MGC_SHM_GRID ? h->grid_n : MGC_SHM_GRID;
+	uint32_t ns = h->nsites < MGC_SHM_SITES ? h->nsites : MGC_SHM_SITES;
+	struct mgc_point *pts = calloc(np ? np : 1, sizeof *pts);
+	struct mgc_site_input *in = calloc(ns ? ns : 1, sizeof *in);
+	int rc = -ENOMEM;
+	if (pts && in) {
+		for (uint32_t i = 0; i < np; i++)
+			mgc_point_from_snapshot(&s->grid[i], &pts[i]);
+		for (uint32_t i = 0; i < ns; i++) {
+			const struct mgc_shm_site *e = &s->sites[i];
+			in[i] = (struct mgc_site_input){e->site, e->kind, {e->live_bytes, e->live_count, e->allocs,
+						       e->alloc_bytes, e->frees, e->peak_bytes}, e->history, e->cohorts};
+		}
+		/* The segment's grid starts at the first marker: nothing before it to leave out. */
+		struct mgc_run run = {.points = pts, .npoints = np, .x_is_steps = h->steps_seen > 0,
+				      .first_marker_t = -1, .tracked = 1, .sites = in, .nsites = ns,
+				      .cgroup_limit = h->cgroup_limit, .mem_total = h->mem_total};
+		rc = mgc_analyze_run(&run, o, out);
+	}
+	free(pts);
+	free(in);
+	return rc;
+}
+
+int mgc_analyze_columns(const double *x, size_t n, int x_is_steps, const char *const *names,
+			const double *const *ys, size_t ncols, double limit, struct mgc_analysis *a)
+{
+	memset(a, 0, sizeof *a);
+	a->table = 1;
+	a->x_is_steps = x_is_steps;
+	a->n = n;
+	if (limit > 0) {
+		a->limit = limit;
+		a->limit_source = "--limit";
+	}
+	if (alloc_series(a, ncols, n) < 0) {
+		mgc_analysis_free(a);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < ncols; c++) {
+		struct mgc_series *s = &a->series[c];
+		s->name = names[c];
+		s->present = 1;
+		memcpy(s->x, x, n * sizeof *x);
+		memcpy(s->y, ys[c], n * sizeof *x);
+		judge_series(a, s, JUDGE_OWN);
+	}
+	if (ncols) {
+		a->verdict = a->series[0].fit;
+		a->have_verdict = a->series[0].classified;
+	}
+	return 0;
+}
+
+void mgc_analysis_free(struct mgc_analysis *a)
+{
+	for (size_t k = 0; a->series && k < a->nseries; k++) {
+		free(a->series[k].x);
+		free(a->series[k].y);
+	}
+	free(a->series);
+	for (size_t i = 0; a->sites && i < a->nsites; i++)
+		free(a->sites[i].y);
+	free(a->sites);
+	free(a->epochs);
+	memset(a, 0, sizeof *a);
+}
+
+const struct mgc_series *mgc_analysis_main(const struct mgc_analysis *a)
+{
+	return a->nseries ? &a->series[0] : NULL;
+}
+
+const struct mgc_series *mgc_analysis_device(const struct mgc_analysis *a)
+{
+	return !a->table && a->nseries == MGC_S_N && a->series[MGC_S_DEVICE].present ? &a->series[MGC_S_DEVICE]
+										       : NULL;
+}
