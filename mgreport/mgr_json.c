@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_json.c: the JSON printer (cJSON). Field names are a contract (docs/report-json.md): add
- * fields, never rename or remove them. Non-finite numbers are written as null. */
+ * fields, never rename or remove them. Non-finite numbers are written as null; the document is
+ * valid UTF-8 (mgc_json_clean: bytes that are not UTF-8 become U+FFFD). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mgc_escape.h"
 #include "mgc_json.h"
 #include "mgr_output.h"
 
@@ -237,8 +239,10 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
 	cJSON_DeleteItemFromObject(root, "verdict");
 	cJSON_AddStringToObject(root, "verdict", worst < 0 ? "stable" : mgc_verdict_name(worst));
 	cJSON_AddItemToObject(root, "processes", arr);
-	char *s = cJSON_Print(root);
+	char *raw = cJSON_Print(root);
 	cJSON_Delete(root);
+	char *s = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the trace held */
+	free(raw);
 	if (!s)
 		return -ENOMEM;
 	fputs(s, f);
