@@ -90,6 +90,8 @@ void mgm_text_frame(FILE *out, const struct mgm_view *v, int width)
 		fprintf(out, "  %s\n", mgc_esc(shown, sizeof shown, v->note));
 	if (v->notice[0])
 		fprintf(out, "  notice: %s\n", mgc_esc(shown, sizeof shown, v->notice));
+	if (v->a.axis_note[0])
+		fprintf(out, "  note: %s\n", v->a.axis_note);
 	mgm_fmt_verdict(v, line, sizeof line);
 	fprintf(out, "%s\n", line);
 	if (v->a.have_verdict && v->a.verdict.why[0])
@@ -220,6 +222,7 @@ int mgm_json_frame(FILE *out, const struct mgm_view *v)
 	cJSON_AddStringToObject(o, "notice", v->notice);
 	cJSON_AddNumberToObject(o, "uptime_s", v->uptime);
 	cJSON_AddStringToObject(o, "x", v->a.x_is_steps ? "steps" : "seconds");
+	cJSON_AddStringToObject(o, "x_axis_note", v->a.axis_note);
 	cJSON_AddNumberToObject(o, "step", (double)v->step);
 	cJSON_AddItemToObject(o, "steps_per_s", mgc_json_number(v->steps_per_s >= 0 ? v->steps_per_s : NAN));
 	cJSON_AddNumberToObject(o, "rss", (double)v->rss);

@@ -194,6 +194,7 @@ static cJSON *process_json(const struct mgr_process *p)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "file", p->origin ? p->origin : "");
 	cJSON_AddStringToObject(o, "x_axis", a->x_is_steps ? "step" : "seconds");
+	cJSON_AddStringToObject(o, "x_axis_note", a->axis_note);
 	cJSON_AddItemToObject(o, "limit_bytes", mgc_json_number(a->limit > 0 ? a->limit : NAN));
 	cJSON_AddStringToObject(o, "limit_source", a->limit_source ? a->limit_source : "");
 	cJSON_AddStringToObject(o, "verdict", a->have_verdict ? mgc_verdict_name(a->verdict.verdict) : "stable");

@@ -268,8 +268,10 @@ static void print_end(FILE *f, const struct mgr_process *p, const char *bold, co
 	const struct mgc_point *pt = &p->a.end;
 	double rss = (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem);
 	double other = (double)pt->rss_anon - (double)pt->heap - (double)pt->mmap - (double)pt->free_kept;
-	fprintf(f, "%sMemory at the end%s (%s %.0f):\n", bold, off, p->a.x_is_steps ? "step" : "t =",
-		p->a.x_is_steps ? (double)pt->step : pt->t);
+	if (p->a.x_is_steps) /* the program's own step, exactly (a double would round it near 2^64) */
+		fprintf(f, "%sMemory at the end%s (step %llu):\n", bold, off, (unsigned long long)pt->step);
+	else
+		fprintf(f, "%sMemory at the end%s (t = %.0f):\n", bold, off, pt->t);
 	fprintf(f, "  %-22s %10s\n", "rss", mgc_human_bytes(rss, a, sizeof a));
 	fprintf(f, "  %-22s %10s  (%llu blocks)\n", "  live heap", mgc_human_bytes((double)pt->heap, a, sizeof a),
 		(unsigned long long)pt->heap_count);
@@ -374,6 +376,8 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 	const char *bold = color ? "\033[1m" : "", *off = color ? "\033[0m" : "";
 	const struct mgc_series *m = mgc_analysis_main(&p->a);
 	print_title(f, p, bold, off);
+	if (p->a.axis_note[0])
+		fprintf(f, "note: %s\n\n", p->a.axis_note);
 	print_answer(f, p, color, off);
 	if (p->t && p->a.have_end)
 		print_end(f, p, bold, off);
