@@ -942,3 +942,9 @@ int mgc_trace_has_steps(const struct mgc_trace *t)
 {
 	return t->steps > 0;
 }
+
+const struct mgc_site *mgc_trace_unattributed(const struct mgc_trace *t)
+{
+	const struct mgc_site *s = t->nsites > MGC_SITE_OVERFLOW ? t->sites[MGC_SITE_OVERFLOW] : NULL;
+	return s && s->seen && s->nframes == 0 && s->counters.allocs ? s : NULL;
+}

@@ -206,6 +206,11 @@ static cJSON *process_json(const struct mgr_process *p)
 	if (t) {
 		add_points(o, t, mgc_analysis_device(a) != NULL);
 		cJSON_AddNumberToObject(o, "sites_total", (double)a->nsites);
+		const struct mgc_site *u = mgc_trace_unattributed(t);
+		if (u)
+			mgc_json_counters(cJSON_AddObjectToObject(o, "unattributed"), &u->counters);
+		else
+			cJSON_AddNullToObject(o, "unattributed");
 		add_devcells(o, t);
 	}
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");

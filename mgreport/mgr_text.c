@@ -350,6 +350,13 @@ static void print_cuda(FILE *f, const struct mgc_rec_devsite *cu)
 static void print_sites(FILE *f, const struct mgr_process *p, int color, const char *bold, const char *off)
 {
 	char a[32], b[32], c[32], d[32], tag[40];
+	const struct mgc_site *u = mgc_trace_unattributed(p->t);
+	if (u)
+		fprintf(f, "%llu allocations (%s, %s live at exit) went unattributed: the probe's site table "
+			"was full, so they have no stack; run again with a larger MGPROBE_MAX_SITES\n\n",
+			(unsigned long long)u->counters.allocs,
+			mgc_human_bytes((double)u->counters.alloc_bytes, a, sizeof a),
+			mgc_human_bytes((double)u->counters.live_bytes, b, sizeof b));
 	fprintf(f, "%sTop sites by growth%s (%zu of %zu):\n", bold, off, p->nshown, p->a.nsites);
 	for (size_t i = 0; i < p->nshown; i++) {
 		const struct mgc_site_result *r = &p->a.sites[i];

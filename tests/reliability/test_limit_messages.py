@@ -43,7 +43,20 @@ lines = probe_lines(r.stderr)
 t.eq("MGPROBE_MAX_SITES=16: one mgprobe line", 1, len(lines))
 t.true("MGPROBE_MAX_SITES=16: the line says the table is full and what to raise",
        lines and "site table is full" in lines[0] and "MGPROBE_MAX_SITES" in lines[0], lines)
+rep = t.report(out)
+if rep:
+    over = [s for s in rep["sites"] if not s["frames"]]
+    n = over[0]["allocs"] if over else 0
+    t.true("MGPROBE_MAX_SITES=16: some allocations had no site", n > 0, n)
+    t.eq("MGPROBE_MAX_SITES=16: the JSON counts them", n, (rep.get("unattributed") or {}).get("allocs"))
+    r = t.run([t.mgreport, out])
+    text = r.stdout.decode(errors="replace")
+    t.true("MGPROBE_MAX_SITES=16: the text report says how many went unattributed",
+           f"{n} allocations" in text and "unattributed" in text and "MGPROBE_MAX_SITES" in text,
+           text[:600])
 # A table big enough says nothing.
 r = t.preload([prog], {"MGPROBE_OUTPUT": t.path("big.mgt")})
 t.eq("default table: no mgprobe line", [], probe_lines(r.stderr))
+rep = t.report(t.path("big.mgt"))
+t.eq("default table: nothing unattributed", None, rep and rep.get("unattributed", 0))
 t.done()
