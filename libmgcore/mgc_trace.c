@@ -61,7 +61,7 @@ int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t
 		       path, h.version, MGC_TRACE_VERSION);
 		return -EPROTO;
 	}
-	unsigned char rest[4096]; /* the header's tail a newer writer may add: skipped (a stream cannot seek) */
+	unsigned char rest[4096]; /* a newer writer's longer header: skipped (a stream cannot seek) */
 	if (h.header_size < sizeof h || h.header_size > sizeof rest ||
 	    fread(rest, 1, h.header_size - sizeof h, f) != h.header_size - sizeof h) {
 		fclose(f);

@@ -84,13 +84,14 @@ static attr_t verdict_attr(struct mgm_ui *ui, int ok, const struct mgc_fit *f)
 	}
 }
 
-/* Prints s at (row, col), cut to the window, with attributes; returns the column after it. */
 /* Text from the watched process (its name, symbols, paths) may hold terminal commands. */
 static const char *shown(char *buf, size_t cap, const char *s)
 {
 	return mgc_escape(buf, cap, s, strlen(s));
 }
 
+/* Prints text at (row, col), escaped, cut to the window, with attributes; returns the column
+ * after it. */
 static int put(int row, int col, const char *text, attr_t a)
 {
 	char s[2048];

@@ -81,7 +81,7 @@ void mgm_text_frame(FILE *out, const struct mgm_view *v, int width)
 	width = width < 60 ? 60 : width > 400 ? 400 : width;
 	mgm_fmt_header(v, line, sizeof line);
 	fprintf(out, "mgmon %s: %s\n", MG_VERSION, line);
-	char shown[MGC_ESCAPED_MAX(sizeof v->cmdline > sizeof v->note ? sizeof v->cmdline : sizeof v->note)];
+	char shown[MGC_ESCAPED_MAX(sizeof v->cmdline)]; /* cmdline, note, notice: 256 bytes each */
 	if (v->cmdline[0])
 		fprintf(out, "  command: %s\n", mgc_esc(shown, sizeof shown, v->cmdline));
 	if (!v->probe && !v->exited)

@@ -189,7 +189,8 @@ static void print_fit_line(FILE *f, const struct mgr_process *p, const struct mg
 {
 	char a[32], b[32], name[MGC_ESCAPED_MAX(64)];
 	const char *v = s->classified ? mgc_verdict_name(s->fit.verdict) : "-";
-	fprintf(f, "  %-22s %10s  %s%-9s%s", mgc_esc(name, sizeof name, s->name), mgc_human_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
+	fprintf(f, "  %-22s %10s  %s%-9s%s", mgc_esc(name, sizeof name, s->name),
+		mgc_human_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
 		color && s->classified ? color_of(s->fit.verdict) : "", v, color && s->classified ? "\033[0m" : "");
 	if (s->classified && (s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING))
 		fprintf(f, " %s%s", mgc_human_bytes(s->fit.slope, b, sizeof b), slash_x(p));
@@ -211,7 +212,8 @@ static void print_title(FILE *f, const struct mgr_process *p, const char *bold, 
 		free(origin);
 		return;
 	}
-	char *host = mgc_escape_dup(t->host ? t->host : "?"), *cmd = mgc_escape_dup(t->cmdline ? t->cmdline : "?");
+	char *host = mgc_escape_dup(t->host ? t->host : "?");
+	char *cmd = mgc_escape_dup(t->cmdline ? t->cmdline : "?");
 	fprintf(f, "%smg report%s: %s\n  pid %d (parent %d) on %s: %s\n  %llu snapshots, %llu step markers%s%s\n\n",
 		bold, off, origin ? origin : "?", t->proc.pid, t->proc.ppid, host ? host : "?",
 		cmd ? cmd : "?", (unsigned long long)t->snapshots, (unsigned long long)t->steps,

@@ -14,11 +14,12 @@ def no_controls(t, what, data):
     except UnicodeDecodeError as ex:
         t.fail(f"{what}: not valid UTF-8 ({ex})")
         return
-    t.eq(f"{what}: no C1 controls", [], sorted({hex(ord(c)) for c in text if 0x80 <= ord(c) < 0xa0}))
+    t.eq(f"{what}: no C1 controls", [],
+         sorted({hex(ord(c)) for c in text if 0x80 <= ord(c) < 0xa0}))
 
 
 def valid_json(t, what, data):
-    """The JSON document in data (bytes), or None after a failure when it is not valid UTF-8 JSON."""
+    """The JSON document in data (bytes); None, after a failure, when it is not valid UTF-8 JSON."""
     try:
         return json.loads(data.decode("utf-8", errors="strict"))
     except (UnicodeDecodeError, ValueError) as ex:

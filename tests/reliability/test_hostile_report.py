@@ -46,7 +46,8 @@ def hostile_trace(path, steps=40):
 
 def mgreport(*args, input=None, timeout=30):
     try:
-        return subprocess.run([t.mgreport, *args], capture_output=True, input=input, timeout=timeout)
+        return subprocess.run([t.mgreport, *args], capture_output=True, input=input,
+                              timeout=timeout)
     except subprocess.TimeoutExpired as ex:
         t.fail(f"mgreport {' '.join(args)}: no exit within {timeout} s")
         return subprocess.CompletedProcess(args, None, ex.stdout or b"", ex.stderr or b"")
@@ -84,8 +85,8 @@ fifo = t.path("fifo.mgt")
 os.mkfifo(fifo)
 r = mgreport(fifo, timeout=10)
 t.eq("a FIFO: exit 1 at once", 1, r.returncode)
-t.true("a FIFO: one line says why", r.stderr.count(b"\n") == 1 and b"not a regular file" in r.stderr,
-       r.stderr)
+t.true("a FIFO: one line says why",
+       r.stderr.count(b"\n") == 1 and b"not a regular file" in r.stderr, r.stderr)
 with open(trace, "rb") as f:
     data = f.read()
 

@@ -48,7 +48,8 @@ if rep:
     over = [s for s in rep["sites"] if not s["frames"]]
     n = over[0]["allocs"] if over else 0
     t.true("MGPROBE_MAX_SITES=16: some allocations had no site", n > 0, n)
-    t.eq("MGPROBE_MAX_SITES=16: the JSON counts them", n, (rep.get("unattributed") or {}).get("allocs"))
+    t.eq("MGPROBE_MAX_SITES=16: the JSON counts them", n,
+         (rep.get("unattributed") or {}).get("allocs"))
     r = t.run([t.mgreport, out])
     text = r.stdout.decode(errors="replace")
     t.true("MGPROBE_MAX_SITES=16: the text report says how many went unattributed",
