@@ -31,8 +31,6 @@ static size_t axis_points(const struct mgc_run *run, size_t *idx)
 					idx[n - 1] = i; /* the marker's own snapshot */
 				continue;
 			}
-			if (prev && pt->step < prev->step)
-				continue; /* steps must increase */
 		} else if (prev && !(pt->t > prev->t)) {
 			continue;
 		}
@@ -41,9 +39,39 @@ static size_t axis_points(const struct mgc_run *run, size_t *idx)
 	return n;
 }
 
-static double axis_x(const struct mgc_run *run, const struct mgc_point *pt)
+#define EXACT_STEPS 0x1p53 /* past this a double no longer tells neighbouring steps apart */
+
+/* The x of each axis point, and the note that says how steps were counted when they are not the
+ * x themselves (the rule of mgc_analysis.h). */
+static void axis_x(const struct mgc_run *run, const size_t *idx, size_t n, double *x,
+		   struct mgc_analysis *a)
 {
-	return run->x_is_steps ? (double)pt->step : pt->t;
+	uint64_t first = n ? run->points[idx[0]].step : 0;
+	uint64_t seg = first >= (uint64_t)EXACT_STEPS ? first : 0; /* the step counted from */
+	double base = 0;
+	size_t breaks = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct mgc_point *pt = &run->points[idx[i]];
+		if (!run->x_is_steps) {
+			x[i] = pt->t;
+			continue;
+		}
+		if (i && (pt->step < run->points[idx[i - 1]].step ||
+			  (double)(pt->step - seg) >= EXACT_STEPS)) {
+			base = x[i - 1] + 1; /* a reset, a wrap or a leap: a new segment, one step on */
+			seg = pt->step;
+			breaks++;
+		}
+		x[i] = base + (double)(pt->step - seg);
+	}
+	if (breaks)
+		snprintf(a->axis_note, sizeof a->axis_note, "the step markers went backwards (or leapt "
+			 "past 2^53) %zu time%s: the x axis counts steps on across each break, so its steps "
+			 "are not the program's own after the first", breaks, breaks == 1 ? "" : "s");
+	else if (seg)
+		snprintf(a->axis_note, sizeof a->axis_note, "the step markers start at %llu, past 2^53: "
+			 "the x axis counts steps from there (step 0 is the program's %llu)",
+			 (unsigned long long)seg, (unsigned long long)seg);
 }
 
 /* ---- the limit ---- */
@@ -131,8 +159,11 @@ static int build_series(const struct mgc_run *run, const size_t *idx, struct mgc
 	for (int k = 0; k < MGC_S_N; k++) {
 		struct mgc_series *s = &a->series[k];
 		s->name = series_names[k];
+		if (k == 0)
+			axis_x(run, idx, a->n, s->x, a);
+		else
+			memcpy(s->x, a->series[0].x, a->n * sizeof *s->x);
 		for (size_t i = 0; i < a->n; i++) {
-			s->x[i] = axis_x(run, &run->points[idx[i]]);
 			s->y[i] = point_value(&run->points[idx[i]], (enum mgc_series_id)k);
 			any_device |= k == MGC_S_DEVICE && s->y[i] != 0;
 		}
@@ -277,7 +308,22 @@ static void weigh_sites(struct mgc_analysis *a)
 /* ---- epochs ---- */
 
 /* The x of every label that starts an epoch ("epoch", "epoch 3", ...) within the axis. */
-static int find_epochs(const struct mgc_run *run, struct mgc_analysis *a)
+/* Where a label falls on the axis: its step, or its time; on an axis whose steps are counted
+ * (axis_note), the x of the first point at or after its time. */
+static double label_x(const struct mgc_run *run, const size_t *idx, const struct mgc_analysis *a,
+		      const struct mgc_label *l)
+{
+	if (!run->x_is_steps)
+		return l->t;
+	if (!a->axis_note[0])
+		return (double)l->step;
+	for (size_t i = 0; i < a->n; i++)
+		if (run->points[idx[i]].t >= l->t)
+			return a->series[MGC_S_RSS].x[i];
+	return INFINITY;
+}
+
+static int find_epochs(const struct mgc_run *run, const size_t *idx, struct mgc_analysis *a)
 {
 	const struct mgc_series *rss = &a->series[MGC_S_RSS];
 	a->epochs = calloc(run->nlabels ? run->nlabels : 1, sizeof *a->epochs);
@@ -285,7 +331,7 @@ static int find_epochs(const struct mgc_run *run, struct mgc_analysis *a)
 		return -ENOMEM;
 	for (size_t i = 0; i < run->nlabels && a->n; i++) {
 		const struct mgc_label *l = &run->labels[i];
-		double x = run->x_is_steps ? (double)l->step : l->t;
+		double x = label_x(run, idx, a, l);
 		if (strncmp(l->text, "epoch", 5) != 0 || x < rss->x[0] || x > rss->x[a->n - 1])
 			continue;
 		if (!a->nepochs || x > a->epochs[a->nepochs - 1])
@@ -315,7 +361,7 @@ int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o
 			judge_series(a, &a->series[k], k == MGC_S_DEVICE ? JUDGE_DEVICE : JUDGE_PROCESS);
 		rc = judge_process(a);
 	}
-	if (rc == 0 && (rc = find_epochs(run, a)) == 0 && (rc = rank_sites(run, idx, a)) == 0) {
+	if (rc == 0 && (rc = find_epochs(run, idx, a)) == 0 && (rc = rank_sites(run, idx, a)) == 0) {
 		judge_sites(a, o->top);
 		weigh_sites(a);
 	}

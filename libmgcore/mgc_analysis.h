@@ -11,6 +11,11 @@
  *   marker-to-marker axis judges every step at the same moment of its loop: a snapshot from the
  *   middle of a step would add the step's own temporaries as noise. Without markers: every
  *   snapshot, in time.
+ * - Steps as x. A step is a u64 from the program, x a double: x is the step itself while that is
+ *   exact (below 2^53). A marker below the one before it (a counter reset each epoch, a wrap past
+ *   2^64 - 1) or leaping 2^53 past it starts a new segment that continues the axis one step after
+ *   the last point, so the run stays one series; markers that start past 2^53 are counted from
+ *   the first. Either way `axis_note` says so, in every output.
  * - The window. Verdicts and growth are over the whole axis, first point to last: the classifier
  *   finds where a series changed; a site's growth is its live bytes at the last point minus at the
  *   first. The live segment holds the run on 64 points and the trace on up to 512 (both halve as
@@ -116,6 +121,7 @@ struct mgc_analysis {
 	size_t leaking_device_sites; /* of those, CUDA sites */
 	double *epochs;              /* x of each epoch boundary on the axis, increasing */
 	size_t nepochs;
+	char axis_note[200];         /* how steps were counted when x is not the step ("" when it is) */
 };
 
 /* Analyses a run. 0, or -ENOMEM (out is then freed and zeroed). The run must outlive `out`. */

@@ -3,6 +3,7 @@
  * It must never accept a file it cannot read exactly: every defect becomes one error line with
  * its line and column, never a guess, a crash or a silently dropped cell. */
 #include "mgc_csv.h"
+#include "mgc_input.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -392,11 +393,11 @@ int mgc_csv_load(const char *path, struct mgc_csv *out, char *err, size_t errlen
 		return -EINVAL;
 	if (!path)
 		return mgc_csv_fail(&c, -EINVAL, "no file name");
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		return mgc_csv_fail(&c, -e, "cannot open: %s", strerror(e));
-	}
+	FILE *f;
+	char why[512];
+	int opened = mgc_input_open(path, &f, why, sizeof why);
+	if (opened < 0)
+		return mgc_csv_fail(&c, opened, "cannot open: %s", why);
 	size_t cap = 1 << 16, len = 0;
 	char *buf = malloc(cap);
 	int rc = buf ? 0 : mgc_csv_fail(&c, -ENOMEM, "out of memory");

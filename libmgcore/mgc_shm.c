@@ -20,6 +20,7 @@
 
 struct mgc_shm_map {
 	int pid;
+	int fd;      /* kept open: its size is checked before every copy */
 	const struct mgc_shm *seg;
 	size_t size;
 };
@@ -31,29 +32,66 @@ void mgc_shm_path(int pid, char *buf, size_t cap)
 	snprintf(buf, cap, "/dev/shm%s", name);
 }
 
-int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
+/* The uid the process creates files with (the fourth, filesystem, uid of /proc/PID/status's
+ * "Uid:" line); -1 when unknown. */
+static long proc_fsuid(int pid)
 {
-	char path[64], name[32];
-	*out = NULL;
-	mgc_shm_path(pid, path, sizeof path);
-	mgc_shm_name(pid, name, sizeof name);
-	int fd = shm_open(name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+	char path[40], text[4096];
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	if (mgc_read_file(path, text, sizeof text) <= 0)
+		return -1;
+	const char *u = strstr(text, "\nUid:");
+	unsigned long id[4];
+	if (!u || sscanf(u + 5, "%lu %lu %lu %lu", &id[0], &id[1], &id[2], &id[3]) != 4)
+		return -1;
+	return (long)id[3];
+}
+
+/* Opens the segment's name without following a symlink or waiting on a FIFO, and accepts only
+ * what the probe makes: a regular file of the target process's own user, mode 0600. Anyone can
+ * plant that name in /dev/shm. The descriptor, or -errno with err filled: -ENOENT (none),
+ * -EPERM (something else is there). */
+static int open_checked(int pid, const char *path, struct stat *st, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
 		if (e == ENOENT)
 			snprintf(err, errlen, "%s does not exist (the process runs without the probe)", path);
+		else if (e == ELOOP)
+			snprintf(err, errlen, "%s is a symbolic link, not the probe's segment", path);
 		else
 			snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
-		return -e;
+		return e == ELOOP || e == ENXIO ? -EPERM : -e;
 	}
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
+	long owner = proc_fsuid(pid);
+	const char *why = NULL;
+	if (fstat(fd, st) < 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st->st_mode))
+		why = "not a regular file";
+	else if (owner >= 0 && st->st_uid != (uid_t)owner)
+		why = "owned by another user than the process's";
+	else if ((st->st_mode & 07777) != 0600)
+		why = "readable or writable by other users (mode is not 0600)";
+	if (why) {
 		close(fd);
-		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(e));
-		return -e;
+		snprintf(err, errlen, "%s is %s: not the probe's segment", path, why);
+		return -EPERM;
 	}
-	if (st.st_uid != geteuid()) {
+	return fd;
+}
+
+int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
+{
+	char path[64];
+	*out = NULL;
+	mgc_shm_path(pid, path, sizeof path);
+	struct stat st;
+	int fd = open_checked(pid, path, &st, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (st.st_uid != geteuid() && geteuid() != 0) {
 		close(fd);
 		snprintf(err, errlen, "%s belongs to another user (uid %u)", path, (unsigned)st.st_uid);
 		return -EACCES;
@@ -69,8 +107,8 @@ int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
 	}
 	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
 	int e = errno;
-	close(fd);
 	if (p == MAP_FAILED) {
+		close(fd);
 		snprintf(err, errlen, "cannot map %s: %s", path, strerror(e));
 		return -e;
 	}
@@ -96,17 +134,16 @@ int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
 		snprintf(err, errlen, "%s has an unexpected size", path);
 		r = -EINVAL;
 	}
-	if (r < 0) {
-		munmap(p, (size_t)st.st_size);
-		return r;
-	}
-	struct mgc_shm_map *m = calloc(1, sizeof *m);
+	struct mgc_shm_map *m = r < 0 ? NULL : calloc(1, sizeof *m);
 	if (!m) {
 		munmap(p, (size_t)st.st_size);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+		close(fd);
+		if (r == 0)
+			snprintf(err, errlen, "out of memory");
+		return r < 0 ? r : -ENOMEM;
 	}
 	m->pid = pid;
+	m->fd = fd;
 	m->seg = p;
 	m->size = (size_t)st.st_size;
 	*out = m;
@@ -166,6 +203,10 @@ int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)
 		tries = 1000;
 	const struct mgc_shm *src = m->seg;
 	for (unsigned t = 0; t < tries; t++) {
+		/* Reading a page past the end of a file that shrank would raise SIGBUS. */
+		struct stat st;
+		if (fstat(m->fd, &st) < 0 || (size_t)st.st_size < m->size)
+			return -ESTALE;
 		uint64_t s1 = __atomic_load_n(&src->h.seq, __ATOMIC_ACQUIRE);
 		if (s1 & 1) {
 			sched_yield();
@@ -221,6 +262,7 @@ void mgc_shm_close(struct mgc_shm_map *m)
 	if (!m)
 		return;
 	munmap((void *)m->seg, m->size);
+	close(m->fd);
 	free(m);
 }
 

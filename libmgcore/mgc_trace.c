@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mgc_grid.h"
+#include "mgc_input.h"
 
 struct mgc_reader {
 	FILE *f;
@@ -34,12 +35,10 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
 int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		seterr(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
-	}
+	FILE *f;
+	int e = mgc_input_open(path, &f, err, errlen);
+	if (e < 0)
+		return e;
 	struct mgc_file_header h;
 	size_t n = fread(&h, 1, sizeof h, f);
 	if (n == 0) {
@@ -62,8 +61,9 @@ int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t
 		       path, h.version, MGC_TRACE_VERSION);
 		return -EPROTO;
 	}
-	if (h.header_size < sizeof h || h.header_size > 4096 ||
-	    fseek(f, (long)h.header_size, SEEK_SET) != 0) {
+	unsigned char rest[4096]; /* a newer writer's longer header: skipped (a stream cannot seek) */
+	if (h.header_size < sizeof h || h.header_size > sizeof rest ||
+	    fread(rest, 1, h.header_size - sizeof h, f) != h.header_size - sizeof h) {
 		fclose(f);
 		seterr(err, errlen, "%s: corrupt trace header", path);
 		return -EINVAL;
@@ -941,4 +941,10 @@ const char *mgc_trace_perfmap_name(const struct mgc_trace *t, uint64_t ip)
 int mgc_trace_has_steps(const struct mgc_trace *t)
 {
 	return t->steps > 0;
+}
+
+const struct mgc_site *mgc_trace_unattributed(const struct mgc_trace *t)
+{
+	const struct mgc_site *s = t->nsites > MGC_SITE_OVERFLOW ? t->sites[MGC_SITE_OVERFLOW] : NULL;
+	return s && s->seen && s->nframes == 0 && s->counters.allocs ? s : NULL;
 }

@@ -169,4 +169,8 @@ const struct mgc_module *mgc_trace_module_for(const struct mgc_trace *t, uint64_
 /* 1 when the run has step markers (steps are the natural x axis), else 0 (seconds). */
 int mgc_trace_has_steps(const struct mgc_trace *t);
 
+/* The overflow site (MGC_SITE_OVERFLOW: no frames) when the probe's site table filled up and
+ * allocations went to it unattributed, else NULL. */
+const struct mgc_site *mgc_trace_unattributed(const struct mgc_trace *t);
+
 #endif /* MGC_TRACE_H */

@@ -16,6 +16,8 @@
 #define MGC_TRACE_VERSION 2u   /* 2: stacks as a prefix tree (FRAMES + STACK2) */
 #define MGC_MAX_FRAMES 256u           /* hard cap on a stack's depth */
 #define MGC_COHORTS 32u               /* birth-step buckets per site */
+#define MGC_SITE_OVERFLOW 1u          /* the site of no frames that takes the allocations from new
+				       * stacks once the probe's site table is full */
 #define MGC_MAX_RECORD (64u << 20)    /* a reader rejects records longer than this */
 
 /* File header: the first 16 bytes of every trace. */

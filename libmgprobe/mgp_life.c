@@ -78,7 +78,13 @@ static int open_trace(int root, int truncate_root)
 			break;
 	}
 done:
-	if (err < 0)
+	if (err == -ELOOP || err == -ENXIO || err == -EINVAL || err == -EISDIR)
+		mgp_log("%s is %s: refused, the probe writes only regular files and never through a "
+			"link: the program runs unprofiled", life.path,
+			err == -ELOOP ? "a symbolic link" : "not a regular file");
+	else if (err == -EFBIG)
+		mgp_log_fsize("leaves no room for the trace %s: the program runs unprofiled", life.path);
+	else if (err < 0)
 		mgp_log("cannot create the trace %s (%s): the program runs unprofiled", life.path,
 			strerror(-err));
 	return err;

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,6 +146,8 @@ size_t mgp_fmt(char *buf, size_t cap, const char *fmt, ...)
 	return n;
 }
 
+/* SIGXFSZ is held around the write: a stderr redirected to a file past the file-size limit must
+ * not kill the program. */
 void mgp_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -155,9 +158,31 @@ void mgp_log(const char *fmt, ...)
 	size_t n = 9 + mgp_vfmt(buf + 9, sizeof buf - 10, fmt, ap);
 	va_end(ap);
 	buf[n++] = '\n';
+	sigset_t old;
+	mgp_xfsz_hold(&old);
 	ssize_t w = write(2, buf, n);
-	(void)w;
+	mgp_xfsz_release(&old, w < 0 && errno == EFBIG);
 	errno = saved;
+}
+
+static int fsize_said;
+
+void mgp_log_fsize(const char *fmt, ...)
+{
+	if (__atomic_exchange_n(&fsize_said, 1, __ATOMIC_RELAXED))
+		return;
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	struct rlimit rl;
+	unsigned long long v = getrlimit(RLIMIT_FSIZE, &rl) == 0 ? rl.rlim_cur : 0;
+	unsigned u = 0;
+	while (u < 4 && v >= 1024 && v % 1024 == 0)
+		v /= 1024, u++;
+	char what[400];
+	va_list ap;
+	va_start(ap, fmt);
+	mgp_vfmt(what, sizeof what, fmt, ap);
+	va_end(ap);
+	mgp_log("the file-size limit (%llu %s, ulimit -f) %s", v, units[u], what);
 }
 
 int mgp_parse_u64(const char *s, uint64_t *out)

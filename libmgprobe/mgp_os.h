@@ -27,6 +27,11 @@ size_t mgp_fmt(char *buf, size_t cap, const char *fmt, ...) __attribute__((forma
 /* One line "mgprobe: ...\n" on stderr, written with a single write(2). */
 void mgp_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The file-size limit (RLIMIT_FSIZE) is one cause behind both outputs failing, so it is said once
+ * per process: the first caller prints "mgprobe: the file-size limit (8 KiB, ulimit -f) " and
+ * then its own words (what the limit stops); later calls print nothing. */
+void mgp_log_fsize(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Parses a decimal unsigned; returns 0 on success, -EINVAL otherwise. */
 int mgp_parse_u64(const char *s, uint64_t *out);
 

@@ -52,8 +52,12 @@ static void turn_off(const char *what, int err)
 {
 	char name[32];
 	mgc_shm_name(pub.pid, name, sizeof name);
-	mgp_log("cannot publish live state in /dev/shm%s (%s: %s): mgmon will show RSS only", name, what,
-		strerror(err));
+	if (err == EFBIG)
+		mgp_log_fsize("leaves no room for the live state in /dev/shm%s: mgmon will show RSS "
+			      "only, and the trace stops if it reaches the limit", name);
+	else
+		mgp_log("cannot publish live state in /dev/shm%s (%s: %s): mgmon will show RSS only",
+			name, what, strerror(err));
 	if (pub.seg)
 		syscall(SYS_munmap, pub.seg, sizeof *pub.seg);
 	pub.seg = NULL;

@@ -31,6 +31,7 @@ static struct {
 	uint64_t *frames;
 	uint64_t frames_cap, frames_trunc_at;
 	uint64_t frames_used;
+	int said_full;         /* the one line about a full table is written (under lock) */
 	pthread_mutex_t lock;
 } table = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -86,9 +87,9 @@ int mgp_sites_init(uint32_t max_sites)
 	table.frames_cap = frames_cap;
 	table.frames_trunc_at = reserve ? frames_cap - frames_cap / 8 : UINT64_MAX;
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
-	table.sites[1].hash = 0;
-	table.sites[1].nframes = 0;
-	table.sites[1].id = 1;
+	table.sites[MGC_SITE_OVERFLOW].hash = 0;
+	table.sites[MGC_SITE_OVERFLOW].nframes = 0;
+	table.sites[MGC_SITE_OVERFLOW].id = MGC_SITE_OVERFLOW;
 	__atomic_store_n(&table.count, 2, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -148,8 +149,14 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
 	}
 	if (id >= table.max_sites || table.frames_used + n > table.frames_cap) {
+		int said = table.said_full;
+		table.said_full = 1;
 		pthread_mutex_unlock(&table.lock);
-		return 1;
+		if (!said)
+			mgp_log("the site table is full (MGPROBE_MAX_SITES=%u): allocations from new stacks "
+				"go unattributed, into one site without a stack (the report says how many); "
+				"raise MGPROBE_MAX_SITES", table.max_sites);
+		return MGC_SITE_OVERFLOW;
 	}
 	struct mgp_site *s = &table.sites[id];
 	s->frames_off = table.frames_used;

@@ -24,6 +24,7 @@
 static struct {
 	int fd;
 	int ok;       /* the file is open and healthy */
+	int opening;  /* mgp_trace_open is writing the header: a failure is its caller's to say */
 	dev_t dev;    /* the trace file's identity: the program may close our fd and reuse it */
 	ino_t ino;
 	uint64_t start_mono;
@@ -92,12 +93,18 @@ static void close_if_ours(void)
 	trace.fd = -1;
 }
 
+/* Closes the trace after a write error, with one line unless it is being opened (the opener
+ * says why it failed) or the file-size limit was already reported. */
 static void fail(int err)
 {
 	if (!trace.ok)
 		return;
 	trace.ok = 0;
-	mgp_log("cannot write the trace (%s): recording stopped, the program runs on", strerror(err));
+	if (!trace.opening && err == EFBIG)
+		mgp_log_fsize("stopped the trace: recording stopped, the program runs on");
+	else if (!trace.opening)
+		mgp_log("cannot write the trace (%s): recording stopped, the program runs on",
+			strerror(err));
 	close_if_ours();
 }
 
@@ -176,9 +183,13 @@ static uint64_t now_rel(void)
 }
 
 
+/* Never through a symlink and never waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK: -ELOOP, -ENXIO),
+ * and only a regular file (-EINVAL); 0600 like a core dump, since a trace holds command lines. An
+ * existing file is truncated only once it is known to be a regular file. */
 static int open_file(const char *path, int excl)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+			    (excl ? O_EXCL : 0), 0600);
 	if (fd < 0)
 		return -errno;
 	/* Out of the way of the low numbers programs use and reuse. */
@@ -188,10 +199,12 @@ static int open_file(const char *path, int excl)
 		fd = high;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
+	int err = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (!err && !excl && (ftruncate(fd, 0) < 0 || fchmod(fd, 0600) < 0))
+		err = -errno;
+	if (err) {
 		close(fd);
-		return -e;
+		return err;
 	}
 	trace.dev = st.st_dev;
 	trace.ino = st.st_ino;
@@ -225,8 +238,13 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	memcpy(trace.scratch + pr.host_len, p->cmdline, pr.cmdline_len);
 	memcpy(trace.scratch + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
 	size_t strings = (size_t)pr.host_len + pr.cmdline_len + pr.exe_len;
+	trace.opening = 1;
 	record3(MGC_REC_PROCESS, &pr, sizeof pr, trace.scratch, strings, NULL, 0);
-	return mgp_trace_flush();
+	err = mgp_trace_flush();
+	trace.opening = 0;
+	if (err < 0)
+		unlink(path); /* created or emptied above, and nothing in it */
+	return err;
 }
 
 /* ---- module map ---- */
@@ -631,25 +649,68 @@ void mgp_trace_end(uint32_t reason, int status)
 	record3(MGC_REC_END, &r, sizeof r, NULL, 0, NULL, 0);
 }
 
+/* The perf map's name is well known and its directory world-writable: anyone may have planted
+ * something there for our pid. Opens it only as a regular file of our own user with one link,
+ * never through a symlink (/etc/shadow) and never blocking (a FIFO). Returns the descriptor, or -1
+ * with *why set (NULL when there is simply no map). */
+static int open_perfmap(const char *path, const char **why)
+{
+	*why = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			*why = "a symbolic link";
+		else if (errno != ENOENT)
+			*why = strerror(errno);
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if (st.st_uid != geteuid())
+		*why = "owned by another user";
+	else if (st.st_nlink != 1)
+		*why = "a file with other links";
+	if (*why) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 void mgp_trace_perfmap(int pid)
 {
-	char path[64];
+	char path[64], note[160];
+	const char *why;
 	if (!trace.ok)
 		return;
 	mgp_fmt(path, sizeof path, "/tmp/perf-%d.map", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	int fd = open_perfmap(path, &why);
+	if (fd < 0) {
+		if (why) {
+			mgp_fmt(note, sizeof note, "the perf map %s was not copied: %s", path, why);
+			mgp_trace_notice(note);
+		}
 		return;
-	size_t chunk = 1u << 20;
+	}
+	size_t chunk = 1u << 20, total = 0;
 	if (scratch_reserve(chunk) == 0) {
-		for (;;) {
-			ssize_t r = read(fd, trace.scratch, chunk);
+		while (total < MGP_PERFMAP_MAX) {
+			size_t want = MGP_PERFMAP_MAX - total < chunk ? MGP_PERFMAP_MAX - total : chunk;
+			ssize_t r = read(fd, trace.scratch, want);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0)
 				break;
 			record3(MGC_REC_PERFMAP, trace.scratch, (size_t)r, NULL, 0, NULL, 0);
+			total += (size_t)r;
 		}
+	}
+	char more;
+	if (total >= MGP_PERFMAP_MAX && read(fd, &more, 1) == 1) {
+		mgp_fmt(note, sizeof note, "the perf map %s was cut at %u MiB", path,
+			(unsigned)(MGP_PERFMAP_MAX >> 20));
+		mgp_trace_notice(note);
 	}
 	close(fd);
 }

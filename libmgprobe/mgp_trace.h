@@ -14,8 +14,10 @@
 /* Reserves buffers for up to max_sites sites. 0 or -ENOMEM. */
 int mgp_trace_init(uint32_t max_sites);
 
-/* Opens path for writing (O_EXCL when excl, else truncating) and writes the file header and the
- * process record. 0 or -errno (the file is then not created or left empty). */
+/* Opens path for writing (O_EXCL when excl, else truncating a regular file; never through a
+ * symlink: -ELOOP, nor a FIFO, device or directory: -ENXIO, -EINVAL, -EISDIR), mode 0600, and
+ * writes the file header and the process record. 0 or -errno, silently (the file is then not
+ * created, or removed again). */
 int mgp_trace_open(const char *path, int excl, const struct mgp_process *p);
 
 /* Writes load and unload records for the module map's generations since the last call
@@ -45,7 +47,11 @@ void mgp_trace_child(int pid, uint32_t how); /* how: enum mgc_child_how */
 void mgp_trace_end(uint32_t reason, int status);
 
 /* Copies /tmp/perf-PID.map, where interpreters and JITs name their generated code (Python 3.12+
- * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs. */
+ * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs:
+ * only a regular file of the process's own user with one link (never through a symlink, never
+ * waiting on a FIFO), and at most MGP_PERFMAP_MAX bytes of it; what it refuses or cuts, a notice
+ * in the trace says. */
+#define MGP_PERFMAP_MAX ((size_t)64 << 20)
 void mgp_trace_perfmap(int pid);
 void mgp_trace_notice(const char *text);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mg_config.h"
+#include "mgc_format.h"
 #include "mgp_settings.h"
 
 #ifndef MGP_LIBDIR_REL
@@ -174,30 +175,132 @@ static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned
 	return 0;
 }
 
-/* Lists the traces written by this run: files in dir starting with `prefix` modified since t0. */
-static void report_traces(const char *dir, const char *prefix, const char *root, time_t t0)
+/* A file that may be one of this run's traces, as its PROCESS record names it. */
+struct trace_id {
+	char *path;
+	int pid, ppid;
+	uint64_t start_ns; /* CLOCK_REALTIME */
+	int mine;
+};
+
+/* Reads the PROCESS record at the start of path: only from a regular file of our own user, opened
+ * without following a symlink or waiting on a FIFO (anyone can plant files in a shared directory).
+ * 0, or -1 when it is not such a trace. */
+static int read_trace_id(const char *path, struct trace_id *id)
 {
+	struct {
+		struct mgc_file_header fh;
+		struct mgc_rec rh;
+		struct mgc_rec_process pr;
+	} head;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		 pread(fd, &head, sizeof head, 0) == (ssize_t)sizeof head &&
+		 memcmp(head.fh.magic, MGC_TRACE_MAGIC, 8) == 0 &&
+		 head.fh.header_size == sizeof head.fh && head.rh.type == MGC_REC_PROCESS &&
+		 head.rh.len >= sizeof head.pr;
+	close(fd);
+	if (!ok)
+		return -1;
+	id->pid = head.pr.pid;
+	id->ppid = head.pr.ppid;
+	id->start_ns = head.pr.start_realtime_ns;
+	id->mine = 0;
+	return 0;
+}
+
+/* Marks the traces of root_pid's process tree started since t0_ns: the root's own (an exec keeps
+ * its pid), then, until nothing changes, every trace whose pid or parent is a marked trace's
+ * pid. */
+static void mark_tree(struct trace_id *ids, size_t n, int root_pid, uint64_t t0_ns)
+{
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (ids[i].mine || ids[i].start_ns < t0_ns)
+				continue;
+			int in = ids[i].pid == root_pid;
+			for (size_t j = 0; j < n && !in; j++)
+				in = ids[j].mine && (ids[i].pid == ids[j].pid || ids[i].ppid == ids[j].pid);
+			if (in)
+				ids[i].mine = changed = 1;
+		}
+	}
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct trace_id *x = a, *y = b;
+	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
+}
+
+/* The traces in dir named `prefix`*.mgt, each with its PROCESS record; *n of them. */
+static struct trace_id *find_traces(const char *dir, const char *prefix, size_t *n)
+{
+	struct trace_id *ids = NULL;
+	size_t cap = 0, pl = strlen(prefix);
+	*n = 0;
 	DIR *d = opendir(dir);
-	if (root && file_exists(root))
-		fprintf(stderr, "mgprobe: trace written to %s\n", root);
 	if (!d)
-		return;
+		return NULL;
 	struct dirent *e;
-	size_t pl = strlen(prefix);
 	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (strncmp(e->d_name, prefix, pl) != 0 || n < 4 || strcmp(e->d_name + n - 4, ".mgt") != 0)
+		size_t len = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, pl) != 0 || len < 4 ||
+		    strcmp(e->d_name + len - 4, ".mgt") != 0)
 			continue;
-		char p[PATH_MAX + 256];
-		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-		if (root && strcmp(p, root) == 0)
+		struct trace_id id;
+		if (asprintf(&id.path, "%s/%s", dir, e->d_name) < 0)
+			break;
+		if (read_trace_id(id.path, &id) < 0) {
+			free(id.path);
 			continue;
-		struct stat st;
-		if (stat(p, &st) != 0 || st.st_mtime < t0)
-			continue;
-		fprintf(stderr, "mgprobe: %s written to %s\n", root ? "child trace" : "trace", p);
+		}
+		if (*n == cap) {
+			struct trace_id *more = reallocarray(ids, cap ? 2 * cap : 64, sizeof *ids);
+			if (!more) {
+				free(id.path);
+				break;
+			}
+			ids = more;
+			cap = cap ? 2 * cap : 64;
+		}
+		ids[(*n)++] = id;
 	}
 	closedir(d);
+	return ids;
+}
+
+#define MAX_LISTED 32
+
+/* Says where this run's traces went: the -o file (root), then, oldest first and at most
+ * MAX_LISTED lines, the other traces in dir/prefix*.mgt of the launched process's tree (root_pid,
+ * started since t0_ns): never another run's, nor a file planted there. */
+static void report_traces(const char *dir, const char *prefix, const char *root, int root_pid,
+			  uint64_t t0_ns)
+{
+	struct stat st;
+	if (root && lstat(root, &st) == 0 && S_ISREG(st.st_mode))
+		fprintf(stderr, "mgprobe: trace written to %s\n", root);
+	size_t n, listed = 0;
+	struct trace_id *ids = find_traces(dir, prefix, &n);
+	if (!ids)
+		return;
+	mark_tree(ids, n, root_pid, t0_ns);
+	qsort(ids, n, sizeof *ids, by_start);
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i].mine && !(root && strcmp(ids[i].path, root) == 0) && listed++ < MAX_LISTED)
+			fprintf(stderr, "mgprobe: %s written to %s\n", root ? "child trace" : "trace",
+				ids[i].path);
+		free(ids[i].path);
+	}
+	if (listed > MAX_LISTED)
+		fprintf(stderr, "mgprobe: and %zu more traces of this run in %s\n", listed - MAX_LISTED,
+			dir);
+	free(ids);
 }
 
 /* What `mgprobe run` was asked. */
@@ -346,11 +449,11 @@ static int set_env(const struct run_opts *o, const char *lib)
 	return 0;
 }
 
-/* Runs CMD (MGPROBE_OUTPUT_PID names it: it writes the exact -o file) and waits. Its wait status
- * in *st; 0, or 125 after one line. */
-static int run_child(char **cmd, int *st)
+/* Runs CMD (MGPROBE_OUTPUT_PID names it: it writes the exact -o file) and waits. Its pid in
+ * *child, its wait status in *st; 0, or 125 after one line. */
+static int run_child(char **cmd, int *st, pid_t *child)
 {
-	pid_t pid = fork();
+	pid_t pid = *child = fork();
 	if (pid < 0) {
 		fprintf(stderr, "mgprobe: fork: %s\n", strerror(errno));
 		return 125;
@@ -408,11 +511,14 @@ int main(int argc, char **argv)
 	if (find_program(argv[o.cmd], prog, sizeof prog) == 0 && statically_linked(prog))
 		fprintf(stderr, "mgprobe: %s is statically linked: no dynamic loader will load the probe "
 			"into it, so it runs unprofiled\n", prog);
-	time_t t0 = time(NULL) - 1;
+	struct timespec t0;
+	clock_gettime(CLOCK_REALTIME, &t0);
 	int st;
-	if ((rc = run_child(argv + o.cmd, &st)) != 0)
+	pid_t child;
+	if ((rc = run_child(argv + o.cmd, &st, &child)) != 0)
 		return rc;
-	report_traces(outdir, prefix, o.output ? outabs : NULL, t0);
+	report_traces(outdir, prefix, o.output ? outabs : NULL, child,
+		      (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec);
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return WEXITSTATUS(st);

@@ -43,6 +43,7 @@ struct mgm_collector {
 	int nvml_tried;
 	struct proc_history hist;
 	int gone;
+	char refused[256];           /* why the segment's name holds nothing usable ("" when fine) */
 };
 
 /* ---- /proc ---- */
@@ -121,10 +122,12 @@ static int attach_segment(struct mgm_collector *c, char *err, size_t errlen)
 		if (r == -EAGAIN)
 			usleep(10000);
 	}
-	if (r == -EPROTO || r == -EINVAL || r == -EACCES) {
+	if (r == -EPROTO || r == -EACCES) {
 		snprintf(err, errlen, "%s", e2);
 		return r == -EACCES ? -EPERM : -EPROTO;
 	}
+	if (r == -EPERM || r == -EINVAL) /* planted, or not a segment: the /proc view, with a notice */
+		snprintf(c->refused, sizeof c->refused, "%s", e2);
 	if (r == 0 && mgc_shm_read(c->map, c->copy, 0) == 0 && mgc_shm_is_stale(c->copy)) {
 		mgc_shm_close(c->map);
 		c->map = NULL;
@@ -440,17 +443,31 @@ static void follow(struct mgm_collector *c)
 	if (!c->map && !c->gone) {
 		char e2[256];
 		struct mgc_shm_map *m;
-		if (mgc_shm_open(c->pid, &m, e2, sizeof e2) == 0) {
+		int r = mgc_shm_open(c->pid, &m, e2, sizeof e2);
+		if (r == 0) {
+			c->refused[0] = 0;
 			if (mgc_shm_read(m, c->copy, 0) == 0 && !mgc_shm_is_stale(c->copy)) {
 				c->map = m;
 				c->have_copy = 1;
 			} else {
 				mgc_shm_close(m);
 			}
+		} else if (r == -EPERM || r == -EINVAL) {
+			snprintf(c->refused, sizeof c->refused, "%s", e2);
 		}
 	}
-	if (c->map && mgc_shm_read(c->map, c->copy, 0) == 0)
+	int r = c->map ? mgc_shm_read(c->map, c->copy, 0) : -ENOENT;
+	if (r == 0) {
 		c->have_copy = 1;
+	} else if (r == -ESTALE) { /* reading on would raise SIGBUS: the file shrank under us */
+		char path[64];
+		mgc_shm_path(c->pid, path, sizeof path);
+		snprintf(c->refused, sizeof c->refused, "%s changed: it shrank while mgmon read it, so "
+			 "its figures stop here (RSS from /proc)", path);
+		mgc_shm_close(c->map);
+		c->map = NULL;
+		c->have_copy = 0;
+	}
 	if (c->map && c->have_copy && c->copy->h.state == MGC_SHM_EXECED && !c->gone) {
 		mgc_shm_close(c->map);
 		c->map = NULL;
@@ -479,6 +496,7 @@ int mgm_collect(struct mgm_collector *c, struct mgm_view *v)
 			snprintf(v->cmdline, sizeof v->cmdline, "%s", keep_cmd);
 		}
 	}
+	snprintf(v->notice, sizeof v->notice, "%s", c->refused);
 	if (v->exited && v->exit_known)
 		snprintf(v->note, sizeof v->note, "exited (status %d): final state", v->exit_status);
 	else if (v->exited)

@@ -36,6 +36,8 @@ struct mgm_view {
 	int exit_known;
 	int exit_status;
 	char note[256];           /* a one-line notice for the header ("" when none) */
+	char notice[256];         /* what mgmon refused or gave up on at the segment's name (planted,
+				   * or it shrank), shown with every frame ("" when none) */
 	double uptime;            /* seconds */
 	uint64_t step;
 	double steps_per_s;       /* < 0 when unknown */

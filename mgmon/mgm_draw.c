@@ -2,7 +2,8 @@
 /* mgm_draw.c: draws an mgm_view with curses: header, verdict, breakdown, chart, series verdicts,
  * sites table, and the stack and help screens. Everything it prints comes from mgm_format.c, so
  * the screen and `--once` agree. It must never write outside the window (every line is cut to
- * its width) and must cope with any size, down to a "terminal too small" notice. */
+ * its width), never put a control byte on the terminal (text goes through put() and bar(), which
+ * escape it: mgc_escape.h), and must cope with any size, down to a "terminal too small" notice. */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "mgm_draw.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "mg_config.h"
+#include "mgc_escape.h"
 #include "mgc_units.h"
 #include "mgm_format.h"
 
@@ -82,9 +84,18 @@ static attr_t verdict_attr(struct mgm_ui *ui, int ok, const struct mgc_fit *f)
 	}
 }
 
-/* Prints s at (row, col), cut to the window, with attributes; returns the column after it. */
-static int put(int row, int col, const char *s, attr_t a)
+/* Text from the watched process (its name, symbols, paths) may hold terminal commands. */
+static const char *shown(char *buf, size_t cap, const char *s)
 {
+	return mgc_escape(buf, cap, s, strlen(s));
+}
+
+/* Prints text at (row, col), escaped, cut to the window, with attributes; returns the column
+ * after it. */
+static int put(int row, int col, const char *text, attr_t a)
+{
+	char s[2048];
+	shown(s, sizeof s, text);
 	int w = COLS - col;
 	if (w <= 0 || row < 0 || row >= LINES)
 		return col;
@@ -95,8 +106,10 @@ static int put(int row, int col, const char *s, attr_t a)
 	return col + (n < w ? n : w);
 }
 
-static void bar(struct mgm_ui *ui, int row, const char *s)
+static void bar(struct mgm_ui *ui, int row, const char *text)
 {
+	char s[2048];
+	shown(s, sizeof s, text);
 	attr_t a = ui->colors ? COLOR_PAIR(C_HEADER) : A_REVERSE;
 	attron(a);
 	mvhline(row, 0, ' ', COLS);
@@ -215,8 +228,8 @@ static void draw_top(struct mgm_ui *ui, const struct mgm_view *v, const struct m
 	put(1, 0, buf, v->a.have_verdict ? verdict_attr(ui, 1, &v->a.verdict) : A_NORMAL);
 	mgm_fmt_breakdown(v, buf, sizeof buf);
 	int col = put(2, 0, buf, A_NORMAL);
-	if (v->note[0])
-		put(2, col + 2 < COLS ? col + 2 : COLS, v->note, A_BOLD);
+	if (v->note[0] || v->notice[0])
+		put(2, col + 2 < COLS ? col + 2 : COLS, v->notice[0] ? v->notice : v->note, A_BOLD);
 	if (!v->probe && !v->exited) /* always visible: it changes what every number means */
 		put(2, COLS > 20 ? COLS - 20 : 0, " no probe: RSS only ", A_REVERSE);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* mgm_format.c: turns an mgm_view into the lines and the chart both frontends print. Pure
- * functions writing into caller buffers; they must never read past a view's counts, and never
- * print a number the view does not hold (unknown is "?"/"-", not 0). */
+ * functions writing into caller buffers; they must never read past a view's counts, never print
+ * a number the view does not hold (unknown is "?"/"-", not 0), and never pass on a control byte
+ * from the watched process (its name, symbols and paths are escaped: mgc_escape.h). */
 #include "mgm_format.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "mgc_escape.h"
 #include "mgc_format.h"
 #include "mgc_units.h"
 
@@ -56,7 +58,9 @@ void mgm_fmt_header(const struct mgm_view *v, char *buf, size_t cap)
 		mgc_human_bytes(v->a.limit, lim, sizeof lim);
 	else
 		snprintf(lim, sizeof lim, "?");
-	snprintf(buf, cap, "pid %d %s  up %s  %s  RSS %s / %s%s", v->pid, v->comm[0] ? v->comm : "?",
+	char comm[MGC_ESCAPED_MAX(sizeof v->comm)];
+	snprintf(buf, cap, "pid %d %s  up %s  %s  RSS %s / %s%s", v->pid,
+		 v->comm[0] ? mgc_esc(comm, sizeof comm, v->comm) : "?",
 		 mgm_duration(v->uptime, up, sizeof up), rate, rss, lim,
 		 v->exited ? "  [exited]" : "");
 }
@@ -167,12 +171,13 @@ void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap)
 	if (!s->stack || s->stack->st.named >= s->stack->st.n)
 		return;
 	const struct mgc_frame *f = &s->stack->st.frames[s->stack->st.named];
+	char name[MGC_ESCAPED_MAX(256)];
 	if (f->file) {
 		const char *b = strrchr(f->file, '/');
-		snprintf(buf, cap, "%s:%d", b ? b + 1 : f->file, f->line);
+		snprintf(buf, cap, "%s:%d", mgc_esc(name, sizeof name, b ? b + 1 : f->file), f->line);
 	} else if (f->module) {
 		const char *b = strrchr(f->module, '/');
-		snprintf(buf, cap, "[%s]", b ? b + 1 : f->module);
+		snprintf(buf, cap, "[%s]", mgc_esc(name, sizeof name, b ? b + 1 : f->module));
 	}
 }
 
@@ -209,8 +214,8 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 	int rest = width - 42;
 	if (rest < 8)
 		rest = 8;
-	char fnbuf[300];
-	const char *fn = mgm_site_function(s);
+	char fnbuf[300], fnesc[MGC_ESCAPED_MAX(256)];
+	const char *fn = mgc_esc(fnesc, sizeof fnesc, mgm_site_function(s));
 	if (mgc_kind_is_cuda(r->kind)) { /* "[device:0] fn": GPU sites say so */
 		int dev = mgc_kind_device(r->kind);
 		char d[8] = "";

@@ -31,7 +31,8 @@ void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, s
 void mgm_fmt_site_header(const struct mgm_view *v, int width, char *buf, size_t cap);
 void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int width, char *buf, size_t cap);
 
-/* The frame a site is named by ("??" when unknown), and "file:line" ("" when unknown). */
+/* The frame a site is named by ("??" when unknown), as the process's symbols say it (raw: escape
+ * it to show it), and its "file:line" ("" when unknown), escaped for a terminal. */
 const char *mgm_site_function(const struct mgm_site *s);
 void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgm_text.c: `mgmon --once` frames: the same lines the curses screen shows, as plain text for
- * scripts, logs and tests, or as JSON. Never emits terminal control sequences. */
+ * scripts, logs and tests, or as JSON. Never emits terminal control sequences: text from the
+ * watched process is escaped and the JSON is valid UTF-8 (mgc_escape.h). */
 #include "mgm_text.h"
 
 #include "mgc_format.h"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "mg_config.h"
+#include "mgc_escape.h"
 #include "mgc_json.h"
 #include "mgm_format.h"
 
@@ -37,15 +39,20 @@ static void text_chart(FILE *out, const struct mgm_view *v, int width)
 
 static void text_stack(FILE *out, const struct mgm_site *ms)
 {
-	fprintf(out, "\nstack of leaking site %u (%s):\n", ms->r->id, mgm_site_function(ms));
+	char *fn = mgc_escape_dup(mgm_site_function(ms)), where[MGC_ESCAPED_MAX(1024)];
+	fprintf(out, "\nstack of leaking site %u (%s):\n", ms->r->id, fn ? fn : "?");
+	free(fn);
 	for (size_t k = 0; k < ms->stack->st.n && k < 24; k++) {
 		const struct mgc_frame *f = &ms->stack->st.frames[k];
 		const char *mb = f->module ? strrchr(f->module, '/') : NULL;
+		fn = mgc_escape_dup(f->function ? f->function : "??");
 		if (f->file)
-			fprintf(out, "  #%-2zu %s%s  %s:%d\n", k, f->function, f->inlined ? " (inlined)" : "", f->file,
-				f->line);
+			fprintf(out, "  #%-2zu %s%s  %s:%d\n", k, fn ? fn : "?", f->inlined ? " (inlined)" : "",
+				mgc_esc(where, sizeof where, f->file), f->line);
 		else
-			fprintf(out, "  #%-2zu %s  [%s]\n", k, f->function, mb ? mb + 1 : f->module ? f->module : "??");
+			fprintf(out, "  #%-2zu %s  [%s]\n", k, fn ? fn : "?",
+				mgc_esc(where, sizeof where, mb ? mb + 1 : f->module ? f->module : "??"));
+		free(fn);
 	}
 }
 
@@ -74,12 +81,17 @@ void mgm_text_frame(FILE *out, const struct mgm_view *v, int width)
 	width = width < 60 ? 60 : width > 400 ? 400 : width;
 	mgm_fmt_header(v, line, sizeof line);
 	fprintf(out, "mgmon %s: %s\n", MG_VERSION, line);
+	char shown[MGC_ESCAPED_MAX(sizeof v->cmdline)]; /* cmdline, note, notice: 256 bytes each */
 	if (v->cmdline[0])
-		fprintf(out, "  command: %s\n", v->cmdline);
+		fprintf(out, "  command: %s\n", mgc_esc(shown, sizeof shown, v->cmdline));
 	if (!v->probe && !v->exited)
 		fprintf(out, "  no probe: RSS only (run the program under `mgprobe run` for heap, sites and stacks)\n");
-	else if (v->note[0])
-		fprintf(out, "  %s\n", v->note);
+	if ((v->probe || v->exited) && v->note[0])
+		fprintf(out, "  %s\n", mgc_esc(shown, sizeof shown, v->note));
+	if (v->notice[0])
+		fprintf(out, "  notice: %s\n", mgc_esc(shown, sizeof shown, v->notice));
+	if (v->a.axis_note[0])
+		fprintf(out, "  note: %s\n", v->a.axis_note);
 	mgm_fmt_verdict(v, line, sizeof line);
 	fprintf(out, "%s\n", line);
 	if (v->a.have_verdict && v->a.verdict.why[0])
@@ -207,8 +219,10 @@ int mgm_json_frame(FILE *out, const struct mgm_view *v)
 	if (v->exit_known)
 		cJSON_AddNumberToObject(o, "exit_status", v->exit_status);
 	cJSON_AddStringToObject(o, "note", v->note);
+	cJSON_AddStringToObject(o, "notice", v->notice);
 	cJSON_AddNumberToObject(o, "uptime_s", v->uptime);
 	cJSON_AddStringToObject(o, "x", v->a.x_is_steps ? "steps" : "seconds");
+	cJSON_AddStringToObject(o, "x_axis_note", v->a.axis_note);
 	cJSON_AddNumberToObject(o, "step", (double)v->step);
 	cJSON_AddItemToObject(o, "steps_per_s", mgc_json_number(v->steps_per_s >= 0 ? v->steps_per_s : NAN));
 	cJSON_AddNumberToObject(o, "rss", (double)v->rss);
@@ -225,8 +239,10 @@ int mgm_json_frame(FILE *out, const struct mgm_view *v)
 	cJSON *ch = cJSON_AddArrayToObject(o, "children");
 	for (size_t i = 0; ch && i < v->nchildren; i++)
 		cJSON_AddItemToArray(ch, cJSON_CreateNumber(v->children[i]));
-	char *txt = cJSON_Print(o);
+	char *raw = cJSON_Print(o);
 	cJSON_Delete(o);
+	char *txt = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the process is called */
+	free(raw);
 	if (!txt)
 		return -ENOMEM;
 	fprintf(out, "%s\n", txt);

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "mgc_escape.h"
 #include "mgc_json.h"
 #include "mgc_units.h"
 #include "mgr_output.h"
@@ -274,11 +275,12 @@ static const char *per_x(const struct mgr_process *p)
 static const char *entry_where(const struct entry *e, char *buf, size_t cap)
 {
 	const struct mgc_frame *f = mgr_named_frame(e->rep->stack);
-	char label[512];
+	char label[512], file[256];
 	if (!f)
 		snprintf(buf, cap, "[no stack]");
 	else if (f->file && !f->python)
-		snprintf(buf, cap, "%s %s:%d", mgr_frame_label(f, label, sizeof label), mgr_basename(f->file), f->line);
+		snprintf(buf, cap, "%s %s:%d", mgr_frame_label(f, label, sizeof label),
+			 mgc_esc(file, sizeof file, mgr_basename(f->file)), f->line);
 	else
 		snprintf(buf, cap, "%s", mgr_frame_label(f, label, sizeof label));
 	return buf;
@@ -395,11 +397,12 @@ static void text_header(FILE *f, const struct mgr_diff *d)
 {
 	const struct mgr_process *ps[2] = {d->b.p, d->a.p};
 	static const char *const names[2] = {"before", "after "};
-	char buf[2048];
-	fprintf(f, "mg diff: %s -> %s\n", d->b.p->origin, d->a.p->origin);
+	char buf[2048], x[1024], y[1024];
+	/* the files' names and the command lines are text from outside: escaped (mgc_escape.h) */
+	fprintf(f, "mg diff: %s -> %s\n", mgc_esc(x, sizeof x, d->b.p->origin), mgc_esc(y, sizeof y, d->a.p->origin));
 	for (int k = 0; k < 2; k++)
 		fprintf(f, "  %s pid %d, %llu step markers: %s\n", names[k], ps[k]->t->proc.pid,
-			(unsigned long long)ps[k]->t->steps, ps[k]->t->cmdline ? ps[k]->t->cmdline : "?");
+			(unsigned long long)ps[k]->t->steps, mgc_esc(buf, sizeof buf, ps[k]->t->cmdline ? ps[k]->t->cmdline : "?"));
 	headline(d, buf, sizeof buf);
 	fprintf(f, "\n%s\n\n", buf);
 	for (int k = 0; k < 2; k++) {

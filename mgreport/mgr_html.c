@@ -11,15 +11,18 @@
 #include <string.h>
 
 #include "mg_config.h"
+#include "mgc_escape.h"
 #include "mgc_units.h"
 #include "mgr_html_assets.h"
 #include "mgr_html_data.h"
 #include "mgr_output.h"
 #include "mgr_view.h"
 
-static void esc(FILE *f, const char *s)
+/* Text for the page: escaped as all text from a trace is (mgc_escape.h), then for HTML. */
+static void esc(FILE *f, const char *text)
 {
-	for (; s && *s; s++) {
+	char *dup = text ? mgc_escape_dup(text) : NULL;
+	for (const char *s = dup; s && *s; s++) {
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -37,6 +40,7 @@ static void esc(FILE *f, const char *s)
 			fputc(*s, f);
 		}
 	}
+	free(dup);
 }
 
 static const char *per_x(const struct mgr_process *p)
@@ -194,8 +198,10 @@ static void process_tree(FILE *f, const struct mgr_process *procs, size_t n)
 static int data_block(FILE *f, const struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym)
 {
 	cJSON *d = mgr_html_data(procs, n, sym);
-	char *s = d ? cJSON_PrintUnformatted(d) : NULL;
+	char *raw = d ? cJSON_PrintUnformatted(d) : NULL;
 	cJSON_Delete(d);
+	char *s = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the trace held */
+	free(raw);
 	if (!s)
 		return -ENOMEM;
 	fputs("<script type=\"application/json\" id=\"mg-data\">", f);

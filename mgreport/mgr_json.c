@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_json.c: the JSON printer (cJSON). Field names are a contract (docs/report-json.md): add
- * fields, never rename or remove them. Non-finite numbers are written as null. */
+ * fields, never rename or remove them. Non-finite numbers are written as null; the document is
+ * valid UTF-8 (mgc_json_clean: bytes that are not UTF-8 become U+FFFD). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mgc_escape.h"
 #include "mgc_json.h"
 #include "mgr_output.h"
 
@@ -192,6 +194,7 @@ static cJSON *process_json(const struct mgr_process *p)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "file", p->origin ? p->origin : "");
 	cJSON_AddStringToObject(o, "x_axis", a->x_is_steps ? "step" : "seconds");
+	cJSON_AddStringToObject(o, "x_axis_note", a->axis_note);
 	cJSON_AddItemToObject(o, "limit_bytes", mgc_json_number(a->limit > 0 ? a->limit : NAN));
 	cJSON_AddStringToObject(o, "limit_source", a->limit_source ? a->limit_source : "");
 	cJSON_AddStringToObject(o, "verdict", a->have_verdict ? mgc_verdict_name(a->verdict.verdict) : "stable");
@@ -203,6 +206,11 @@ static cJSON *process_json(const struct mgr_process *p)
 	if (t) {
 		add_points(o, t, mgc_analysis_device(a) != NULL);
 		cJSON_AddNumberToObject(o, "sites_total", (double)a->nsites);
+		const struct mgc_site *u = mgc_trace_unattributed(t);
+		if (u)
+			mgc_json_counters(cJSON_AddObjectToObject(o, "unattributed"), &u->counters);
+		else
+			cJSON_AddNullToObject(o, "unattributed");
 		add_devcells(o, t);
 	}
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
@@ -242,8 +250,10 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
 
 int mgr_json_emit(FILE *f, cJSON *root)
 {
-	char *s = cJSON_Print(root);
+	char *raw = cJSON_Print(root);
 	cJSON_Delete(root);
+	char *s = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the trace held */
+	free(raw);
 	if (!s)
 		return -ENOMEM;
 	fputs(s, f);

@@ -493,7 +493,7 @@ out:
 static int find_children(const char *path, const struct mgc_trace *t, char ***list, size_t *n,
 			 size_t *cap)
 {
-	if (!t->nchildren)
+	if (!t->nchildren || strcmp(path, "-") == 0) /* a stream has no directory to look in */
 		return 0;
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s", path);

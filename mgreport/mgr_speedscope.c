@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "mg_config.h"
+#include "mgc_escape.h"
 #include "mgr_strtab.h"
 
 /* The distinct frames (by name, file and line), numbered in the order first met. */
@@ -103,7 +104,9 @@ int mgr_speedscope_write(FILE *f, const char *title, const struct mgr_stacks *se
 	cJSON_AddStringToObject(root, "name", title);
 	cJSON_AddNumberToObject(root, "activeProfileIndex", 0);
 	cJSON_AddStringToObject(root, "exporter", "mgreport " MG_VERSION);
-	char *s = cJSON_PrintUnformatted(root);
+	char *raw = cJSON_PrintUnformatted(root);
+	char *s = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the trace held */
+	free(raw);
 	if (s) {
 		fputs(s, f);
 		fputc('\n', f);

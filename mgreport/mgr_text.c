@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_text.c: the terminal report: the answer in one paragraph first, then the memory breakdown,
  * a per-step table at useful points, and the top sites with their verdicts and stacks. Colour
- * only when asked (mgreport asks on a tty). */
+ * only when asked (mgreport asks on a tty). Text from the traced program (its command line, host,
+ * symbols, paths) never reaches the terminal raw: mgc_escape.h. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "mgc_escape.h"
 #include "mgc_units.h"
 #include "mgr_output.h"
 
@@ -131,7 +134,7 @@ static size_t top_leak(const struct mgr_process *p, int device)
 /* "; N sites are leaking, the top one F (+X per step)." or "; no site is leaking." */
 static void leaking_sites(const struct mgr_process *p, int device, char *out, size_t cap)
 {
-	char a[32], name[512];
+	char a[32], name[512], shown[MGC_ESCAPED_MAX(sizeof name)];
 	size_t top = top_leak(p, device);
 	size_t leaking = device ? p->a.leaking_device_sites : p->a.leaking_sites - p->a.leaking_device_sites;
 	const char *what = device ? "device site" : mgc_analysis_device(&p->a) ? "host site" : "site";
@@ -139,7 +142,8 @@ static void leaking_sites(const struct mgr_process *p, int device, char *out, si
 		snprintf(out, cap, "; no %s is leaking.", what);
 	else
 		snprintf(out, cap, "; %zu %s%s leaking, the top one %s (+%s %s).", leaking, what,
-			 leaking == 1 ? " is" : "s are", mgr_site_name(p, top, name, sizeof name),
+			 leaking == 1 ? " is" : "s are",
+			 mgc_esc(shown, sizeof shown, mgr_site_name(p, top, name, sizeof name)),
 			 mgc_human_bytes(p->a.sites[top].fit.slope, a, sizeof a), per_x(p));
 }
 
@@ -154,7 +158,8 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 			 m ? m->n : 0, m && m->n == 1 ? "" : "s", MGC_MIN_POINTS);
 		return;
 	}
-	const char *series = p->t ? "RSS" : m->name;
+	char name[MGC_ESCAPED_MAX(64)];
+	const char *series = p->t ? "RSS" : mgc_escape(name, sizeof name, m->name, strlen(m->name));
 	size_t n;
 	if (f->verdict == MGC_VERDICT_RETENTION) {
 		const struct mgc_series *heap = &p->a.series[MGC_S_HEAP];
@@ -182,9 +187,10 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 
 static void print_fit_line(FILE *f, const struct mgr_process *p, const struct mgc_series *s, int color)
 {
-	char a[32], b[32];
+	char a[32], b[32], name[MGC_ESCAPED_MAX(64)];
 	const char *v = s->classified ? mgc_verdict_name(s->fit.verdict) : "-";
-	fprintf(f, "  %-22s %10s  %s%-9s%s", s->name, mgc_human_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
+	fprintf(f, "  %-22s %10s  %s%-9s%s", mgc_esc(name, sizeof name, s->name),
+		mgc_human_bytes(s->n ? s->y[s->n - 1] : NAN, a, sizeof a),
 		color && s->classified ? color_of(s->fit.verdict) : "", v, color && s->classified ? "\033[0m" : "");
 	if (s->classified && (s->fit.verdict == MGC_VERDICT_LEAK || s->fit.verdict == MGC_VERDICT_GROWING))
 		fprintf(f, " %s%s", mgc_human_bytes(s->fit.slope, b, sizeof b), slash_x(p));
@@ -195,19 +201,27 @@ static void print_fit_line(FILE *f, const struct mgr_process *p, const struct mg
 	fputc('\n', f);
 }
 
-/* The title: which process, where, how much the trace holds. */
+/* The title: which process, where, how much the trace holds. Names and the command line come
+ * from the traced program: escaped (mgc_escape.h). */
 static void print_title(FILE *f, const struct mgr_process *p, const char *bold, const char *off)
 {
 	const struct mgc_trace *t = p->t;
+	char *origin = mgc_escape_dup(p->origin ? p->origin : "?");
 	if (!t) {
-		fprintf(f, "%smg report%s: %s (%zu series)\n\n", bold, off, p->origin, p->a.nseries);
+		fprintf(f, "%smg report%s: %s (%zu series)\n\n", bold, off, origin ? origin : "?", p->a.nseries);
+		free(origin);
 		return;
 	}
+	char *host = mgc_escape_dup(t->host ? t->host : "?");
+	char *cmd = mgc_escape_dup(t->cmdline ? t->cmdline : "?");
 	fprintf(f, "%smg report%s: %s\n  pid %d (parent %d) on %s: %s\n  %llu snapshots, %llu step markers%s%s\n\n",
-		bold, off, p->origin, t->proc.pid, t->proc.ppid, t->host ? t->host : "?",
-		t->cmdline ? t->cmdline : "?", (unsigned long long)t->snapshots, (unsigned long long)t->steps,
+		bold, off, origin ? origin : "?", t->proc.pid, t->proc.ppid, host ? host : "?",
+		cmd ? cmd : "?", (unsigned long long)t->snapshots, (unsigned long long)t->steps,
 		t->truncated ? "; the trace was cut short (the process died?): read up to its last whole record" : "",
 		t->ended || t->truncated ? "" : "; no end record (killed?)");
+	free(origin);
+	free(host);
+	free(cmd);
 }
 
 /* The answer: the process verdict and its evidence, then the GPU's. */
@@ -253,8 +267,10 @@ static void print_end(FILE *f, const struct mgr_process *p, const char *bold, co
 	const struct mgc_point *pt = &p->a.end;
 	double rss = (double)(pt->rss_anon + pt->rss_file + pt->rss_shmem);
 	double other = (double)pt->rss_anon - (double)pt->heap - (double)pt->mmap - (double)pt->free_kept;
-	fprintf(f, "%sMemory at the end%s (%s %.0f):\n", bold, off, p->a.x_is_steps ? "step" : "t =",
-		p->a.x_is_steps ? (double)pt->step : pt->t);
+	if (p->a.x_is_steps) /* the program's own step, exactly (a double would round it near 2^64) */
+		fprintf(f, "%sMemory at the end%s (step %llu):\n", bold, off, (unsigned long long)pt->step);
+	else
+		fprintf(f, "%sMemory at the end%s (t = %.0f):\n", bold, off, pt->t);
 	fprintf(f, "  %-22s %10s\n", "rss", mgc_human_bytes(rss, a, sizeof a));
 	fprintf(f, "  %-22s %10s  (%llu blocks)\n", "  live heap", mgc_human_bytes((double)pt->heap, a, sizeof a),
 		(unsigned long long)pt->heap_count);
@@ -282,8 +298,11 @@ static void print_table(FILE *f, const struct mgr_process *p, const char *bold, 
 		if (p->a.series[k].present)
 			col[cols++] = k;
 	fprintf(f, "%sOver the run%s:\n  %10s", bold, off, p->a.x_is_steps ? "step" : "seconds");
-	for (size_t c = 0; c < cols; c++)
-		fprintf(f, " %10.10s", p->t && col[c] == MGC_S_FREE_KEPT ? "free kept" : p->a.series[col[c]].name);
+	for (size_t c = 0; c < cols; c++) {
+		const char *name = p->t && col[c] == MGC_S_FREE_KEPT ? "free kept" : p->a.series[col[c]].name;
+		char shown[11];
+		fprintf(f, " %10s", mgc_escape(shown, sizeof shown, name, strlen(name)));
+	}
 	fputc('\n', f);
 	for (size_t r = 0; r < rows; r++) {
 		size_t i = rows == 1 ? 0 : r * (m->n - 1) / (rows - 1);
@@ -304,10 +323,14 @@ static void print_frames(FILE *f, const struct mgc_stack *st)
 		mod = mod ? mod + 1 : fr->module;
 		const char *file = fr->file ? strrchr(fr->file, '/') : NULL;
 		file = fr->python ? mgc_pyfile_short(fr->file) : file ? file + 1 : fr->file;
+		char *fn = mgc_escape_dup(fr->function ? fr->function : "??");
+		char where[MGC_ESCAPED_MAX(1024)];
 		if (file)
-			fprintf(f, "        %s%s  %s:%d\n", fr->function, fr->inlined ? " (inlined)" : "", file, fr->line);
+			fprintf(f, "        %s%s  %s:%d\n", fn ? fn : "?", fr->inlined ? " (inlined)" : "",
+				mgc_esc(where, sizeof where, file), fr->line);
 		else
-			fprintf(f, "        %s  [%s]\n", fr->function, mod ? mod : "??");
+			fprintf(f, "        %s  [%s]\n", fn ? fn : "?", mgc_esc(where, sizeof where, mod ? mod : "??"));
+		free(fn);
 	}
 	if (st->n > shown)
 		fprintf(f, "        ... %zu more frames (--json has them all)\n", st->n - shown);
@@ -326,6 +349,13 @@ static void print_cuda(FILE *f, const struct mgc_rec_devsite *cu)
 static void print_sites(FILE *f, const struct mgr_process *p, int color, const char *bold, const char *off)
 {
 	char a[32], b[32], c[32], d[32], tag[40];
+	const struct mgc_site *u = mgc_trace_unattributed(p->t);
+	if (u)
+		fprintf(f, "%llu allocations (%s, %s live at exit) went unattributed: the probe's site table "
+			"was full, so they have no stack; run again with a larger MGPROBE_MAX_SITES\n\n",
+			(unsigned long long)u->counters.allocs,
+			mgc_human_bytes((double)u->counters.alloc_bytes, a, sizeof a),
+			mgc_human_bytes((double)u->counters.live_bytes, b, sizeof b));
 	fprintf(f, "%sTop sites by growth%s (%zu of %zu):\n", bold, off, p->nshown, p->a.nsites);
 	for (size_t i = 0; i < p->nshown; i++) {
 		const struct mgc_site_result *r = &p->a.sites[i];
@@ -352,6 +382,8 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 	const char *bold = color ? "\033[1m" : "", *off = color ? "\033[0m" : "";
 	const struct mgc_series *m = mgc_analysis_main(&p->a);
 	print_title(f, p, bold, off);
+	if (p->a.axis_note[0])
+		fprintf(f, "note: %s\n\n", p->a.axis_note);
 	print_answer(f, p, color, off);
 	if (p->t && p->a.have_end)
 		print_end(f, p, bold, off);
@@ -375,10 +407,12 @@ static void print_tree(FILE *f, const struct mgr_process *procs, size_t n, size_
 	char a[32];
 	const struct mgc_series *m = mgc_analysis_main(&p->a);
 	const char *v = p->a.have_verdict ? mgc_verdict_name(p->a.verdict.verdict) : "-";
-	fprintf(f, "  %*s%s pid %d  %s%-9s%s rss %s  %.60s\n", depth * 2, "", depth ? "└" : "", t->proc.pid,
+	const char *cmd = t->cmdline ? t->cmdline : "?";
+	char shown[61]; /* the first 60 bytes, escaped, cut before a whole character */
+	fprintf(f, "  %*s%s pid %d  %s%-9s%s rss %s  %s\n", depth * 2, "", depth ? "└" : "", t->proc.pid,
 		color && p->a.have_verdict ? color_of(p->a.verdict.verdict) : "", v, color ? "\033[0m" : "",
 		mgc_human_bytes(m && m->n ? m->y[m->n - 1] : NAN, a, sizeof a),
-		t->cmdline ? t->cmdline : "?");
+		mgc_escape(shown, sizeof shown, cmd, strlen(cmd)));
 	if (depth > 16)
 		return;
 	for (size_t k = 0; k < n; k++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgc_escape.h"
 #include "mgc_python.h"
 #include "mgc_units.h"
 
@@ -188,17 +189,17 @@ static int named(const struct mgc_frame *f)
 
 const char *mgr_frame_label(const struct mgc_frame *f, char *buf, size_t cap)
 {
+	char raw[1024];
 	if (f->python)
-		snprintf(buf, cap, "%s %s:%d", named(f) ? f->function : "??", mgr_pyfile_name(f->file), f->line);
+		snprintf(raw, sizeof raw, "%s %s:%d", named(f) ? f->function : "??", mgr_pyfile_name(f->file), f->line);
 	else if (named(f))
-		snprintf(buf, cap, "%s", f->function);
+		snprintf(raw, sizeof raw, "%s", f->function);
 	else
-		snprintf(buf, cap, "?? [%s]", f->module ? mgr_basename(f->module) : "??");
+		snprintf(raw, sizeof raw, "?? [%s]", f->module ? mgr_basename(f->module) : "??");
+	mgc_escape(buf, cap, raw, strlen(raw)); /* symbols come from the traced program's files */
 	for (char *q = buf; *q; q++)
 		if (*q == ';')
 			*q = ',';
-		else if ((unsigned char)*q < 0x20)
-			*q = ' ';
 	return buf;
 }
 
@@ -206,7 +207,11 @@ const char *mgr_process_label(const struct mgr_process *p, char *buf, size_t cap
 {
 	const struct mgc_trace *t = p->t;
 	const char *exe = t && t->exe && t->exe[0] ? mgr_basename(t->exe) : "process";
-	snprintf(buf, cap, "%s [pid %d]", exe, t ? t->proc.pid : 0);
+	char esc[256];
+	snprintf(buf, cap, "%s [pid %d]", mgc_esc(esc, sizeof esc, exe), t ? t->proc.pid : 0);
+	for (char *q = buf; *q; q++)
+		if (*q == ';')
+			*q = ',';
 	return buf;
 }
 

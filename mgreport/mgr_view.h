@@ -93,15 +93,16 @@ const struct mgc_frame *mgr_named_frame(const struct mgc_stack *st);
 
 /* The name a frame has in stacks people read and in flame graphs: the function ("mge_collate_batch",
  * "operator new(unsigned long)"), "?? [libffi.so.8]" when only the module is known, and
- * "train_step train.py:41" for a Python frame (mgr_pyfile_name). No ';' or newline (folded stacks
- * split on them). Writes into buf and returns it. */
+ * "train_step train.py:41" for a Python frame (mgr_pyfile_name). Escaped as all text from a trace
+ * is (mgc_escape.h: no control byte, valid UTF-8), and no ';' (folded stacks split on it). Writes
+ * into buf and returns it. */
 const char *mgr_frame_label(const struct mgc_frame *f, char *buf, size_t cap);
 
 /* A Python file as frame names show it: library code from its package on
  * ("torch/nn/modules/module.py"), the user's own files by their name ("train.py"). */
 const char *mgr_pyfile_name(const char *file);
 
-/* "python3 [pid 1234]": a process as a flame graph's root frame names it. */
+/* "python3 [pid 1234]": a process as a flame graph's root frame names it (escaped, no ';'). */
 const char *mgr_process_label(const struct mgr_process *p, char *buf, size_t cap);
 
 /* The file name of a path ("mge_loader.c" for "/src/engine/mge_loader.c"); "" for NULL. */

@@ -118,8 +118,53 @@ def python_segment(segment):
     return bytes(seg)
 
 
+def small_trace(steps, perfmaps=(), cmdline=b"train", label=b""):
+    """A version-1 trace of one site growing 1 MiB per marker at the given steps, with the given
+    PERFMAP records, command line and label: the reliability seeds (issue 13)."""
+    path = tempfile.mktemp(suffix=".mgt")
+    with open(path, "wb") as f:
+        w = mgtrace.TraceWriter(f)
+        w.process(cmdline=cmdline, exe=b"/opt/" + cmdline[:8])
+        w.module(1, 1, 0, 0x400000, 0x500000, b"/opt/train")
+        w.stack(2, [0x7f0000000010, 0x400100])
+        for text in perfmaps:
+            w.perfmap(text)
+        for i, s in enumerate(steps):
+            live = (i + 1) * MB
+            w.step((i + 1) * 10**8, s)
+            if label and i == 1:
+                w.record(mgtrace.LABEL,
+                         struct.pack("<QQII", (i + 1) * 10**8, s, len(label), 0) + label)
+            site = dict(id=2, live_bytes=live, live_count=i + 1, allocs=i + 1, alloc_bytes=live,
+                        frees=0, peak_bytes=live, cohorts={mgtrace.cohort_bucket(s): live})
+            w.snapshot((i + 1) * 10**8, s, 100 * MB + live, live, i + 1, sites=[site],
+                       flags=mgtrace.SNAP_STEP | (mgtrace.SNAP_FULL if i == 0 else 0))
+        w.end(len(steps) * 10**8 + 1)
+    with open(path, "rb") as f:
+        data = f.read()
+    os.unlink(path)
+    return data
+
+
+def reliability_seeds():
+    """What issue 13 fixed in the readers: a PERFMAP record of no bytes and one of no entries,
+    steps near 2^64, wrapping past it and going back, and strings of terminal escapes and bytes
+    that are not UTF-8."""
+    top = 1 << 64
+    out("trace", "perfmap-empty.mgt", small_trace(range(1, 6), perfmaps=(b"", b"\n\n")))
+    out("trace", "steps-near-2e64.mgt", small_trace([top - 20 + i for i in range(20)]))
+    out("trace", "steps-wrap-2e64.mgt",
+        small_trace([top - 8 + i for i in range(8)] + list(range(8))))
+    out("trace", "steps-backwards.mgt", small_trace(list(range(1, 9)) + list(range(1, 9))))
+    evil = b"\x1b]0;PWNED\x07\x1b[2J\x9b31m caf\xe9 \xff\xfe"
+    out("trace", "strings-hostile.mgt",
+        small_trace(range(1, 6), perfmaps=(b"7f0000000000 20 py::" + evil + b"\n",),
+                    cmdline=b"train\0" + evil, label=evil[:31]))
+
+
 def main():
     build = sys.argv[1]
+    reliability_seeds()
     trace, segment = real_run(build)
     out("trace", "real-v2-head.mgt", trace[:24576])
     out("trace", "real-v2-tail-cut.mgt", trace[:16] + trace[len(trace) - 8192:])

@@ -159,8 +159,8 @@ def case_errors(tmp):
     p.send_signal(signal.SIGKILL)
     p.wait()
     if data and not os.path.exists(seg):
-        with open(seg, "wb") as f:
-            f.write(data)
+        with open(os.open(seg, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+            f.write(data)  # 0600, as the probe makes it: mgmon refuses a segment others can read
     r = subprocess.run([MGMON, "--once", str(p.pid)], capture_output=True, text=True)
     if os.path.exists(seg):
         os.unlink(seg)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """test_exports.py: mgreport's flame-graph exports on real traces of real runs under the probe.
 
-    test_exports.py MGPROBE MGREPORT MGTRAIN PROG_STEPS
+    test_exports.py MGPROBE MGREPORT MGTRAIN PROG_STEPS HOSTILE_TRACE
 
 mgtrain's leak scenario, and prog_steps with two forked workers, run under the probe; then
   --folded      every line is the folded form of `--json --top 0`'s sites grouped by stack, with
@@ -11,11 +11,14 @@ mgtrain's leak scenario, and prog_steps with two forked workers, run under the p
                 with each other (growth = live at TO - live at FROM, positive only); bad values
                 exit 2; several processes get their own root frame;
   --speedscope  the fields of speedscope's file-format schema, stacks root first, the same stacks
-                and weights as --folded.
+                and weights as --folded;
+and a trace whose strings hold terminal escapes and bytes that are not UTF-8: every output shows
+them escaped, as the text report does.
 Stdlib only."""
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 
@@ -162,8 +165,32 @@ def check_family(t, mgprobe, mgreport, prog, tmp):
            "3 roots", roots)
 
 
+def check_hostile(t, mgreport, trace, tmp):
+    """A trace whose command line and symbols hold terminal escapes and bytes that are not UTF-8
+    (tests/fuzz/seeds-trace/strings-hostile.mgt): every output shows them escaped (\\xHH) or,
+    in JSON, as valid UTF-8, as the text report does."""
+    def clean_text(b):
+        try:
+            b.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return not any(c < 0x20 and c not in (9, 10, 13) or c == 0x7f for c in b) and b"\xc2\x9b" not in b
+    p = subprocess.run([mgreport, trace, "--folded"], capture_output=True)
+    t.true("hostile strings: --folded is UTF-8 without control bytes, and shows them as \\xHH",
+           p.returncode == 0 and clean_text(p.stdout) and b"\\x1b" in p.stdout, "escaped", p.stdout[:120])
+    p = subprocess.run([mgreport, "--diff", trace, trace], capture_output=True)
+    t.true("hostile strings: --diff's text is UTF-8 without control bytes",
+           p.returncode == 0 and clean_text(p.stdout), "escaped", p.stdout[:200])
+    for args, path in ((["--speedscope"], os.path.join(tmp, "h.json")), (["--html"], os.path.join(tmp, "h.html"))):
+        p = subprocess.run([mgreport, trace] + args + [path], capture_output=True)
+        with open(path, "rb") as f:
+            body = f.read()
+        t.true("hostile strings: %s writes valid UTF-8 without control bytes" % args[0],
+               p.returncode == 0 and clean_text(body), "clean", body[:120])
+
+
 def main():
-    mgprobe, mgreport, mgtrain, prog = sys.argv[1:5]
+    mgprobe, mgreport, mgtrain, prog, hostile = sys.argv[1:6]
     t = rl.Check()
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "leak.mgt")
@@ -175,6 +202,7 @@ def main():
         check_weights(t, mgreport, trace, whole, tmp)
         check_speedscope(t, mgreport, trace, whole, tmp)
         check_family(t, mgprobe, mgreport, prog, tmp)
+        check_hostile(t, mgreport, hostile, tmp)
     t.done()
 
 
