@@ -68,14 +68,21 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	if (!p->shown)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nshown; i++) {
-		const struct mgc_site *s = mgr_site(p, i);
-		struct trace_modules tm = {t, s->gen};
-		p->shown[i].pyarena = mgc_pyarena_site(t, s);
-		if (s->ips && mgc_symbolize_stack(sym, s->ips, s->nframes, find_module, &tm, t->pycodes,
-						  &p->shown[i].stack) < 0)
+		p->shown[i].pyarena = mgc_pyarena_site(t, mgr_site(p, i));
+		if (mgr_symbolize(t, mgr_site(p, i), sym, &p->shown[i].stack) < 0)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+int mgr_symbolize(const struct mgc_trace *t, const struct mgc_site *s, struct mgc_symbolizer *sym,
+		  struct mgc_stack *out)
+{
+	struct trace_modules tm = {t, s->gen};
+	memset(out, 0, sizeof *out);
+	if (!s->ips)
+		return 0;
+	return mgc_symbolize_stack(sym, s->ips, s->nframes, find_module, &tm, t->pycodes, out) < 0 ? -ENOMEM : 0;
 }
 
 int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_steps,

@@ -50,6 +50,12 @@ const struct mgc_site *mgr_site(const struct mgr_process *p, size_t i);
  * frame's string. */
 const char *mgr_site_name(const struct mgr_process *p, size_t i, char *buf, size_t cap);
 
+/* Symbolizes site s's stack against trace t's module map (its perf map for generated code, its
+ * code objects for Python frames) into *out (free with mgc_stack_free; empty without addresses).
+ * 0 or -ENOMEM. What the shown sites get, for any other site an output needs. */
+int mgr_symbolize(const struct mgc_trace *t, const struct mgc_site *s, struct mgc_symbolizer *sym,
+		  struct mgc_stack *out);
+
 /* A DEVMEM cell's or CUDA site's name: "device:0", "pinned", "pool:1" (":N" when the device is
  * known). Writes into buf and returns it. */
 const char *mgr_devcell_name(unsigned kind, char *buf, size_t cap);

@@ -134,7 +134,7 @@ static void add_cuda(cJSON *so, const struct mgc_site *s)
 	cJSON_AddBoolToObject(cu, "mismatch", (s->cuda->flags & MGC_DEVSITE_MISMATCH) != 0);
 }
 
-static void add_frames(cJSON *so, const struct mgc_stack *st)
+void mgr_json_frames(cJSON *so, const struct mgc_stack *st)
 {
 	cJSON *fr = cJSON_AddArrayToObject(so, "frames");
 	for (size_t j = 0; st && j < st->n; j++) {
@@ -183,7 +183,7 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 		cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
 		cJSON_AddItemToArray(co, c);
 	}
-	add_frames(so, &p->shown[i].stack);
+	mgr_json_frames(so, &p->shown[i].stack);
 	return so;
 }
 
@@ -245,6 +245,11 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
 	cJSON_DeleteItemFromObject(root, "verdict");
 	cJSON_AddStringToObject(root, "verdict", worst < 0 ? "stable" : mgc_verdict_name(worst));
 	cJSON_AddItemToObject(root, "processes", arr);
+	return mgr_json_emit(f, root);
+}
+
+int mgr_json_emit(FILE *f, cJSON *root)
+{
 	char *raw = cJSON_Print(root);
 	cJSON_Delete(root);
 	char *s = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the trace held */

@@ -13,8 +13,17 @@
 
 #include "mg_config.h"
 #include "mgc_csv.h"
+#include "mgc_units.h"
 #include "mgr_analyze.h"
+#include "mgr_diff.h"
+#include "mgr_folded.h"
+#include "mgr_html.h"
 #include "mgr_output.h"
+#include "mgr_speedscope.h"
+
+#define MGR_HTML_TABLE_SITES 50 /* sites in the HTML report's table, unless --top */
+#define MGR_DIFF_RANKED 200     /* sites of each run a diff judges, at least */
+#define MGR_EXPORT_SITES 1000   /* sites in --folded and --speedscope, unless --top */
 
 struct mgr_ctx {
 	int json;
@@ -23,6 +32,12 @@ struct mgr_ctx {
 	int no_children;
 	const char *series_csv;
 	struct mgr_options opt;
+	int top_given;
+	size_t print_top;              /* --top as given (default 20): rows a diff prints */
+	const char *html, *speedscope; /* files to write */
+	int folded, diff;
+	struct mgr_weight_spec weight; /* of --folded and --speedscope: --at, --growth */
+	int weight_given;
 	const char **files;
 	size_t nfiles;
 };
@@ -32,6 +47,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: mgreport [options] FILE.mgt [FILE.mgt...]\n"
 		"       mgreport [options] --series FILE.csv\n"
+		"       mgreport [options] --diff BEFORE.mgt AFTER.mgt\n"
 		"\n"
 		"Reports what a traced run's memory did: which memory grew, where (allocation sites\n"
 		"with their call stacks), and what kind of growth it is: stable, plateau (warmup),\n"
@@ -46,7 +62,19 @@ static void usage(FILE *f)
 		"  --limit SIZE         memory limit for time-to-OOM, in binary units (32G = 32 GiB,\n"
 		"                       512M = 512 MiB; default: the trace's cgroup limit, else the\n"
 		"                       machine's memory)\n"
-		"  --fail-on leak|growing  exit 3 when such a verdict is found (growing includes leak)\n"
+		"  --fail-on leak|growing  exit 3 when such a verdict is found (growing includes\n"
+		"                       leak); with --diff: when AFTER has one BEFORE had not\n"
+		"  --html OUT.html      write a self-contained HTML page: the answer, charts, a\n"
+		"                       sortable site table, a flame graph (docs/report-html.md)\n"
+		"  --folded             print folded stacks (flamegraph.pl, inferno, speedscope),\n"
+		"                       weighted by live bytes at the last step\n"
+		"  --speedscope OUT.json  write the same stacks in speedscope's file format\n"
+		"  --at STEP            weigh them by live bytes at STEP instead (seconds when\n"
+		"                       the run has no step markers)\n"
+		"  --growth FROM:TO     weigh them by growth from step FROM to TO (either may be\n"
+		"                       left out: first, last); shrinking sites are left out\n"
+		"  --diff BEFORE.mgt AFTER.mgt  did the fix work? Verdicts before and after,\n"
+		"                       sites matched by their symbolized stacks\n"
 		"  --no-children        report only the traces given, not also those of their\n"
 		"                       forked children found beside them\n"
 		"  --color / --no-color colour in the text report (default: on a terminal)\n"
@@ -95,9 +123,99 @@ static int parse_size(const char *s, double *out)
 	return 0;
 }
 
+/* A step (or second) for --at and --growth: a finite number >= 0; "" is NAN (the first or the
+ * last point). */
+static int parse_x(const char *s, size_t len, double *out)
+{
+	char buf[64], *end;
+	if (len == 0) {
+		*out = NAN;
+		return 0;
+	}
+	if (len >= sizeof buf)
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	errno = 0;
+	*out = strtod(buf, &end);
+	return *end || errno || !isfinite(*out) || *out < 0 ? -1 : 0;
+}
+
+/* --at STEP, --growth FROM:TO. */
+static int parse_weight(struct mgr_ctx *c, const char *opt, const char *v)
+{
+	c->weight_given = 1;
+	if (!strcmp(opt, "--at")) {
+		c->weight.growth = 0;
+		if (*v && parse_x(v, strlen(v), &c->weight.at) == 0)
+			return 0;
+		fprintf(stderr, "mgreport: --at: expected a step (a number >= 0), got '%s'\n", v);
+		return -1;
+	}
+	const char *colon = strchr(v, ':');
+	c->weight.growth = 1;
+	if (colon && parse_x(v, (size_t)(colon - v), &c->weight.from) == 0 &&
+	    parse_x(colon + 1, strlen(colon + 1), &c->weight.to) == 0 &&
+	    !(c->weight.from >= c->weight.to))
+		return 0;
+	fprintf(stderr, "mgreport: --growth: expected FROM:TO, two steps with FROM before TO "
+			"(either may be empty: the first, the last), got '%s'\n", v);
+	return -1;
+}
+
+/* The options of the pictures and exports: 1 when argv[*i] was one (its value consumed), 0 when
+ * it is not, -1 after printing an error. */
+static int parse_output_option(struct mgr_ctx *c, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	if (!strcmp(a, "--folded")) {
+		c->folded = 1;
+		return 1;
+	}
+	if (!strcmp(a, "--diff")) {
+		c->diff = 1;
+		return 1;
+	}
+	if (strcmp(a, "--html") && strcmp(a, "--speedscope") && strcmp(a, "--at") && strcmp(a, "--growth"))
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "mgreport: %s needs a value\n", a);
+		return -1;
+	}
+	const char *v = argv[++*i];
+	if (!strcmp(a, "--html"))
+		c->html = v;
+	else if (!strcmp(a, "--speedscope"))
+		c->speedscope = v;
+	else if (parse_weight(c, a, v) < 0)
+		return -1;
+	return 1;
+}
+
+/* Which outputs go together: one on stdout (text, --json, --folded or the diff), any files. */
+static int check_outputs(const struct mgr_ctx *c)
+{
+	const char *why = NULL;
+	if (c->folded && c->json)
+		why = "--folded and --json both print to stdout: choose one";
+	else if (c->weight_given && !c->folded && !c->speedscope)
+		why = "--at and --growth weigh the stacks of --folded and --speedscope: give one of them";
+	else if (c->series_csv && (c->folded || c->speedscope || c->diff))
+		why = "a CSV of series has no allocation sites: --folded, --speedscope and --diff need traces";
+	else if (c->diff && (c->html || c->folded || c->speedscope))
+		why = "--diff prints its own report (text or --json): not with --html, --folded or --speedscope";
+	else if (c->diff && c->nfiles != 2)
+		why = "--diff compares two traces: mgreport --diff BEFORE.mgt AFTER.mgt";
+	if (!why)
+		return 0;
+	fprintf(stderr, "mgreport: %s\n", why);
+	return -1;
+}
+
 static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 {
 	c->opt.top = 20;
+	c->weight.at = c->weight.from = c->weight.to = NAN;
 	c->color = isatty(1);
 	c->files = calloc((size_t)argc, sizeof *c->files);
 	if (!c->files)
@@ -143,6 +261,7 @@ static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 					return -1;
 				}
 				c->opt.top = (size_t)n;
+				c->top_given = 1;
 			} else if (!strcmp(a, "--limit")) {
 				if (parse_size(v, &c->opt.limit) < 0) {
 					fprintf(stderr, "mgreport: --limit: expected a size like 32G or 512M, got '%s'\n", v);
@@ -159,10 +278,17 @@ static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 				}
 			}
 		} else {
-			fprintf(stderr, "mgreport: unknown option '%s' (try 'mgreport --help')\n", a);
-			return -1;
+			int r = parse_output_option(c, argc, argv, &i);
+			if (r < 0)
+				return -1;
+			if (r == 0) {
+				fprintf(stderr, "mgreport: unknown option '%s' (try 'mgreport --help')\n", a);
+				return -1;
+			}
 		}
 	}
+	if (check_outputs(c) < 0)
+		return -1;
 	if (c->series_csv && c->nfiles) {
 		fprintf(stderr, "mgreport: give either trace files or --series FILE.csv, not both\n");
 		return -1;
@@ -195,6 +321,137 @@ static int gate(const struct mgr_ctx *c, const struct mgr_process *procs, size_t
 	return 0;
 }
 
+struct writer {
+	const struct mgr_ctx *c;
+	struct mgr_process *procs;
+	size_t n;
+	struct mgc_symbolizer *sym;
+};
+
+/* Writes a file through fn; 0, or 1 after one line on stderr. */
+static int write_file(const char *path, int (*fn)(FILE *, const struct writer *), const struct writer *w)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "mgreport: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	int rc = fn(f, w);
+	if (rc == -ERANGE) {
+		fclose(f);
+		unlink(path);
+		return 2;
+	}
+	int bad = rc < 0 || ferror(f);
+	int err = rc < 0 ? -rc : errno;
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		err = errno;
+	}
+	if (bad) {
+		fprintf(stderr, "mgreport: cannot write %s: %s\n", path, strerror(err));
+		unlink(path);
+		return 1;
+	}
+	return 0;
+}
+
+static int html_writer(FILE *f, const struct writer *w)
+{
+	return mgr_html_write(f, w->procs, w->n, w->sym);
+}
+
+/* The stacks of every process for --folded and --speedscope (sets[i] for procs[i]). 0, -ERANGE
+ * after one line on stderr (a step outside a run), or -ENOMEM. */
+static int build_stacks(const struct writer *w, struct mgr_stacks *sets)
+{
+	size_t max = w->c->top_given ? w->c->opt.top : MGR_EXPORT_SITES;
+	for (size_t i = 0; i < w->n; i++) {
+		char err[256], note[256];
+		int rc = mgr_stacks_build(&w->procs[i], w->sym, &w->c->weight, max, w->n > 1, &sets[i], err,
+					  sizeof err, note, sizeof note);
+		if (rc == -ERANGE)
+			fprintf(stderr, "mgreport: %s\n", err);
+		if (rc < 0)
+			return rc;
+		if (note[0])
+			fprintf(stderr, "mgreport: %s\n", note);
+		char b[32];
+		if (sets[i].negative < 0)
+			fprintf(stderr, "mgreport: pid %d: sites that shrank (%s in all) are left out of the growth "
+					"stacks\n", w->procs[i].t->proc.pid, mgc_human_bytes(-sets[i].negative, b, sizeof b));
+	}
+	return 0;
+}
+
+/* --folded (to f) or --speedscope (to f) from the same stacks. */
+static int stacks_writer(FILE *f, const struct writer *w, int speedscope)
+{
+	struct mgr_stacks *sets = calloc(w->n ? w->n : 1, sizeof *sets);
+	const char **names = calloc(w->n ? w->n : 1, sizeof *names);
+	char (*labels)[512] = calloc(w->n ? w->n : 1, sizeof *labels);
+	int rc = sets && names && labels ? build_stacks(w, sets) : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < w->n; i++)
+		names[i] = mgr_process_label(&w->procs[i], labels[i], sizeof labels[i]);
+	if (rc == 0 && speedscope)
+		rc = mgr_speedscope_write(f, w->procs[0].origin, sets, names, w->n);
+	else if (rc == 0)
+		rc = mgr_folded_write(f, sets, w->n);
+	for (size_t i = 0; sets && i < w->n; i++)
+		mgr_stacks_free(&sets[i]);
+	free(sets);
+	free(names);
+	free(labels);
+	return rc;
+}
+
+static int speedscope_writer(FILE *f, const struct writer *w)
+{
+	return stacks_writer(f, w, 1);
+}
+
+/* Every output asked for: the files, then stdout (text unless a file or --json/--folded was
+ * asked for), then the --fail-on gate. */
+static int emit(const struct mgr_ctx *c, struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym)
+{
+	struct writer w = {c, procs, n, sym};
+	int rc = 0;
+	if (c->html && (rc = write_file(c->html, html_writer, &w)) == 0)
+		fprintf(stderr, "mgreport: HTML report written to %s\n", c->html);
+	if (rc == 0 && c->speedscope && (rc = write_file(c->speedscope, speedscope_writer, &w)) == 0)
+		fprintf(stderr, "mgreport: speedscope profile written to %s\n", c->speedscope);
+	if (rc == 0 && c->folded) {
+		int r = stacks_writer(stdout, &w, 0);
+		rc = r == -ERANGE ? 2 : r < 0 ? 1 : 0;
+		if (r == -ENOMEM)
+			fprintf(stderr, "mgreport: out of memory\n");
+	} else if (rc == 0 && c->json) {
+		rc = mgr_print_json(stdout, procs, n) < 0 ? 1 : 0;
+	} else if (rc == 0 && !c->html && !c->speedscope) {
+		mgr_print_text(stdout, procs, n, c->color);
+	}
+	return rc ? rc : gate(c, procs, n);
+}
+
+static int emit_diff(const struct mgr_ctx *c, struct mgr_process *procs, struct mgc_symbolizer *sym)
+{
+	struct mgr_diff *d;
+	size_t top = c->print_top;
+	if (mgr_diff_build(&procs[0], &procs[1], sym, &d) < 0) {
+		fprintf(stderr, "mgreport: out of memory\n");
+		return 1;
+	}
+	int rc = 0;
+	if (c->json)
+		rc = mgr_diff_print_json(stdout, d, top) < 0 ? 1 : 0;
+	else
+		mgr_diff_print_text(stdout, d, top);
+	if (rc == 0 && (c->fail_leak || c->fail_growing) && mgr_diff_new_leak(d, c->fail_growing))
+		rc = 3;
+	mgr_diff_free(d);
+	return rc;
+}
+
 static int run_series(struct mgr_ctx *c)
 {
 	struct mgc_csv csv;
@@ -221,11 +478,7 @@ static int run_series(struct mgr_ctx *c)
 		mgr_process_free(&p);
 		goto out;
 	}
-	if (c->json)
-		mgr_print_json(stdout, &p, 1);
-	else
-		mgr_print_text(stdout, &p, 1, c->color);
-	rc = gate(c, &p, 1);
+	rc = emit(c, &p, 1, NULL);
 	mgr_process_free(&p);
 out:
 	free(names);
@@ -351,12 +604,7 @@ static int run_traces(struct mgr_ctx *c)
 			goto out;
 		}
 	}
-	if (c->json)
-		rc = mgr_print_json(stdout, procs, loaded) < 0 ? 1 : 0;
-	else
-		mgr_print_text(stdout, procs, loaded, c->color);
-	if (rc == 0)
-		rc = gate(c, procs, loaded);
+	rc = c->diff ? emit_diff(c, procs, sym) : emit(c, procs, loaded, sym);
 out:
 	for (size_t i = 0; procs && i < loaded; i++)
 		mgr_process_free(&procs[i]);
@@ -371,6 +619,20 @@ out:
 	return rc;
 }
 
+/* How many sites the analysis ranks (classifies and symbolizes): the HTML table shows 50 unless
+ * --top says otherwise; a diff judges at least MGR_DIFF_RANKED of each run, whatever it prints. */
+static void ranking(struct mgr_ctx *c)
+{
+	c->print_top = c->opt.top;
+	if (c->html && !c->top_given)
+		c->opt.top = MGR_HTML_TABLE_SITES;
+	if (c->diff) {
+		c->no_children = 1;
+		if (c->opt.top == 0 || c->opt.top < MGR_DIFF_RANKED)
+			c->opt.top = MGR_DIFF_RANKED;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct mgr_ctx c;
@@ -379,6 +641,7 @@ int main(int argc, char **argv)
 		free(c.files);
 		return 2;
 	}
+	ranking(&c);
 	int rc = c.series_csv ? run_series(&c) : run_traces(&c);
 	free(c.files);
 	if (fflush(stdout) != 0 || ferror(stdout)) {

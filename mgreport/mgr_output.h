@@ -6,13 +6,26 @@
 
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "mgr_analyze.h"
 
 /* Writes the JSON document for the processes (the first one is also mirrored at top level).
  * 0 or -ENOMEM. */
 int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n);
 
+/* Writes root as indented JSON and a newline to f, and frees root. 0 or -ENOMEM. */
+int mgr_json_emit(FILE *f, cJSON *root);
+
+/* Adds "frames" to o: the stack's frames as report-json.md gives them (innermost first). */
+void mgr_json_frames(cJSON *o, const struct mgc_stack *st);
+
 /* Writes the terminal report; colour when `color`. */
 void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color);
+
+/* The answer the text report opens with, one sentence (the process verdict, time to OOM, the top
+ * leaking host site), and the GPU's own sentence ("" when the run has no device memory). */
+void mgr_answer(const struct mgr_process *p, char *out, size_t cap);
+void mgr_device_answer(const struct mgr_process *p, char *out, size_t cap);
 
 #endif /* MGR_OUTPUT_H */

@@ -235,10 +235,7 @@ static void print_answer(FILE *f, const struct mgr_process *p, int color, const 
 		fprintf(f, "  evidence: %s\n\n", p->a.verdict.why);
 	if (!dev || !dev->classified || !dev->n)
 		return;
-	/* device memory is not part of RSS: it gets its own sentence */
-	size_t n = verdict_sentence(p, "GPU ", "device memory", dev, &dev->fit, buf, sizeof buf);
-	if (n < sizeof buf)
-		leaking_sites(p, 1, buf + n, sizeof buf - n);
+	mgr_device_answer(p, buf, sizeof buf);
 	fprintf(f, "%s%s%s\n", color ? color_of(dev->fit.verdict) : "", buf, off);
 	if (dev->fit.why[0])
 		fprintf(f, "  evidence: %s\n", dev->fit.why);
@@ -441,4 +438,22 @@ void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
 	}
 	for (size_t i = 0; i < n; i++)
 		print_process(f, &procs[i], color);
+}
+
+void mgr_answer(const struct mgr_process *p, char *out, size_t cap)
+{
+	summary(p, out, cap);
+}
+
+void mgr_device_answer(const struct mgr_process *p, char *out, size_t cap)
+{
+	const struct mgc_series *dev = mgc_analysis_device(&p->a);
+	if (cap)
+		out[0] = 0;
+	if (!dev || !dev->classified || !dev->n)
+		return;
+	/* device memory is not part of RSS: it gets its own sentence */
+	size_t n = verdict_sentence(p, "GPU ", "device memory", dev, &dev->fit, out, cap);
+	if (n < cap)
+		leaking_sites(p, 1, out + n, cap - n);
 }
