@@ -10,6 +10,7 @@
 
 #include "mgp_cupti.h"
 #include "mgp_hooks.h"
+#include "mgp_life.h"
 #include "mgp_os.h"
 #include "mgp_record.h"
 #include "mgp_state.h"
@@ -92,7 +93,7 @@ MGP_EXPORT int InitializeInjection(void)
 		return 1;
 	mgp_guard_enter();
 	static const struct mgp_trace_cuda cuda = {mgp_cupti_pool_cells, mgp_cupti_take_devsites};
-	if (mgp_cupti_init(&sink) == 0 && mgp_cupti_start() == 0) {
+	if (mgp_cupti_init(&sink) == 0 && mgp_cupti_start(mgp_life_cuda_activity()) == 0) {
 		mgp_writer_lock();
 		mgp_trace_set_cuda(&cuda);
 		mgp_writer_unlock();

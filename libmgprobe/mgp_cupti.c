@@ -1051,7 +1051,7 @@ fail:
 		"through callbacks only, without stream and pool details", what, result_name(r), (int)r);
 }
 
-int mgp_cupti_start(void)
+int mgp_cupti_start(int activity)
 {
 	if (!__atomic_load_n(&cuda.alive, __ATOMIC_RELAXED))
 		return -ENODEV;
@@ -1088,7 +1088,8 @@ int mgp_cupti_start(void)
 			}
 		}
 	}
-	start_activity();
+	if (activity)
+		start_activity();
 	__atomic_store_n(&cuda.started, 1, __ATOMIC_RELEASE);
 	return 0;
 }

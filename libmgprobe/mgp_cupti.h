@@ -58,8 +58,9 @@ int mgp_cupti_init(const struct mgp_cupti_sink *sink);
 /* Loads CUPTI (libcupti.so.13, then libcupti.so) and subscribes the handler to the allocation
  * callbacks. Call from InitializeInjection only. On any failure prints one line with mgp_log and
  * returns -errno (-ENOENT: no library, -EIO: CUPTI refused, -EBUSY: another subscriber); the
- * handlers then never run and host profiling goes on. */
-int mgp_cupti_start(void);
+ * handlers then never run and host profiling goes on. `activity` 0 (MGPROBE_CUDA_ACTIVITY=0) asks
+ * for no activity records: callbacks only, no stream or pool details. */
+int mgp_cupti_start(int activity);
 
 /* The handler the CUPTI subscriber calls, exposed so tests can drive it with fake callback data
  * holding real `*_params` structs. domain is CUPTI_CB_DOMAIN_RUNTIME_API or _DRIVER_API; anything

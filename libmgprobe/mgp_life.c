@@ -185,6 +185,11 @@ out:
 	mgp_guard_leave();
 }
 
+int mgp_life_cuda_activity(void)
+{
+	return (int)life.set.cuda_activity;
+}
+
 void mgp_life_forked(int had_cuda)
 {
 	uint64_t start_mono = mgp_now_ns(), start_real = mgp_real_ns();

@@ -11,4 +11,7 @@
  * parent traced CUDA (the child's trace says why it has none). */
 void mgp_life_forked(int had_cuda);
 
+/* 1 unless MGPROBE_CUDA_ACTIVITY=0: whether CUDA tracing asks CUPTI for activity records. */
+int mgp_life_cuda_activity(void);
+
 #endif /* MGP_LIFE_H */

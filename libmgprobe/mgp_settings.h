@@ -20,6 +20,7 @@ struct mgp_settings {
 	uint32_t max_sites;
 	uint32_t no_children;
 	uint32_t python;     /* read Python frames (on unless MGPROBE_PYTHON is 0) */
+	uint32_t cuda_activity; /* CUPTI activity records joined to CUDA allocations (on unless 0) */
 };
 
 enum mgp_setting_kind {
@@ -56,6 +57,8 @@ static const struct mgp_setting mgp_setting_table[] = {
 	 "1: do not trace forked or exec'd child processes"},
 	{"MGPROBE_PYTHON", MGP_SETTING_FLAG, MGP_SETTING_AT(python), 0, 0, 1,
 	 "0: native frames only in Python programs (default 1: Python frames)"},
+	{"MGPROBE_CUDA_ACTIVITY", MGP_SETTING_FLAG, MGP_SETTING_AT(cuda_activity), 0, 0, 1,
+	 "0: CUDA allocations through callbacks only, without CUPTI's activity records (streams, pools)"},
 	{"MGPROBE_OUTPUT_PID", MGP_SETTING_PID, MGP_SETTING_AT(output_pid), 0, 0, 0,
 	 "set by mgprobe run: the process that writes exactly MGPROBE_OUTPUT"},
 	{"MGPROBE_LIB", MGP_SETTING_LAUNCHER, 0, 0, 0, 0, 0,

@@ -13,6 +13,8 @@ With --workers N the collate function (and so the leak) runs in the N forked Dat
 --leak-history is the classic PyTorch leak: the training loop keeps each step's loss on the updated
 model as a tensor (`history.append(loss_fn(model(images), labels))`, no `.item()`), and with it the
 autograd graph behind it, activations included.
+--leak-device keeps each step's input batch on the device (a CUDA tensor kept in a list: GPU memory
+grows through PyTorch's caching allocator, host memory does not).
 --leak-getitem keeps --leak-bytes of Python bytes per sample in the Dataset's __getitem__ (with
 --workers N: in the workers, where __getitem__ runs).
 
@@ -136,6 +138,7 @@ def main():
     ap.add_argument("--leak", action="store_true", help="leak native memory in the collate function")
     ap.add_argument("--leak-bytes", type=int, default=1 << 20, help="bytes leaked per batch")
     ap.add_argument("--leak-history", action="store_true", help="keep every step's loss tensor")
+    ap.add_argument("--leak-device", action="store_true", help="keep every step's batch on the device")
     ap.add_argument("--leak-getitem", action="store_true",
                     help="keep --leak-bytes / --batch bytes per sample in Dataset.__getitem__")
     ap.add_argument("--seed", type=int, default=0)
@@ -181,6 +184,7 @@ def main():
     step = 0
     loss_v = float("nan")
     history = []
+    kept_on_device = []
     for images, labels in loader:
         if step >= args.steps:
             break
@@ -191,6 +195,8 @@ def main():
         loss = loss_fn(model(images), labels)
         loss.backward()
         opt.step()
+        if args.leak_device:  # the leak: each step's device batch kept alive
+            kept_on_device.append(images)
         if args.leak_history:  # the leak: the loss kept as a tensor, with its graph, not .item()
             history.append(loss_fn(model(images), labels))
         loss_v = loss.item()

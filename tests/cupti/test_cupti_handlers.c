@@ -750,7 +750,7 @@ static void test_start_without_driver(void)
 		fprintf(stderr, "test_start_without_driver: a driver is present, not checked here\n");
 		return;
 	}
-	int r = mgp_cupti_start();
+	int r = mgp_cupti_start(1);
 	MG_TRUE(r == -EIO || r == -ENOENT, "mgp_cupti_start returned %d, expected -EIO or -ENOENT", r);
 	MG_EQ(mgp_cupti_alive(), 1);
 }

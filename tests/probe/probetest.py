@@ -171,7 +171,8 @@ class Test:
         if self.checks == 0:
             print(f"{self.name}: no check ran: nothing was tested; files kept in {self.dir}")
             sys.exit(1)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not os.environ.get("MG_TEST_KEEP"):  # tests/cupti/gpu_session.sh keeps them
+            shutil.rmtree(self.dir, ignore_errors=True)
         if self.skipped:
             print(f"{self.name}: all {self.checks} checks passed, but skipped: "
                   f"{'; '.join(self.skipped)}")

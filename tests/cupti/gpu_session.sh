@@ -1,0 +1,145 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# gpu_session.sh: everything issue 11 runs on a lent GPU machine, in one command of under ten
+# minutes, from a build made here (the machine has no libunwind/libdw headers and no network):
+#
+#   here:   tests/cupti/gpu_session.sh --prepare     # build-gpu/ (-Dcupti=enabled -Dcuda=enabled)
+#                                                     # and .gpulibs/ (the shared libraries it needs)
+#   device: tests/cupti/gpu_session.sh --run         # with carry [build-gpu, .gpulibs]; $OUT set
+#
+# The run writes $OUT/session.log (every command and its output, timed), $OUT/results.tar.gz (the
+# traces, mgreport --json of each, the kept test folders).
+# Each step has its own timeout and a failing step does not stop the next. docs/GPU.md says what
+# the last run showed.
+set -u
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+LIBS="libbz2.so.1.0 libcjson.so.1 libdw.so.1 libelf.so.1 liblzma.so.5 libncursesw.so.6 libtinfo.so.6
+      libpng16.so.16 libunwind.so.8 libz.so.1"
+
+prepare() {
+	[ -d build-gpu ] || PATH=/usr/bin:/bin:/usr/local/cuda/bin \
+		meson setup build-gpu -Dcupti=enabled -Dcuda=enabled || exit 1
+	ninja -C build-gpu || exit 1
+	rm -rf .gpulibs && mkdir .gpulibs || exit 1
+	for l in $LIBS; do cp -L "/lib/x86_64-linux-gnu/$l" .gpulibs/ || exit 1; done
+	cp -L /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/lib64/libcudart.so.13 .gpulibs/ || exit 1
+	grep -qx '/.gpulibs/' .git/info/exclude 2>/dev/null || echo /.gpulibs/ >>.git/info/exclude
+	du -sh build-gpu .gpulibs
+}
+
+step() { # step NAME TIMEOUT CMD...: runs CMD, logs it with its time and status
+	local name=$1 limit=$2 t0=$SECONDS
+	shift 2
+	echo "=== $name: $*" >>"$LOG"
+	if declare -F "$1" >/dev/null; then # a function of this file, run in a shell of its own
+		timeout "$limit" bash -c "$(declare -f "$1"); \"\$@\"" _ "$@" >>"$LOG" 2>&1
+	else
+		timeout "$limit" "$@" >>"$LOG" 2>&1
+	fi
+	local rc=$?
+	echo "=== $name: rc $rc in $((SECONDS - t0)) s" >>"$LOG"
+	echo "$name rc $rc $((SECONDS - t0)) s"
+}
+
+# The build's paths are this machine's (/work/main); the device's copy is linked there. Carried
+# libraries are used only for what the device lacks (its own libz, libstdc++ and CUDA stay first).
+setup_device() {
+	if [ "$ROOT" != /work/main ]; then
+		mkdir -p /work && { [ -e /work/main ] || ln -s "$ROOT" /work/main; }
+	fi
+	mkdir -p /tmp/mglibs
+	for l in $LIBS libcupti.so.13 libcudart.so.13; do
+		if ! ldconfig -p | grep -q "^[[:space:]]*$l " && [ ! -e /usr/local/cuda/lib64/$l ]; then
+			ln -sf "$ROOT/.gpulibs/$l" /tmp/mglibs/$l
+		fi
+	done
+	export LD_LIBRARY_PATH=/tmp/mglibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	[ -x /usr/bin/python3 ] || ln -s "$(command -v python3)" /usr/bin/python3
+}
+
+report_json() { # report_json TRACE: TRACE's mgreport --json beside it (.json)
+	build-gpu/mgreport/mgreport --json --top 40 "$1" >"${1%.mgt}.json"
+}
+
+torch_runs() { # the PyTorch sample on CUDA under the probe: healthy, then a device leak
+	local py=python3 mgp=build-gpu/libmgprobe/mgprobe
+	step torch-native 120 $py samples/torch_vision_train.py --device cuda --steps 300 --print-every 100
+	step torch-healthy 150 $mgp run -o "$R/torch-healthy.mgt" -- \
+		$py samples/torch_vision_train.py --device cuda --steps 600 --print-every 100
+	step torch-leak 180 $mgp run -o "$R/torch-leak.mgt" -- \
+		$py samples/torch_vision_train.py --device cuda --steps 1000 --leak-device --print-every 100
+	for s in healthy leak; do
+		step "report-torch-$s" 120 report_json "$R/torch-$s.mgt"
+		step "report-torch-$s-text" 120 build-gpu/mgreport/mgreport --top 15 "$R/torch-$s.mgt"
+	done
+}
+
+# The suites gpu and cupti and the tests engine-device and engine-devmodel, run as meson would run
+# them but without meson (the device's meson is another version, which refuses this build folder).
+gpu_tests() {
+	local b=build-gpu py=/usr/bin/python3
+	local probe="$b/libmgprobe/mgprobe $b/mgreport/mgreport $b/libmgprobe/libmgprobe.so"
+	export MG_TEST_KEEP=1 TMPDIR="$R/tests"
+	step test-cupti-handlers 60 $b/tests/cupti/test-cupti-handlers
+	step test-gpu-alloc 300 $py tests/cupti/test_gpu.py $probe $b/tests/cupti/gpu-alloc
+	step test-gpu-train 300 $py tests/cupti/test_gpu_train.py $probe $b/engine/mgtrain
+	step test-engine-device 120 $py tests/engine/engine_test.py $b/engine/mgtrain device cuda
+	step test-engine-devmodel 60 $b/tests/engine/test-devmodel
+	unset MG_TEST_KEEP TMPDIR
+}
+
+cost_runs() { # CUPTI's own cost on the real driver, then the probe's, per cudaMalloc + cudaFree
+	local f=build-gpu/bench/cupti_facts mgp=build-gpu/libmgprobe/mgprobe
+	step cupti-facts 120 $f
+	for round in 1 2 3; do
+		step "pairs-native-$round" 60 $f --pairs 20000
+		step "pairs-probe-nocuda-$round" 60 $mgp run -o "$R/p1.mgt" --no-cuda -- $f --pairs 20000
+		step "pairs-probe-callbacks-$round" 60 env MGPROBE_CUDA_ACTIVITY=0 \
+			$mgp run -o "$R/p2.mgt" -- $f --pairs 20000
+		step "pairs-probe-full-$round" 60 $mgp run -o "$R/p3.mgt" -- $f --pairs 20000
+	done
+	step cupti-bench 120 build-gpu/bench/cupti_bench 200000
+}
+
+run() {
+	: "${OUT:?OUT must name the folder for the results}"
+	LOG=$OUT/session.log R=/tmp/mg-gpu-results
+	mkdir -p "$R/tests"
+	setup_device
+	step uname 10 uname -a
+	step nvidia-smi-before 30 nvidia-smi
+	step tools 10 bash -c 'command -v python3 nvcc meson ninja; python3 -c "import torch; print(torch.__version__, torch.cuda.is_available())"; ls /tmp/mglibs'
+	step mgtrain-cuda-20 120 build-gpu/engine/mgtrain --device cuda --steps 20
+	gpu_tests
+	pack
+	cost_runs
+	for m in "$R"/tests/*/*.mgt; do
+		[ -e "$m" ] && step "report-$(basename "$m")" 120 report_json "$m"
+	done
+	pack
+	torch_runs
+	step nvidia-smi-after 30 nvidia-smi
+	pack
+	ls -la "$OUT" >>"$LOG"
+}
+
+# $OUT/results.tar.gz: everything but the PyTorch traces, which come back gzipped on their own
+# (split in 15 MiB parts: the tool returns 8 files of at most 16 MiB). Called after each phase, so
+# a run cut short still returns what it made.
+pack() {
+	rm -f "$R"/p?.mgt
+	tar -czf "$OUT/results.tar.gz" -C /tmp --exclude=torch-healthy.mgt --exclude=torch-leak.mgt \
+		mg-gpu-results
+	for t in "$R"/torch-healthy.mgt "$R"/torch-leak.mgt; do
+		[ -e "$t" ] || continue
+		rm -f "$OUT/$(basename "$t")".gz*
+		gzip -c "$t" | split -b 15M -d - "$OUT/$(basename "$t").gz."
+	done
+}
+
+case "${1:-}" in
+--prepare) prepare ;;
+--run) run ;;
+*) echo "usage: $0 --prepare | --run   (see the head of this file)" >&2; exit 2 ;;
+esac
