@@ -191,6 +191,27 @@ static void NOINLINE pinned(void)
 	cudaFreeHost(h);
 }
 
+/* The driver's large anonymous mappings (after a stream-ordered allocation, which reserves the
+ * pool's address space) with their permissions: reservations are ---p (PROT_NONE). */
+static void NOINLINE big_mappings(void)
+{
+	void *p = NULL;
+	cudaStream_t s = 0;
+	if (!check("cudaMallocAsync", cudaMallocAsync(&p, 1 << 20, s)))
+		cudaFreeAsync(p, s);
+	cudaStreamSynchronize(s);
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && hi - lo >= (1ul << 30))
+			printf("mapping of %.1f GiB: %s", (hi - lo) / 1073741824.0, line);
+	}
+	if (f)
+		fclose(f);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -272,6 +293,7 @@ int main(int argc, char **argv)
 	cuptiActivityFlushAll(1);
 	print_facts();
 	pinned();
+	big_mappings();
 	cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
 	cuptiEnableDomain(0, sub, CUPTI_CB_DOMAIN_DRIVER_API);
 	bench_modes(20000);

@@ -661,16 +661,38 @@ int mgc_symbolize(struct mgc_symbolizer *s, const char *path, const uint8_t *bui
 
 /* ---- whole stacks -------------------------------------------------------------------------- */
 
-/* 1 for the modules a site is not named after: the C library, the loader, the C++ runtime, the
- * probe itself (an allocation made through them belongs to their caller). */
-static bool sym_runtime_module(const char *path)
+static const char *sym_basename(const char *path)
 {
 	const char *b = path ? strrchr(path, '/') : NULL;
-	b = b ? b + 1 : path;
+	return b ? b + 1 : path;
+}
+
+/* 1 for the modules a site is not named after: the C library, the loader, the C++ runtime, the
+ * probe itself, CUDA's runtime, driver and tracer (an allocation made through them belongs to
+ * their caller). */
+static bool sym_runtime_module(const char *path)
+{
+	const char *b = sym_basename(path);
 	if (!b)
 		return true;
 	return strncmp(b, "libc.so", 7) == 0 || strncmp(b, "libc-", 5) == 0 || strncmp(b, "ld-linux", 8) == 0 ||
-	       strncmp(b, "libstdc++", 9) == 0 || strncmp(b, "libmgprobe", 10) == 0;
+	       strncmp(b, "libstdc++", 9) == 0 || strncmp(b, "libmgprobe", 10) == 0 ||
+	       strncmp(b, "libcudart.so", 12) == 0 || strncmp(b, "libcuda.so", 10) == 0 ||
+	       strncmp(b, "libcupti.so", 11) == 0;
+}
+
+/* A CUDA allocation's stack is taken inside CUPTI's callback: its innermost frames are the
+ * tracer's (libcupti), never the program's. Drops them. */
+static void sym_drop_tracer(struct mgc_stack *st)
+{
+	size_t k = 0;
+	while (k < st->n && !st->frames[k].python && st->frames[k].module &&
+	       strncmp(sym_basename(st->frames[k].module) ?: "", "libcupti.so", 11) == 0)
+		k++;
+	if (k == 0 || k == st->n)
+		return;
+	memmove(st->frames, st->frames + k, (st->n - k) * sizeof st->frames[0]);
+	st->n -= k;
 }
 
 static size_t sym_named_frame(const struct mgc_stack *st)
@@ -752,6 +774,7 @@ int mgc_symbolize_stack(struct mgc_symbolizer *s, const uint64_t *ips, size_t ni
 		memcpy(out->frames + out->n, fr, (size_t)k * sizeof(fr[0]));
 		out->n += (size_t)k;
 	}
+	sym_drop_tracer(out);
 	out->named = sym_named_frame(out);
 	return 0;
 }

@@ -241,7 +241,7 @@ MGP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t
 {
 	void *r = MGP_REAL(mmap)(addr, len, prot, flags, fd, off);
 	if (r != MAP_FAILED && mgp_recording() && !mgp_guarded())
-		mgp_record_mmap(r, len, flags);
+		mgp_record_mmap(r, len, prot, flags);
 	return r;
 }
 

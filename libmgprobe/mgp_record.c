@@ -83,13 +83,15 @@ static void mapping_added(uint64_t a, uint64_t n)
 		mgp_record_oom();
 }
 
-void mgp_record_mmap(void *addr, size_t len, int flags)
+void mgp_record_mmap(void *addr, size_t len, int prot, int flags)
 {
 	int e = errno;
 	mgp_guard_enter();
 	uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(len);
 	mgp_mmaps_remove(a, n, mmap_removed); /* MAP_FIXED may replace tracked memory */
-	if ((flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE)
+	/* PROT_NONE is address space reserved, not memory (the CUDA driver reserves 100+ GiB so): a
+	 * part committed later with MAP_FIXED is counted then; one made usable by mprotect is not. */
+	if ((flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE && prot != PROT_NONE)
 		mapping_added(a, n);
 	mgp_guard_leave();
 	errno = e;

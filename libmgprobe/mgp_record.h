@@ -38,7 +38,7 @@ void mgp_record_restore(const struct mgp_entry *en);
 
 /* Anonymous private mappings: a new one (MAP_FIXED may replace tracked memory), an munmap, an
  * mremap of `old` to `addr`. */
-void mgp_record_mmap(void *addr, size_t len, int flags);
+void mgp_record_mmap(void *addr, size_t len, int prot, int flags);
 void mgp_record_munmap(void *addr, size_t len);
 void mgp_record_mremap(void *old, size_t old_size, void *addr, size_t new_size);
 

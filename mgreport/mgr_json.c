@@ -116,6 +116,9 @@ static void add_devcells(cJSON *o, const struct mgc_trace *t)
 static void add_cuda(cJSON *so, const struct mgc_site *s)
 {
 	add_device(so, s->kind);
+	/* the stack made a CUDA allocation: under a caching allocator (PyTorch's, mgtrain's) it is the
+	 * request that grew the cache, not what holds the memory */
+	cJSON_AddStringToObject(so, "stack_role", "grew the cache");
 	if (!s->cuda)
 		return;
 	cJSON *cu = cJSON_AddObjectToObject(so, "cuda");

@@ -140,6 +140,11 @@ static void leaking_sites(const struct mgr_process *p, int device, char *out, si
 	const char *what = device ? "device site" : mgc_analysis_device(&p->a) ? "host site" : "site";
 	if (top == SIZE_MAX)
 		snprintf(out, cap, "; no %s is leaking.", what);
+	else if (device) /* a CUDA call's stack grew the allocator's cache; what holds it is elsewhere */
+		snprintf(out, cap, "; %zu %s%s leaking, the top one grew the cache: %s (+%s %s).", leaking,
+			 what, leaking == 1 ? " is" : "s are",
+			 mgc_esc(shown, sizeof shown, mgr_site_name(p, top, name, sizeof name)),
+			 mgc_human_bytes(p->a.sites[top].fit.slope, a, sizeof a), per_x(p));
 	else
 		snprintf(out, cap, "; %zu %s%s leaking, the top one %s (+%s %s).", leaking, what,
 			 leaking == 1 ? " is" : "s are",
@@ -314,26 +319,50 @@ static void print_table(FILE *f, const struct mgr_process *p, const char *bold, 
 	fputc('\n', f);
 }
 
+static int frame_unnamed(const struct mgc_frame *fr)
+{
+	return !fr->python && (!fr->function || !strcmp(fr->function, "??"));
+}
+
+/* How many frames from j on are unnamed and in j's module (0 when j is named). */
+static size_t unnamed_run(const struct mgc_stack *st, size_t j)
+{
+	size_t k = j;
+	const char *mod = st->frames[j].module;
+	while (k < st->n && frame_unnamed(&st->frames[k]) &&
+	       (st->frames[k].module == mod || (mod && st->frames[k].module && !strcmp(st->frames[k].module, mod))))
+		k++;
+	return k - j;
+}
+
+/* Up to 8 lines of frames; a run of unnamed frames in one module (a stripped driver) is one line. */
 static void print_frames(FILE *f, const struct mgc_stack *st)
 {
-	size_t shown = 0;
-	for (size_t j = 0; j < st->n && shown < 8; j++, shown++) {
+	size_t j = 0;
+	for (size_t lines = 0; j < st->n && lines < 8; lines++) {
 		const struct mgc_frame *fr = &st->frames[j];
 		const char *mod = fr->module ? strrchr(fr->module, '/') : NULL;
 		mod = mod ? mod + 1 : fr->module;
+		char where[MGC_ESCAPED_MAX(1024)];
+		size_t run = unnamed_run(st, j);
+		if (run > 1) {
+			fprintf(f, "        ?? x%zu  [%s]\n", run, mgc_esc(where, sizeof where, mod ? mod : "??"));
+			j += run;
+			continue;
+		}
 		const char *file = fr->file ? strrchr(fr->file, '/') : NULL;
 		file = fr->python ? mgc_pyfile_short(fr->file) : file ? file + 1 : fr->file;
 		char *fn = mgc_escape_dup(fr->function ? fr->function : "??");
-		char where[MGC_ESCAPED_MAX(1024)];
 		if (file)
 			fprintf(f, "        %s%s  %s:%d\n", fn ? fn : "?", fr->inlined ? " (inlined)" : "",
 				mgc_esc(where, sizeof where, file), fr->line);
 		else
 			fprintf(f, "        %s  [%s]\n", fn ? fn : "?", mgc_esc(where, sizeof where, mod ? mod : "??"));
 		free(fn);
+		j++;
 	}
-	if (st->n > shown)
-		fprintf(f, "        ... %zu more frames (--json has them all)\n", st->n - shown);
+	if (st->n > j)
+		fprintf(f, "        ... %zu more frames (--json has them all)\n", st->n - j);
 }
 
 static void print_cuda(FILE *f, const struct mgc_rec_devsite *cu)

@@ -244,6 +244,16 @@ NOINLINE static void do_mmap_fixed(void)
 	printf("mmap MAP_FIXED inside a mapping: %s\n", q == p + 3 * page ? "in place" : "moved");
 }
 
+/* Address space reserved with PROT_NONE (the CUDA driver reserves 100+ GiB so) is not memory: 64
+ * pages reserved, then 3 of them committed with MAP_FIXED read-write: 3 pages counted. */
+NOINLINE static void do_mmap_reserve(void)
+{
+	char *p = mmap(NULL, 64 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *q = mmap(p + 8 * page, 3 * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	printf("mmap PROT_NONE reserve, MAP_FIXED commit: %s\n", q == p + 8 * page ? "in place" : "moved");
+}
+
 NOINLINE static void do_mmap_errors(void)
 {
 	errno = 0;
@@ -293,6 +303,7 @@ int main(int argc, char **argv)
 	do_mmap_odd();
 	do_mremap();
 	do_mmap_fixed();
+	do_mmap_reserve();
 	do_mmap_errors();
 	do_file_mmap(argv[0]);
 	printf("kept %d blocks\n", nkeep);

@@ -55,6 +55,7 @@ mmap = {
                            peak_bytes=8 * P),
     "do_mmap_odd": dict(allocs=1, frees=0, live_bytes=2 * P, live_count=1, alloc_bytes=2 * P),
     "do_mremap": dict(allocs=2, frees=1, live_bytes=8 * P, live_count=1, alloc_bytes=12 * P),
+    "do_mmap_reserve": dict(allocs=1, frees=0, live_bytes=3 * P, live_count=1, alloc_bytes=3 * P),
     "do_mmap_fixed": dict(allocs=2, frees=0, live_bytes=8 * P, live_count=2, alloc_bytes=10 * P),
 }
 for fn, ex in mmap.items():
