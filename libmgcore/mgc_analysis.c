@@ -224,7 +224,7 @@ static int rank_sites(const struct mgc_run *run, const size_t *idx, struct mgc_a
 		if (!(r->y = malloc((n ? n : 1) * sizeof *r->y)))
 			return -ENOMEM;
 		for (size_t k = 0; k < n; k++)
-			r->y[k] = in->series ? in->series[idx[k]] : 0;
+			r->y[k] = (double)mgc_grid_change_at(in->series, in->nseries, idx[k]);
 		r->growth = n ? r->y[n - 1] - r->y[0] : 0;
 		r->live_end = n ? r->y[n - 1] : (double)in->counters.live_bytes;
 	}
@@ -381,7 +381,7 @@ int mgc_analyze_trace(const struct mgc_trace *t, const struct mgc_analysis_opts 
 	for (size_t i = 0; i < t->nsites; i++) {
 		const struct mgc_site *s = t->sites[i];
 		if (s && s->seen)
-			in[n++] = (struct mgc_site_input){s->id, s->kind, s->counters, s->series,
+			in[n++] = (struct mgc_site_input){s->id, s->kind, s->counters, s->series, s->nseries,
 							  steps ? s->cohorts_step : s->cohorts};
 	}
 	struct mgc_run run = {
@@ -401,14 +401,19 @@ int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, 
 	uint32_t ns = h->nsites < MGC_SHM_SITES ? h->nsites : MGC_SHM_SITES;
 	struct mgc_point *pts = calloc(np ? np : 1, sizeof *pts);
 	struct mgc_site_input *in = calloc(ns ? ns : 1, sizeof *in);
+	struct mgc_grid_change *ch = calloc((size_t)ns * np + 1, sizeof *ch);
 	int rc = -ENOMEM;
-	if (pts && in) {
+	if (pts && in && ch) {
 		for (uint32_t i = 0; i < np; i++)
 			mgc_point_from_snapshot(&s->grid[i], &pts[i]);
 		for (uint32_t i = 0; i < ns; i++) {
 			const struct mgc_shm_site *e = &s->sites[i];
+			struct mgc_grid_change *c = ch + (size_t)i * np;
+			size_t nc = 0;
+			for (uint32_t k = 0; k < np; k++) /* np changes at most: always room */
+				mgc_grid_change_set(c, &nc, np, k, e->history[k]);
 			in[i] = (struct mgc_site_input){e->site, e->kind, {e->live_bytes, e->live_count, e->allocs,
-						       e->alloc_bytes, e->frees, e->peak_bytes}, e->history, e->cohorts};
+						       e->alloc_bytes, e->frees, e->peak_bytes}, c, nc, e->cohorts};
 		}
 		/* The segment's grid starts at the first marker: nothing before it to leave out. */
 		struct mgc_run run = {.points = pts, .npoints = np, .x_is_steps = h->steps_seen > 0,
@@ -418,6 +423,7 @@ int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, 
 	}
 	free(pts);
 	free(in);
+	free(ch);
 	return rc;
 }
 

@@ -63,7 +63,8 @@ struct mgc_site_input {
 	uint32_t id;
 	uint16_t kind;                     /* mgc_kind_make code */
 	struct mgc_site_counters counters; /* the latest the source has */
-	const float *series;               /* live bytes at each of the run's points */
+	const struct mgc_grid_change *series; /* live bytes over the run's points, as changes */
+	size_t nseries;
 	const uint64_t *cohorts;           /* MGC_COHORTS, as of the run's last axis point */
 };
 
