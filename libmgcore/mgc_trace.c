@@ -313,6 +313,15 @@ static void cohorts_to_step(struct mgc_site *s)
 	s->cohorts_step = s->cohorts;
 }
 
+/* cohorts_step = none, for a moment: set_cohorts then writes over cohorts in place instead of
+ * keeping them for the marker (a step-marker snapshot makes both the new ones at once). */
+static void cohorts_forget_step(struct mgc_site *s)
+{
+	if (s->cohorts_step != s->cohorts && owned(s->cohorts_step))
+		free((void *)s->cohorts_step);
+	s->cohorts_step = mgc_no_cohorts;
+}
+
 /* cohorts = c (MGC_COHORTS of them), in the site's own buffer unless all are 0. */
 static int set_cohorts(struct mgc_site *s, const uint64_t *c)
 {
@@ -359,6 +368,8 @@ static int apply_site(struct trace_loader *ld, const struct mgc_rec_site *e, con
 	s->seen = 1;
 	s->counters = (struct mgc_site_counters){e->live_bytes, e->live_count, e->allocs,
 						 e->alloc_bytes, e->frees, e->peak_bytes};
+	if (flags & MGC_SNAP_STEP)
+		cohorts_forget_step(s); /* the new cohorts are the marker's: written in place, not copied */
 	if (set_cohorts(s, cohorts) < 0)
 		return -ENOMEM;
 	if (flags & MGC_SNAP_STEP)
