@@ -2,8 +2,8 @@
 /* mgc_analysis.c: the rules of mgc_analysis.h, each in one function: axis_points (the axis),
  * choose_limit (the limit), analysis_opts (what the classifier is told), rank_sites and
  * judge_sites (the sites), weigh_sites (the process verdict from the sites). Only sites that will
- * be judged are classified, so a report's cost is bounded by what it shows. It must never read
- * past a count its input gives, and never abort. */
+ * be judged get a dense series and a verdict, so a report's cost beyond ranking is bounded by
+ * what it shows. It must never read past a count its input gives, and never abort. */
 #define _GNU_SOURCE
 #include "mgc_analysis.h"
 
@@ -201,7 +201,7 @@ static int judge_process(struct mgc_analysis *a)
 
 static int cmp_rank(const void *pa, const void *pb)
 {
-	const struct mgc_site_result *x = pa, *y = pb;
+	const struct mgc_site_rank *x = pa, *y = pb;
 	if (x->growth != y->growth)
 		return x->growth < y->growth ? 1 : -1;
 	if (x->live_end != y->live_end)
@@ -209,26 +209,60 @@ static int cmp_rank(const void *pa, const void *pb)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Every site's series on the axis, growth and end, ranked. */
-static int rank_sites(const struct mgc_run *run, const size_t *idx, struct mgc_analysis *a)
+double mgc_analysis_site_at(const struct mgc_analysis *a, const struct mgc_site *s, size_t i)
+{
+	return mgc_site_live_at(s, a->axis[i]);
+}
+
+void mgc_analysis_site_series(const struct mgc_analysis *a, const struct mgc_site *s, double *y)
+{
+	size_t c = 0; /* the changes at or before the axis point */
+	for (size_t i = 0; i < a->n; i++) {
+		while (c < s->nseries && s->series[c].at <= a->axis[i])
+			c++;
+		y[i] = c ? (double)s->series[c - 1].value : 0;
+	}
+}
+
+double mgc_analysis_site_peak(const struct mgc_analysis *a, const struct mgc_site *s)
+{
+	double peak = 0;
+	size_t i = 0; /* the first axis point at or after the change */
+	for (size_t c = 0; c < s->nseries && i < a->n; c++) {
+		size_t lo = i, hi = a->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (a->axis[mid] < s->series[c].at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo; /* the value holds there when the next change comes later */
+		if (i < a->n && (c + 1 == s->nseries || a->axis[i] < s->series[c + 1].at))
+			peak = fmax(peak, (double)s->series[c].value);
+	}
+	return peak;
+}
+
+/* Every site ranked by what two points of its series say: its growth and its end. */
+static int rank_sites(const struct mgc_run *run, struct mgc_analysis *a)
 {
 	size_t n = a->n;
-	a->sites = calloc(run->nsites ? run->nsites : 1, sizeof *a->sites);
-	if (!a->sites)
+	a->ranked = calloc(run->nsites ? run->nsites : 1, sizeof *a->ranked);
+	if (!a->ranked)
 		return -ENOMEM;
 	for (size_t i = 0; i < run->nsites; i++) {
-		const struct mgc_site_input *in = &run->sites[i];
-		struct mgc_site_result *r = &a->sites[a->nsites++];
-		*r = (struct mgc_site_result){.id = in->id, .kind = in->kind, .counters = in->counters,
-					      .cohorts = in->cohorts, .input = i};
-		if (!(r->y = malloc((n ? n : 1) * sizeof *r->y)))
-			return -ENOMEM;
-		for (size_t k = 0; k < n; k++)
-			r->y[k] = in->series ? in->series[idx[k]] : 0;
-		r->growth = n ? r->y[n - 1] - r->y[0] : 0;
-		r->live_end = n ? r->y[n - 1] : (double)in->counters.live_bytes;
+		const struct mgc_site *s = run->sites[i];
+		if (!s || !s->seen)
+			continue;
+		struct mgc_site_rank *r = &a->ranked[a->nsites++];
+		*r = (struct mgc_site_rank){.site = s, .id = s->id, .input = (uint32_t)i};
+		double first = n ? mgc_analysis_site_at(a, s, 0) : 0;
+		double last = n ? mgc_analysis_site_at(a, s, n - 1) : 0;
+		r->growth = last - first;
+		r->live_end = n ? last : (double)s->counters.live_bytes;
 	}
-	qsort(a->sites, a->nsites, sizeof *a->sites, cmp_rank);
+	qsort(a->ranked, a->nsites, sizeof *a->ranked, cmp_rank);
 	return 0;
 }
 
@@ -242,16 +276,17 @@ static int unchanged(const double *y, size_t n)
 	return 1;
 }
 
-static void judge_site(const struct mgc_analysis *a, struct mgc_site_result *r)
+/* Judges r from y, its live bytes at each axis point. */
+static void judge_site(const struct mgc_analysis *a, struct mgc_site_result *r, const double *y)
 {
 	const struct mgc_series *rss = &a->series[MGC_S_RSS];
 	if (a->n < MGC_MIN_POINTS)
 		return;
-	if (unchanged(r->y, a->n)) {
+	if (unchanged(y, a->n)) {
 		memset(&r->fit, 0, sizeof r->fit);
 		r->fit.verdict = MGC_VERDICT_STABLE;
 		r->fit.confidence = 0.95;
-		r->fit.level = r->y[0];
+		r->fit.level = y[0];
 		r->fit.plateau_at = r->fit.plateau_level = r->fit.change_at = r->fit.decidable_at = NAN;
 		r->fit.x_to_oom = INFINITY;
 		snprintf(r->fit.why, sizeof r->fit.why, "unchanged over the run");
@@ -262,27 +297,57 @@ static void judge_site(const struct mgc_analysis *a, struct mgc_site_result *r)
 	 * 2^63, which the classifier can still take back to an integer. */
 	double last_step = fmin((double)a->end.step, 0x1p63);
 	struct mgc_site_evidence ev = {
-		.x = rss->x, .live = r->y, .n = a->n, .cohorts = r->cohorts, .ncohorts = r->cohorts ? MGC_COHORTS : 0,
+		.x = rss->x, .live = y, .n = a->n, .cohorts = r->cohorts, .ncohorts = r->cohorts ? MGC_COHORTS : 0,
 		.last_step = last_step, .allocs = r->counters.allocs, .frees = r->counters.frees,
 		.live_count = r->counters.live_count};
 	struct mgc_classify_opts co = analysis_opts(a, JUDGE_OWN);
 	r->classified = mgc_classify_site(&ev, &co, &r->fit) == 0;
 }
 
-static void judge_sites(struct mgc_analysis *a, size_t top)
+/* The result of rank k, without a verdict yet. */
+static void site_result(const struct mgc_analysis *a, size_t k, struct mgc_site_result *out)
+{
+	const struct mgc_site_rank *r = &a->ranked[k];
+	const struct mgc_site *s = r->site;
+	*out = (struct mgc_site_result){.id = r->id, .kind = s->kind, .counters = s->counters,
+					.cohorts = a->x_is_steps ? s->cohorts_step : s->cohorts, .site = s,
+					.input = r->input, .growth = r->growth, .live_end = r->live_end};
+}
+
+const struct mgc_site_result *mgc_analysis_site(const struct mgc_analysis *a, size_t k,
+						struct mgc_site_result *tmp)
+{
+	if (k < a->nclassified)
+		return &a->sites[k];
+	site_result(a, k, tmp);
+	return tmp;
+}
+
+/* The first sites of the ranking, each from a dense series made for it alone. */
+static int judge_sites(struct mgc_analysis *a, size_t top)
 {
 	size_t judged = top && top < a->nsites ? top : a->nsites;
 	if (judged < MGC_JUDGED_SITES)
 		judged = a->nsites < MGC_JUDGED_SITES ? a->nsites : MGC_JUDGED_SITES;
+	double *y = malloc((a->n ? a->n : 1) * sizeof *y);
+	a->sites = calloc(judged ? judged : 1, sizeof *a->sites);
+	if (!y || !a->sites) {
+		free(y);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < judged; i++) {
 		struct mgc_site_result *r = &a->sites[i];
-		judge_site(a, r);
+		site_result(a, i, r);
+		mgc_analysis_site_series(a, r->site, y);
+		judge_site(a, r, y);
 		if (r->classified && r->fit.verdict == MGC_VERDICT_LEAK) {
 			a->leaking_sites++;
 			a->leaking_device_sites += mgc_kind_is_cuda(r->kind) != 0;
 		}
 	}
 	a->nclassified = judged;
+	free(y);
+	return 0;
 }
 
 /* Leaking host sites decide the process verdict where RSS cannot tell, or hides the leak
@@ -293,7 +358,7 @@ static void weigh_sites(struct mgc_analysis *a)
 	double slope = 0, conf = 0;
 	if (!a->have_verdict || !a->series[MGC_S_HEAP].present)
 		return;
-	for (size_t i = 0; i < a->nsites && i < MGC_JUDGED_SITES; i++) {
+	for (size_t i = 0; i < a->nclassified && i < MGC_JUDGED_SITES; i++) {
 		const struct mgc_site_result *r = &a->sites[i];
 		if (!r->classified || r->fit.verdict != MGC_VERDICT_LEAK || !(r->fit.slope > 0))
 			continue;
@@ -348,6 +413,7 @@ int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o
 	size_t *idx = calloc(run->npoints ? run->npoints : 1, sizeof *idx);
 	if (!idx)
 		return -ENOMEM;
+	a->axis = idx;
 	a->x_is_steps = run->x_is_steps;
 	a->n = axis_points(run, idx);
 	if (a->n) {
@@ -361,11 +427,9 @@ int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o
 			judge_series(a, &a->series[k], k == MGC_S_DEVICE ? JUDGE_DEVICE : JUDGE_PROCESS);
 		rc = judge_process(a);
 	}
-	if (rc == 0 && (rc = find_epochs(run, idx, a)) == 0 && (rc = rank_sites(run, idx, a)) == 0) {
-		judge_sites(a, o->top);
+	if (rc == 0 && (rc = find_epochs(run, idx, a)) == 0 && (rc = rank_sites(run, a)) == 0 &&
+	    (rc = judge_sites(a, o->top)) == 0)
 		weigh_sites(a);
-	}
-	free(idx);
 	if (rc < 0)
 		mgc_analysis_free(a);
 	return rc;
@@ -373,25 +437,33 @@ int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o
 
 int mgc_analyze_trace(const struct mgc_trace *t, const struct mgc_analysis_opts *o, struct mgc_analysis *out)
 {
-	struct mgc_site_input *in = calloc(t->nsites ? t->nsites : 1, sizeof *in);
-	size_t n = 0;
-	if (!in)
-		return -ENOMEM;
-	int steps = mgc_trace_has_steps(t);
-	for (size_t i = 0; i < t->nsites; i++) {
-		const struct mgc_site *s = t->sites[i];
-		if (s && s->seen)
-			in[n++] = (struct mgc_site_input){s->id, s->kind, s->counters, s->series,
-							  steps ? s->cohorts_step : s->cohorts};
-	}
 	struct mgc_run run = {
-		.points = t->points, .npoints = t->npoints, .x_is_steps = steps,
-		.first_marker_t = t->first_marker_t, .tracked = 1, .sites = in, .nsites = n,
+		.points = t->points, .npoints = t->npoints, .x_is_steps = mgc_trace_has_steps(t),
+		.first_marker_t = t->first_marker_t, .tracked = 1,
+		.sites = (const struct mgc_site *const *)t->sites, .nsites = t->nsites,
 		.cgroup_limit = t->proc.cgroup_limit, .mem_total = t->proc.mem_total, .labels = t->labels,
 		.nlabels = t->nlabels};
-	int rc = mgc_analyze_run(&run, o, out);
-	free(in);
-	return rc;
+	return mgc_analyze_run(&run, o, out);
+}
+
+/* The segment's sites as a trace's (their histories as changes on its grid), into sites[ns] and
+ * changes[ns * np] (np changes at most per site), pointed at by ptrs[ns]. */
+static void shm_sites(const struct mgc_shm *s, uint32_t ns, uint32_t np, struct mgc_site *sites,
+		      struct mgc_grid_change *changes, const struct mgc_site **ptrs)
+{
+	for (uint32_t i = 0; i < ns; i++) {
+		const struct mgc_shm_site *e = &s->sites[i];
+		struct mgc_grid_change *c = changes + (size_t)i * np;
+		size_t nc = 0;
+		for (uint32_t k = 0; k < np; k++) /* one change per point at most: always room */
+			mgc_grid_change_set(c, &nc, np, k, e->history[k]);
+		sites[i] = (struct mgc_site){.id = e->site, .kind = e->kind, .seen = 1,
+					     .counters = {e->live_bytes, e->live_count, e->allocs, e->alloc_bytes,
+							  e->frees, e->peak_bytes},
+					     .series = c, .nseries = (uint32_t)nc, .cohorts = e->cohorts,
+					     .cohorts_step = e->cohorts};
+		ptrs[i] = &sites[i];
+	}
 }
 
 int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, struct mgc_analysis *out)
@@ -400,24 +472,29 @@ int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, 
 	uint32_t np = h->grid_n < MGC_SHM_GRID ? h->grid_n : MGC_SHM_GRID;
 	uint32_t ns = h->nsites < MGC_SHM_SITES ? h->nsites : MGC_SHM_SITES;
 	struct mgc_point *pts = calloc(np ? np : 1, sizeof *pts);
-	struct mgc_site_input *in = calloc(ns ? ns : 1, sizeof *in);
+	struct mgc_site *sites = calloc(ns ? ns : 1, sizeof *sites);
+	struct mgc_grid_change *changes = calloc((size_t)ns * np + 1, sizeof *changes);
+	const struct mgc_site **ptrs = calloc(ns ? ns : 1, sizeof *ptrs);
 	int rc = -ENOMEM;
-	if (pts && in) {
+	if (pts && sites && changes && ptrs) {
 		for (uint32_t i = 0; i < np; i++)
 			mgc_point_from_snapshot(&s->grid[i], &pts[i]);
-		for (uint32_t i = 0; i < ns; i++) {
-			const struct mgc_shm_site *e = &s->sites[i];
-			in[i] = (struct mgc_site_input){e->site, e->kind, {e->live_bytes, e->live_count, e->allocs,
-						       e->alloc_bytes, e->frees, e->peak_bytes}, e->history, e->cohorts};
-		}
+		shm_sites(s, ns, np, sites, changes, ptrs);
 		/* The segment's grid starts at the first marker: nothing before it to leave out. */
 		struct mgc_run run = {.points = pts, .npoints = np, .x_is_steps = h->steps_seen > 0,
-				      .first_marker_t = -1, .tracked = 1, .sites = in, .nsites = ns,
+				      .first_marker_t = -1, .tracked = 1, .sites = ptrs, .nsites = ns,
 				      .cgroup_limit = h->cgroup_limit, .mem_total = h->mem_total};
 		rc = mgc_analyze_run(&run, o, out);
 	}
+	if (rc == 0) { /* the results point at them */
+		out->own_sites = sites;
+		out->own_changes = changes;
+	} else {
+		free(sites);
+		free(changes);
+	}
 	free(pts);
-	free(in);
+	free(ptrs);
 	return rc;
 }
 
@@ -458,10 +535,12 @@ void mgc_analysis_free(struct mgc_analysis *a)
 		free(a->series[k].y);
 	}
 	free(a->series);
-	for (size_t i = 0; a->sites && i < a->nsites; i++)
-		free(a->sites[i].y);
+	free(a->ranked);
 	free(a->sites);
+	free(a->axis);
 	free(a->epochs);
+	free(a->own_sites);
+	free(a->own_changes);
 	memset(a, 0, sizeof *a);
 }
 

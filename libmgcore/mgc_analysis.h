@@ -30,6 +30,9 @@
  * - The cohorts a site is judged by are those in force at the last point of the axis.
  * - The sites. Ranked by growth, then live bytes at the end, then id. The process verdict weighs
  *   the leaking host sites among the first MGC_JUDGED_SITES of that ranking, whatever a tool shows.
+ * - The cost. Every site is ranked from two values of its series (kept as changes, mgc_grid.h);
+ *   only the sites judged (the tool's top, at least MGC_JUDGED_SITES) get a dense series, one at a
+ *   time, and a result. A program with 720k sites costs tens of bytes per site, not its points.
  * - Epoch boundaries (mgprobe_label("epoch...")) are found here and carried in the result
  *   (`epochs`); the classifier's options receive them in analysis_opts() once they have a field. */
 #ifndef MGC_ANALYSIS_H
@@ -58,15 +61,6 @@ struct mgc_series {
 	struct mgc_fit fit;
 };
 
-/* One site as a source holds it: the input of mgc_analyze_run. */
-struct mgc_site_input {
-	uint32_t id;
-	uint16_t kind;                     /* mgc_kind_make code */
-	struct mgc_site_counters counters; /* the latest the source has */
-	const float *series;               /* live bytes at each of the run's points */
-	const uint64_t *cohorts;           /* MGC_COHORTS, as of the run's last axis point */
-};
-
 /* A run as a source holds it: points in time order (a bounded grid), and sites. */
 struct mgc_run {
 	const struct mgc_point *points;
@@ -74,7 +68,11 @@ struct mgc_run {
 	int x_is_steps;            /* the run has step markers */
 	double first_marker_t;     /* time of the first marker's snapshot; < 0: none, or not known */
 	int tracked;               /* 1: from the probe (heap, mmap, sites); 0: /proc only (RSS) */
-	const struct mgc_site_input *sites;
+	/* The sites, as the source indexes them (NULL entries, and sites no snapshot mentioned, are
+	 * left out): each one's series is on `points`; it is judged by the cohorts in force at the
+	 * last axis point, cohorts_step with step markers, else cohorts. They must outlive the
+	 * analysis: its results point at them. */
+	const struct mgc_site *const *sites;
 	size_t nsites;
 	uint64_t cgroup_limit;     /* bytes, 0: none */
 	uint64_t mem_total;        /* bytes, 0: unknown */
@@ -87,16 +85,27 @@ struct mgc_analysis_opts {
 	size_t top;   /* sites to judge, best ranked first; 0: all (at least MGC_JUDGED_SITES are) */
 };
 
-/* One site, judged. */
+/* Every site of the run, in the ranking's order: what it is ranked by, read from two points of
+ * its series. */
+struct mgc_site_rank {
+	const struct mgc_site *site; /* the source's */
+	uint32_t id;
+	uint32_t input;     /* its index in the run's sites */
+	double growth;      /* live bytes at the last axis point minus at the first */
+	double live_end;    /* live bytes at the last axis point (the latest without one) */
+};
+
+/* One site with its verdict: the judged ones (mgc_analysis.sites), or any site of the ranking
+ * (mgc_analysis_site: without a verdict beyond the judged ones). */
 struct mgc_site_result {
 	uint32_t id;
 	unsigned kind;
 	struct mgc_site_counters counters; /* the source's latest */
 	const uint64_t *cohorts;           /* judged (the source's; valid while the source is) */
+	const struct mgc_site *site;       /* the source's: its series, mgc_analysis_site_at */
 	size_t input;       /* its index in the run's sites */
-	double *y;          /* live bytes at each axis point (n of them) */
-	double growth;      /* y[n - 1] - y[0]: bytes gained over the window */
-	double live_end;    /* y[n - 1]: live bytes at the last axis point (the latest without one) */
+	double growth;      /* as in struct mgc_site_rank */
+	double live_end;
 	int classified;     /* fit holds its verdict (judged, and n >= MGC_MIN_POINTS) */
 	struct mgc_fit fit;
 };
@@ -114,14 +123,19 @@ struct mgc_analysis {
 	size_t nseries;
 	int have_verdict;            /* verdict holds the process verdict */
 	struct mgc_fit verdict;      /* RSS judged against the live allocations, then the sites */
-	struct mgc_site_result *sites; /* every site of the run, ranked */
+	struct mgc_site_rank *ranked; /* every site of the run, ranked: nsites of them */
 	size_t nsites;
-	size_t nclassified;          /* the first nclassified sites were judged */
+	struct mgc_site_result *sites; /* the first nclassified of the ranking, judged: what the tools
+					* show and the process verdict weighs (not every site!) */
+	size_t nclassified;
+	size_t *axis;                /* the run's point of each axis point (n): where series are read */
 	size_t leaking_sites;        /* judged sites whose verdict is leak, device sites included */
 	size_t leaking_device_sites; /* of those, CUDA sites */
 	double *epochs;              /* x of each epoch boundary on the axis, increasing */
 	size_t nepochs;
 	char axis_note[200];         /* how steps were counted when x is not the step ("" when it is) */
+	struct mgc_site *own_sites;  /* a segment's sites as the analysis reads them (mgc_analyze_shm) */
+	struct mgc_grid_change *own_changes;
 };
 
 /* Analyses a run. 0, or -ENOMEM (out is then freed and zeroed). The run must outlive `out`. */
@@ -139,6 +153,18 @@ int mgc_analyze_columns(const double *x, size_t n, int x_is_steps, const char *c
 			const double *const *ys, size_t ncols, double limit, struct mgc_analysis *out);
 
 void mgc_analysis_free(struct mgc_analysis *a);
+
+/* A site of the run (a ranked or judged one's `site`): its live bytes at axis point i (i < a->n),
+ * its highest at any axis point (0 when it never held memory there), or at every axis point into
+ * y (a->n of them). */
+double mgc_analysis_site_at(const struct mgc_analysis *a, const struct mgc_site *s, size_t i);
+double mgc_analysis_site_peak(const struct mgc_analysis *a, const struct mgc_site *s);
+void mgc_analysis_site_series(const struct mgc_analysis *a, const struct mgc_site *s, double *y);
+
+/* Site k of the ranking (k < a->nsites) with its verdict: the judged result for k < nclassified,
+ * else one filled into *tmp without a verdict (classified 0). Returns either. */
+const struct mgc_site_result *mgc_analysis_site(const struct mgc_analysis *a, size_t k,
+						struct mgc_site_result *tmp);
 
 /* The series a tool shows for the process verdict: RSS, or a table's first column. NULL if none. */
 const struct mgc_series *mgc_analysis_main(const struct mgc_analysis *a);

@@ -4,7 +4,8 @@
  * Every sample is a point until the grid is full; then every other point is dropped and only
  * every second sample is kept, and so on: the grid holds the samples whose number is a multiple
  * of the stride, at most `cap` of them. The caller keeps the latest sample as well when it is not
- * on the grid. Pure bookkeeping: it owns no memory and never fails. */
+ * on the grid. A series that rarely changes is kept as its changes (struct mgc_grid_change), halved
+ * by the same rule. Pure bookkeeping: it owns no memory and never fails. */
 #ifndef MGC_GRID_H
 #define MGC_GRID_H
 
@@ -45,5 +46,29 @@ enum mgc_grid_place mgc_grid_append(struct mgc_grid *g);
 /* Keeps elements 0, 2, 4, ... of arr[0..n), each `elem` bytes, packed at the front; returns how
  * many are left, (n + 1) / 2. */
 size_t mgc_grid_halve(void *arr, size_t n, size_t elem);
+
+/* A series on the grid kept as its changes: from point `at` on (up to the next change) it is
+ * `value`; before the first change it is 0. Changes are in increasing `at`, and no change repeats
+ * the value before it, so a series that changed k times costs k changes however many points the
+ * grid holds (most of a big program's allocation sites change once or twice in a run). */
+struct mgc_grid_change {
+	uint32_t at;
+	float value;
+};
+
+/* The value at point i of the series c[0..n). */
+float mgc_grid_change_at(const struct mgc_grid_change *c, size_t n, size_t i);
+
+/* Sets the series c[0..*n) (room for cap changes) to `value` from point `at` on, where `at` is at
+ * or after every change's point (a sample is always the latest): a change at `at` is replaced, and
+ * none is kept that repeats the value before it. 0, or -ENOSPC when a new change does not fit in
+ * cap (the series is then unchanged: make room and call again). */
+int mgc_grid_change_set(struct mgc_grid_change *c, size_t *n, size_t cap, uint32_t at, float value);
+
+/* mgc_grid_halve for a series of changes, with the grid: the value at new point j is the one at old
+ * point 2j, so each change moves to point ceil(at / 2), a later one replacing an earlier one there.
+ * Changes past the grid's last point (pending for the next one) move the same way. Returns how
+ * many are left (at most n). */
+size_t mgc_grid_halve_changes(struct mgc_grid_change *c, size_t n);
 
 #endif /* MGC_GRID_H */

@@ -234,31 +234,38 @@ static struct mgc_site *site_get(struct trace_loader *ld, uint32_t id)
 		if (!t->sites[id])
 			return NULL;
 		t->sites[id]->id = id;
+		t->sites[id]->cohorts = t->sites[id]->cohorts_step = mgc_no_cohorts;
 	}
 	return t->sites[id];
 }
 
-/* Carries a site's live bytes forward over the grid points it did not change at. */
-static void fill_site(struct mgc_site *s, uint32_t upto, float v)
+const uint64_t mgc_no_cohorts[MGC_COHORTS];
+
+/* Site s's live bytes are `bytes` from grid point `at` on. */
+static int series_set(struct mgc_site *s, uint32_t at, uint64_t bytes)
 {
-	for (uint32_t i = s->filled; i < upto; i++)
-		s->series[i] = v;
-	if (upto > s->filled)
-		s->filled = upto;
+	size_t n = s->nseries;
+	while (mgc_grid_change_set(s->series, &n, s->series_cap, at, (float)bytes) == -ENOSPC) {
+		uint32_t ncap = s->series_cap ? 2 * s->series_cap : 2;
+		struct mgc_grid_change *nc = realloc(s->series, ncap * sizeof *nc);
+		if (!nc)
+			return -ENOMEM;
+		s->series = nc;
+		s->series_cap = ncap;
+	}
+	s->nseries = (uint32_t)n;
+	return 0;
 }
 
 /* Halves the full grid (mgc_grid.h), for the process and for every site. */
 static void halve_grid(struct mgc_trace *t)
 {
-	uint32_t n = (uint32_t)t->npoints;
 	for (size_t i = 0; i < t->nsites; i++) {
 		struct mgc_site *s = t->sites[i];
-		if (!s || !s->series)
-			continue;
-		fill_site(s, n, (float)s->counters.live_bytes);
-		s->filled = (uint32_t)mgc_grid_halve(s->series, n, sizeof *s->series);
+		if (s && s->nseries)
+			s->nseries = (uint32_t)mgc_grid_halve_changes(s->series, s->nseries);
 	}
-	t->npoints = mgc_grid_halve(t->points, n, sizeof *t->points);
+	t->npoints = mgc_grid_halve(t->points, t->npoints, sizeof *t->points);
 }
 
 /* Adds a point at the end of the grid (halving it first when the grid says so). */
@@ -291,8 +298,60 @@ static uint32_t begin_snapshot(struct trace_loader *ld, const struct mgc_point *
 	return (uint32_t)t->npoints - (ld->cur_on_grid ? 1 : 0);
 }
 
+/* Cohorts are shared where they are equal: mgc_no_cohorts where all are 0, and cohorts_step is
+ * cohorts itself until the site changes after a step marker. A site owns what is neither. */
+static int owned(const uint64_t *c)
+{
+	return c != mgc_no_cohorts;
+}
+
+/* cohorts_step = cohorts (they are in force at the last step marker). */
+static void cohorts_to_step(struct mgc_site *s)
+{
+	if (s->cohorts_step != s->cohorts && owned(s->cohorts_step))
+		free((void *)s->cohorts_step);
+	s->cohorts_step = s->cohorts;
+}
+
+/* cohorts_step = none, for a moment: set_cohorts then writes over cohorts in place instead of
+ * keeping them for the marker (a step-marker snapshot makes both the new ones at once). */
+static void cohorts_forget_step(struct mgc_site *s)
+{
+	if (s->cohorts_step != s->cohorts && owned(s->cohorts_step))
+		free((void *)s->cohorts_step);
+	s->cohorts_step = mgc_no_cohorts;
+}
+
+/* cohorts = c (MGC_COHORTS of them), in the site's own buffer unless all are 0. */
+static int set_cohorts(struct mgc_site *s, const uint64_t *c)
+{
+	int any = 0;
+	for (unsigned k = 0; k < MGC_COHORTS && !any; k++)
+		any = c[k] != 0;
+	uint64_t *own = owned(s->cohorts) && s->cohorts != s->cohorts_step ? (uint64_t *)s->cohorts : NULL;
+	if (!any) {
+		free(own);
+		s->cohorts = mgc_no_cohorts;
+		return 0;
+	}
+	if (!own && !(own = malloc(MGC_COHORTS * sizeof *own)))
+		return -ENOMEM;
+	memcpy(own, c, MGC_COHORTS * sizeof *own);
+	s->cohorts = own;
+	return 0;
+}
+
+static void free_cohorts(struct mgc_site *s)
+{
+	if (s->cohorts_step != s->cohorts && owned(s->cohorts_step))
+		free((void *)s->cohorts_step);
+	if (owned(s->cohorts))
+		free((void *)s->cohorts);
+}
+
 /* One site entry of the snapshot being read: its counters and cohorts (all MGC_COHORTS of them,
- * zero where the entry has none); `upto` is begin_snapshot's answer. */
+ * zero where the entry has none); `upto` is begin_snapshot's answer: the first grid point that
+ * shows them. */
 static int apply_site(struct trace_loader *ld, const struct mgc_rec_site *e, const uint64_t *cohorts,
 		      uint32_t flags, uint32_t upto)
 {
@@ -300,19 +359,21 @@ static int apply_site(struct trace_loader *ld, const struct mgc_rec_site *e, con
 	struct mgc_site *s = site_get(ld, e->site);
 	if (!s)
 		return e->site == 0 ? -EBADMSG : -ENOMEM;
-	if (!s->series && !(s->series = calloc(MGC_GRID, sizeof(float))))
+	if (series_set(s, upto, e->live_bytes) < 0)
 		return -ENOMEM;
-	fill_site(s, upto, (float)s->counters.live_bytes);
 	/* Keep the cohorts as they were at the last step marker too: what came after (a snapshot
 	 * inside the last step, the exit's teardown) is not on the step axis. */
 	if (s->updated_at && s->updated_at <= t->last_step_snapshot && !(flags & MGC_SNAP_STEP))
-		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts); /* in force at that marker */
+		cohorts_to_step(s); /* in force at that marker */
 	s->seen = 1;
 	s->counters = (struct mgc_site_counters){e->live_bytes, e->live_count, e->allocs,
 						 e->alloc_bytes, e->frees, e->peak_bytes};
-	memcpy(s->cohorts, cohorts, sizeof s->cohorts);
 	if (flags & MGC_SNAP_STEP)
-		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
+		cohorts_forget_step(s); /* the new cohorts are the marker's: written in place, not copied */
+	if (set_cohorts(s, cohorts) < 0)
+		return -ENOMEM;
+	if (flags & MGC_SNAP_STEP)
+		cohorts_to_step(s);
 	s->updated_at = t->snapshots;
 	return 0;
 }
@@ -813,7 +874,7 @@ static int read_records(struct mgc_reader *r, struct trace_loader *ld, int *have
 }
 
 /* After the last record: the perf map's index, the last snapshot as the last grid point, and
- * every site's series and cohorts carried to the end. */
+ * every site's cohorts at the last step marker. */
 static void finish_load(struct trace_loader *ld)
 {
 	struct mgc_trace *t = ld->t;
@@ -823,11 +884,9 @@ static void finish_load(struct trace_loader *ld)
 		grid_point(t, mgc_grid_append(&ld->grid), &t->last);
 	for (size_t i = 0; i < t->nsites; i++) {
 		struct mgc_site *s = t->sites[i];
-		if (s && s->series)
-			fill_site(s, (uint32_t)t->npoints, (float)s->counters.live_bytes);
 		/* unchanged since the last marker: its latest cohorts are the marker's */
 		if (s && s->updated_at <= t->last_step_snapshot)
-			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
+			cohorts_to_step(s);
 	}
 }
 
@@ -889,6 +948,7 @@ void mgc_trace_free(struct mgc_trace *t)
 		if (t->sites[i]) {
 			free(t->sites[i]->ips);
 			free(t->sites[i]->series);
+			free_cohorts(t->sites[i]);
 			free(t->sites[i]->cuda);
 			free(t->sites[i]);
 		}

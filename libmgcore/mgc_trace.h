@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgc_trace.h: reading *.mgt traces. A streaming record reader (mgc_reader) and a loader that
- * builds the whole-run model (mgc_trace) in memory bounded by the number of sites, not by the
- * run's length: series are kept on a grid of at most MGC_GRID points, halved as the run grows.
+ * builds the whole-run model (mgc_trace) in memory bounded by what changed, not by the run's
+ * length: series are kept on a grid of at most MGC_GRID points, halved as the run grows, and a
+ * site's series only as its changes on that grid (cohorts only where some are set).
  * Readers never abort: bad input gives an error string and -errno; a truncated or torn tail is
  * dropped and flagged, never misread. */
 #ifndef MGC_TRACE_H
@@ -12,6 +13,7 @@
 #include <stdio.h>
 
 #include "mgc_format.h"
+#include "mgc_grid.h"
 #include "mgc_python.h"
 
 #define MGC_GRID 512u /* most points kept per series */
@@ -82,6 +84,9 @@ struct mgc_devcell {
 	uint64_t peak;  /* highest bytes seen */
 };
 
+/* MGC_COHORTS zeros: the cohorts of a site that has none set. */
+extern const uint64_t mgc_no_cohorts[MGC_COHORTS];
+
 struct mgc_site {
 	uint32_t id;
 	uint16_t kind;    /* mgc_kind_make: memory kind, CUDA device + 1 in the high byte */
@@ -90,13 +95,24 @@ struct mgc_site {
 	uint64_t *ips;
 	int seen;         /* 1 once a snapshot mentioned it */
 	struct mgc_site_counters counters; /* as of the last snapshot */
-	uint64_t cohorts[MGC_COHORTS];      /* as of the last snapshot */
-	uint64_t cohorts_step[MGC_COHORTS]; /* as of the last step-marker snapshot (the step axis's end) */
-	float *series;    /* live bytes at each grid point (t.npoints of them), NULL if never seen */
+	/* Its live bytes at each grid point (t.npoints of them), as changes (mgc_grid.h): nseries of
+	 * them, none for a site that never held memory at a point; read with mgc_site_live_at. */
+	struct mgc_grid_change *series;
+	uint32_t nseries;
+	uint32_t series_cap; /* internal */
+	/* MGC_COHORTS each, never NULL (mgc_no_cohorts when all are 0): the latest, and those in force
+	 * at the last step-marker snapshot (the step axis's end) */
+	const uint64_t *cohorts;
+	const uint64_t *cohorts_step;
 	struct mgc_rec_devsite *cuda; /* CUDA sites: what activity records said (DEVSITE), or NULL */
 	uint64_t updated_at; /* internal: snapshot number of its last entry */
-	uint32_t filled;  /* internal: grid points filled so far */
 };
+
+/* Site s's live bytes at grid point i (i < the trace's npoints), as a float as the grid keeps them. */
+static inline double mgc_site_live_at(const struct mgc_site *s, size_t i)
+{
+	return (double)mgc_grid_change_at(s->series, s->nseries, i);
+}
 
 struct mgc_child {
 	int pid;

@@ -189,6 +189,7 @@ void mgm_view_free(struct mgm_view *v)
 {
 	mgc_analysis_free(&v->a);
 	free(v->sites);
+	free(v->site_y);
 	memset(v, 0, sizeof *v);
 }
 
@@ -263,15 +264,20 @@ static const struct mgm_stack *stack_for(struct mgm_collector *c, const struct m
 	return st;
 }
 
-/* The view's sites, in the analysis's order, each with its stack (src: its published entry). */
+/* The view's sites (all judged: mgmon asks for every site), in the analysis's order, each with its
+ * stack (src: its published entry) and its series for the chart. */
 static int view_sites(struct mgm_collector *c, struct mgm_view *v, const struct mgc_shm *src)
 {
-	v->sites = calloc(v->a.nsites ? v->a.nsites : 1, sizeof *v->sites);
-	if (!v->sites)
+	size_t n = v->a.nclassified, np = v->a.n ? v->a.n : 1;
+	v->sites = calloc(n ? n : 1, sizeof *v->sites);
+	v->site_y = calloc(n ? n * np : 1, sizeof *v->site_y);
+	if (!v->sites || !v->site_y)
 		return -ENOMEM;
-	for (size_t i = 0; i < v->a.nsites; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct mgc_site_result *r = &v->a.sites[i];
-		v->sites[v->nsites++] = (struct mgm_site){r, src ? stack_for(c, &src->sites[r->input]) : NULL};
+		double *y = v->site_y + i * np;
+		mgc_analysis_site_series(&v->a, r->site, y);
+		v->sites[v->nsites++] = (struct mgm_site){r, src ? stack_for(c, &src->sites[r->input]) : NULL, y};
 	}
 	return 0;
 }

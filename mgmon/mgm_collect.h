@@ -25,6 +25,7 @@ struct mgm_stack {
 struct mgm_site {
 	const struct mgc_site_result *r; /* in the view's analysis */
 	const struct mgm_stack *stack;   /* NULL when it could not be symbolized */
+	const double *y;                 /* its live bytes at each axis point (a.n of them) */
 };
 
 struct mgm_view {
@@ -50,8 +51,9 @@ struct mgm_view {
 	const char *device_source; /* "probe", "NVML" */
 	/* The run so far, judged. */
 	struct mgc_analysis a;
-	struct mgm_site *sites;   /* the analysis's sites, in the order shown (mgm_sort_sites) */
+	struct mgm_site *sites;   /* the analysis's judged sites, in the order shown (mgm_sort_sites) */
 	size_t nsites;
+	double *site_y;           /* the sites' series (mgm_site.y point here) */
 	size_t sites_total;       /* sites the probe knows (only the top ones are published) */
 	int children[MGM_MAX_CHILDREN];
 	size_t nchildren;

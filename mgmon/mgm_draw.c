@@ -253,7 +253,7 @@ static void chart_source(const struct mgm_view *v, const struct mgm_ui_state *st
 	}
 	if (sel == MGC_S_N && st->selected < v->nsites) {
 		const struct mgm_site *s = &v->sites[st->selected];
-		*cs = (struct chart_source){v->a.series[MGC_S_RSS].x, s->r->y, v->a.n, s->r->classified, &s->r->fit,
+		*cs = (struct chart_source){v->a.series[MGC_S_RSS].x, s->y, v->a.n, s->r->classified, &s->r->fit,
 					    "", MGC_S_N};
 		snprintf(cs->title, sizeof cs->title, "site %u %s", s->r->id, mgm_site_function(s));
 		return;

@@ -126,17 +126,17 @@ static long frame_id(struct build *b, const struct mgc_frame *f)
 }
 
 /* A site's live bytes at the slider's points: one number when they are all equal. */
-static cJSON *site_series(const struct build *b, const struct mgc_site_result *r)
+static cJSON *site_series(const struct mgr_view *v, const struct build *b, const struct mgc_site *s)
 {
-	double first = b->npos && r->y ? r->y[b->pos[0]] : 0;
+	double first = b->npos ? mgc_analysis_site_at(v->a, s, b->pos[0]) : 0;
 	int same = 1;
-	for (size_t k = 1; k < b->npos && same && r->y; k++)
-		same = r->y[b->pos[k]] == first;
+	for (size_t k = 1; k < b->npos && same; k++)
+		same = mgc_analysis_site_at(v->a, s, b->pos[k]) == first;
 	if (same)
 		return bytes(first);
 	cJSON *a = cJSON_CreateArray();
 	for (size_t k = 0; k < b->npos; k++)
-		cJSON_AddItemToArray(a, bytes(r->y[b->pos[k]]));
+		cJSON_AddItemToArray(a, bytes(mgc_analysis_site_at(v->a, s, b->pos[k])));
 	return a;
 }
 
@@ -161,7 +161,7 @@ static cJSON *site_json(const struct mgr_view *v, struct build *b, const struct 
 	cJSON *sa = cJSON_AddArrayToObject(o, "stack");
 	for (size_t j = 0; j < st->n; j++)
 		cJSON_AddItemToArray(sa, cJSON_CreateNumber((double)frame_id(b, &st->frames[j])));
-	cJSON_AddItemToObject(o, "s", site_series(b, r));
+	cJSON_AddItemToObject(o, "s", site_series(v, b, pk->s));
 	return o;
 }
 
@@ -189,10 +189,9 @@ static int add_sites(cJSON *o, const struct mgr_view *v, struct build *b)
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
 	double *sum = calloc(b->npos + 1, sizeof *sum);
 	for (size_t i = 0; i < pk.n && sum; i++) {
-		const struct mgc_site_result *r = pk.sites[i].r;
 		cJSON_AddItemToArray(sites, site_json(v, b, &pk.sites[i]));
-		for (size_t k = 0; k < b->npos && r->y; k++)
-			sum[k] += r->y[b->pos[k]];
+		for (size_t k = 0; k < b->npos; k++)
+			sum[k] += mgc_analysis_site_at(v->a, pk.sites[i].s, b->pos[k]);
 	}
 	cJSON *px = cJSON_AddArrayToObject(o, "slider_x");
 	cJSON *other = cJSON_AddArrayToObject(o, "other");

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_json.c: the JSON printer (cJSON). Field names are a contract (docs/report-json.md): add
  * fields, never rename or remove them. Non-finite numbers are written as null; the document is
- * valid UTF-8 (mgc_json_clean: bytes that are not UTF-8 become U+FFFD). */
+ * valid UTF-8 (mgc_json_clean: bytes that are not UTF-8 become U+FFFD). The sites are written one
+ * at a time, never held as one tree (`--top 0` on a program with 720k sites is gigabytes of
+ * JSON), with the bytes cJSON_Print would give for the whole document. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mgc_escape.h"
 #include "mgc_json.h"
@@ -190,7 +193,12 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 	return so;
 }
 
-static cJSON *process_json(const struct mgr_process *p)
+/* What stands for process i's "sites" in the printed document until they are written: the key,
+ * then a string naming i. No trace's text can forge it: inside a printed string a tab is "\t". */
+#define SITES_KEY "\"sites\":\t"
+#define SITES_MARK "\"@mg-sites@"
+
+static cJSON *process_json(const struct mgr_process *p, size_t index)
 {
 	const struct mgc_analysis *a = &p->a;
 	const struct mgc_trace *t = p->t;
@@ -216,10 +224,68 @@ static cJSON *process_json(const struct mgr_process *p)
 			cJSON_AddNullToObject(o, "unattributed");
 		add_devcells(o, t);
 	}
-	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
-	for (size_t i = 0; t && i < p->nshown; i++)
-		cJSON_AddItemToArray(sites, site_json(p, i));
+	char mark[sizeof SITES_MARK + 24];
+	snprintf(mark, sizeof mark, SITES_MARK "%zu\"", index);
+	cJSON_AddRawToObject(o, "sites", mark); /* the sites are written in its place: write_sites */
 	return o;
+}
+
+/* Writes text (a cJSON_Print of a value) made valid UTF-8, `depth` tabs after each of its newlines:
+ * the value as it would be printed that deep. */
+static int write_indented(FILE *f, const char *text, int depth)
+{
+	char *s = mgc_json_clean(text);
+	if (!s)
+		return -ENOMEM;
+	for (const char *c = s; *c; c++) {
+		fputc(*c, f);
+		for (int d = 0; *c == '\n' && d < depth; d++)
+			fputc('\t', f);
+	}
+	free(s);
+	return 0;
+}
+
+/* The "sites" array of process p whose key is `depth` tabs deep, one site at a time. */
+static int write_sites(FILE *f, const struct mgr_process *p, int depth)
+{
+	fputc('[', f);
+	for (size_t i = 0; p->t && i < p->nshown; i++) {
+		cJSON *so = site_json(p, i);
+		char *raw = so ? cJSON_Print(so) : NULL;
+		cJSON_Delete(so);
+		int rc = raw ? write_indented(f, raw, depth + 1) : -ENOMEM;
+		free(raw);
+		if (rc < 0)
+			return rc;
+		if (i + 1 < p->nshown)
+			fputs(", ", f);
+	}
+	fputc(']', f);
+	return 0;
+}
+
+/* Writes the document printed with a mark for each process's sites, the sites in their place. */
+static int write_marked(FILE *f, const char *doc, const struct mgr_process *procs, size_t n)
+{
+	const char *at = doc, *m;
+	while ((m = strstr(at, SITES_KEY SITES_MARK))) {
+		const char *line = m;
+		while (line > doc && line[-1] != '\n')
+			line--;
+		int depth = (int)strspn(line, "\t");
+		m += strlen(SITES_KEY);
+		size_t i = strtoul(m + strlen(SITES_MARK), NULL, 10);
+		char *head = strndup(at, (size_t)(m - at));
+		int rc = head ? write_indented(f, head, 0) : -ENOMEM;
+		free(head);
+		if (rc < 0 || i >= n || (rc = write_sites(f, &procs[i], depth)) < 0)
+			return rc < 0 ? rc : -EINVAL;
+		at = strchr(m + 1, '"') + 1; /* past the mark's closing quote */
+	}
+	int rc = write_indented(f, at, 0);
+	fputc('\n', f);
+	return rc;
 }
 
 int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
@@ -230,7 +296,7 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
 	cJSON_AddNumberToObject(root, "mg_report_version", 1);
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, process_json(&procs[i]));
+		cJSON_AddItemToArray(arr, process_json(&procs[i], i));
 	/* The first process's fields at top level: one-trace users read `verdict`, `series`, `sites`. */
 	if (n > 0) {
 		cJSON *first = cJSON_GetArrayItem(arr, 0);
@@ -248,7 +314,11 @@ int mgr_print_json(FILE *f, struct mgr_process *procs, size_t n)
 	cJSON_DeleteItemFromObject(root, "verdict");
 	cJSON_AddStringToObject(root, "verdict", worst < 0 ? "stable" : mgc_verdict_name(worst));
 	cJSON_AddItemToObject(root, "processes", arr);
-	return mgr_json_emit(f, root);
+	char *doc = cJSON_Print(root);
+	cJSON_Delete(root);
+	int rc = doc ? write_marked(f, doc, procs, n) : -ENOMEM;
+	free(doc);
+	return rc;
 }
 
 int mgr_json_emit(FILE *f, cJSON *root)

@@ -52,21 +52,17 @@ int mgr_view_point_at(const struct mgr_view *v, double x, size_t *i)
 	return 0;
 }
 
-double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site_result *r)
+double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site *s)
 {
-	if (v->n == 0 || !r->y)
+	if (v->n == 0)
 		return 0;
 	switch (w->mode) {
 	case MGR_WEIGHT_GROWTH:
-		return r->y[w->to] - r->y[w->from];
-	case MGR_WEIGHT_PEAK: {
-		double peak = 0; /* every site of a big program is read here: keep it a plain loop */
-		for (size_t i = 0; i < v->n; i++)
-			peak = r->y[i] > peak ? r->y[i] : peak;
-		return peak;
-	}
+		return mgc_analysis_site_at(v->a, s, w->to) - mgc_analysis_site_at(v->a, s, w->from);
+	case MGR_WEIGHT_PEAK:
+		return mgc_analysis_site_peak(v->a, s);
 	default:
-		return r->y[w->at];
+		return mgc_analysis_site_at(v->a, s, w->at);
 	}
 }
 
@@ -103,8 +99,8 @@ static int fill_picked(const struct mgr_view *v, const struct cand *c, size_t n,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		struct mgr_pick *pk = &out->sites[i];
-		pk->r = &v->a->sites[c[i].rank];
-		pk->s = v->t->sites[pk->r->id];
+		pk->r = mgc_analysis_site(v->a, c[i].rank, &pk->result);
+		pk->s = pk->r->site;
 		pk->weight = c[i].w;
 		pk->shown = c[i].rank < v->p->nshown;
 		out->n = i + 1;
@@ -131,7 +127,7 @@ int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t m
 	if (!c)
 		return -ENOMEM;
 	for (size_t k = 0; k < a->nsites; k++) {
-		double wt = mgr_weight_of(v, w, &a->sites[k]);
+		double wt = mgr_weight_of(v, w, a->ranked[k].site);
 		int keep = with_shown && k < v->p->nshown;
 		if (wt < 0)
 			out->negative += wt;

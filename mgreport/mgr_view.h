@@ -57,12 +57,13 @@ int mgr_weight_resolve(const struct mgr_view *v, const struct mgr_weight_spec *s
 /* "live bytes at step 300", "growth from step 0 to step 300" ("at 12 s" without step markers). */
 const char *mgr_weight_describe(const struct mgr_view *v, const struct mgr_weight *w, char *buf, size_t cap);
 
-/* The weight of the analysed site r. */
-double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site_result *r);
+/* The weight of site s of the analysis. */
+double mgr_weight_of(const struct mgr_view *v, const struct mgr_weight *w, const struct mgc_site *s);
 
 /* A site picked for a picture: the analysis's result, the trace's record, its stack. */
 struct mgr_pick {
-	const struct mgc_site_result *r;
+	const struct mgc_site_result *r; /* the analysis's judged one, or `result` */
+	struct mgc_site_result result;   /* a site the analysis did not judge: no verdict */
 	const struct mgc_site *s;
 	const struct mgc_stack *stack; /* the shown site's own, or `own` */
 	struct mgc_stack own;          /* symbolized here for a site that is not shown */

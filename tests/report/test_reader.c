@@ -2,8 +2,9 @@
 /* test_reader.c: the trace reader on files built here record by record: the version it reports
  * is the file's, an empty record first and a perf map without one usable line load cleanly (the
  * UBSan reports of issue 13: memcpy from NULL, qsort of NULL; the `asan` test setup runs this
- * under UBSan), and the bounded grid keeps the first and the last snapshot of a long run. It
- * writes only its own temporary files and removes them. */
+ * under UBSan), the bounded grid keeps the first and the last snapshot of a long run, and a
+ * site's series and cohorts, kept only as their changes, read as the dense grid of every point
+ * would (the model below). It writes only its own temporary files and removes them. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "mg_test.h"
 #include "mgc_format.h"
+#include "mgc_grid.h"
 #include "mgc_trace.h"
 
 struct file {
@@ -125,10 +127,136 @@ static void test_long_run(void)
 	mgc_trace_free(t);
 }
 
+/* ---- a site's series and cohorts against a dense model ---- */
+
+#define MODEL_SITES 6u
+
+/* What the reader promises, kept the plain way: every site's live bytes at every grid point (as
+ * floats), carried forward from its last entry, halved with the grid; its cohorts as of the last
+ * snapshot and as of the last step-marker snapshot. */
+struct model {
+	struct mgc_grid grid;
+	float series[MODEL_SITES][MGC_GRID];
+	uint64_t live[MODEL_SITES];
+	uint64_t cohorts[MODEL_SITES][MGC_COHORTS], cohorts_step[MODEL_SITES][MGC_COHORTS];
+};
+
+static uint64_t lcg(uint64_t *x)
+{
+	*x = *x * 6364136223846793005ull + 1442695040888963407ull;
+	return *x >> 33;
+}
+
+/* Snapshot i of n is taken inside a step (not at its marker): one in three, and the last (the
+ * exit's). */
+static int inside_step(uint64_t i, uint64_t n)
+{
+	return i % 3 == 2 || i == n - 1;
+}
+
+/* Site k changes at snapshot i of n: never (0), once (1), at every snapshot (2), at one in ten
+ * (3), only inside steps (4: its cohorts at the last marker are those of a snapshot before it,
+ * and it changes at the exit), at one in a hundred (5). */
+static int site_changes(unsigned k, uint64_t i, uint64_t n, uint64_t *rng)
+{
+	switch (k) {
+	case 0: return i == 3;  /* mentioned, live 0 */
+	case 1: return i == 40;
+	case 2: return 1;
+	case 3: return lcg(rng) % 10 == 0;
+	case 4: return i == n - 1 || (inside_step(i, n) && lcg(rng) % 4 == 0);
+	default: return lcg(rng) % 100 == 0;
+	}
+}
+
+/* One snapshot of the model, after its entries: the values as of this snapshot on its grid point. */
+static void model_snapshot(struct model *m, uint32_t flags)
+{
+	size_t n = m->grid.n;
+	enum mgc_grid_place place = mgc_grid_offer(&m->grid);
+	for (unsigned k = 0; k < MODEL_SITES; k++) {
+		if (place == MGC_GRID_HALVE)
+			mgc_grid_halve(m->series[k], n, sizeof(float));
+		if (place != MGC_GRID_SKIP)
+			m->series[k][m->grid.n - 1] = (float)m->live[k];
+		if (flags & MGC_SNAP_STEP)
+			memcpy(m->cohorts_step[k], m->cohorts[k], sizeof m->cohorts[k]);
+	}
+}
+
+static void test_sparse_series(void)
+{
+	struct file w;
+	static struct model m;
+	memset(&m, 0, sizeof m);
+	m.grid = mgc_grid_make(MGC_GRID);
+	if (!MG_EQ(file_open(&w, 1), 0, "a temporary file"))
+		return;
+	process(&w);
+	uint64_t rng = 7, n = 3 * MGC_GRID + 5;
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t flags = inside_step(i, n) ? 0 : MGC_SNAP_STEP;
+		unsigned char buf[sizeof(struct mgc_rec_snapshot) + MODEL_SITES * (sizeof(struct mgc_rec_site) + 16)];
+		struct mgc_rec_snapshot sn = {.t_ns = (i + 1) * 1000000, .step = i, .rss_anon = 1u << 20, .flags = flags};
+		size_t off = sizeof sn;
+		for (unsigned k = 0; k < MODEL_SITES; k++) {
+			if (!site_changes(k, i, n, &rng))
+				continue;
+			/* odd values past 2^24 too: the grid keeps floats */
+			m.live[k] = k == 0 ? 0 : (lcg(&rng) % 3 == 0 ? 0 : (lcg(&rng) << (k * 4)) | 1);
+			memset(m.cohorts[k], 0, sizeof m.cohorts[k]);
+			unsigned b = (unsigned)(i % MGC_COHORTS);
+			m.cohorts[k][b] = m.live[k];
+			struct mgc_rec_site e = {.site = k + 1, .cohort_mask = m.live[k] ? 1u << b : 0,
+						 .live_bytes = m.live[k], .allocs = i};
+			memcpy(buf + off, &e, sizeof e);
+			off += sizeof e;
+			if (m.live[k]) {
+				memcpy(buf + off, &m.live[k], 8);
+				off += 8;
+			}
+			sn.nsites++;
+		}
+		memcpy(buf, &sn, sizeof sn);
+		record(&w, MGC_REC_SNAPSHOT, buf, (uint32_t)off);
+		model_snapshot(&m, flags);
+	}
+	struct mgc_trace *t = file_load(&w, "sites over a long run");
+	if (!t || !MG_EQ(t->npoints, m.grid.n + !mgc_grid_has_latest(&m.grid), "grid points"))
+		goto out;
+	if (!mgc_grid_has_latest(&m.grid)) { /* the last snapshot, appended at the end */
+		size_t before = m.grid.n;
+		enum mgc_grid_place place = mgc_grid_append(&m.grid);
+		for (unsigned k = 0; k < MODEL_SITES; k++) {
+			if (place == MGC_GRID_HALVE)
+				mgc_grid_halve(m.series[k], before, sizeof(float));
+			m.series[k][m.grid.n - 1] = (float)m.live[k];
+		}
+	}
+	for (unsigned k = 0; k < MODEL_SITES; k++) {
+		const struct mgc_site *s = t->sites[k + 1];
+		int bad = 0;
+		for (size_t i = 0; s && i < t->npoints && !bad; i++)
+			bad = !MG_NEAR(mgc_site_live_at(s, i), (double)m.series[k][i], 0, "site %u at point %zu", k + 1, i);
+		if (!MG_TRUE(s != NULL, "site %u", k + 1))
+			continue;
+		MG_TRUE(memcmp(s->cohorts, m.cohorts[k], sizeof m.cohorts[k]) == 0, "site %u's cohorts", k + 1);
+		MG_TRUE(memcmp(s->cohorts_step, m.cohorts_step[k], sizeof m.cohorts_step[k]) == 0,
+			"site %u's cohorts at the last marker", k + 1);
+	}
+	/* only changes are kept: none for a site that held nothing, one for a site that changed once */
+	MG_EQ(t->sites[1]->nseries, 0, "a site that never held memory");
+	MG_TRUE(t->sites[1]->cohorts == mgc_no_cohorts, "its cohorts are the shared zeros");
+	MG_EQ(t->sites[2]->nseries, t->sites[2]->counters.live_bytes ? 1 : 0, "a site that changed once");
+out:
+	mgc_trace_free(t);
+}
+
 int main(void)
 {
 	test_version();
 	test_empty_records();
 	test_long_run();
+	test_sparse_series();
 	return mg_test_done("trace-reader");
 }

@@ -400,6 +400,52 @@ def gpu(tmp):
     check("device" not in out, "host-only trace: text never mentions device", None, out[:300])
 
 
+def json_sites_in_place(tmp):
+    """The JSON's sites are printed one at a time into the document: each process's own under
+    "processes" (as many as it has, in the ranking's order), the first's mirrored at top level, a
+    process without sites as []; a command line that spells the writer's place-holder
+    ('"sites":<tab>"@mg-sites@1"') stays text."""
+    sys.path.insert(0, HERE)
+    import gen_run
+    import mgtrace
+    d = os.path.join(tmp, "inplace")
+    os.mkdir(d)
+    base = 0x400000
+
+    def write(name, pid, ppid, nsites, cmdline=b"train", children=()):
+        with open(os.path.join(d, name), "wb") as f:
+            w = mgtrace.TraceWriter(f)
+            w.process(pid=pid, ppid=ppid, cmdline=cmdline)
+            w.module(1, 1, 0, base, base + 0x100000, b"/nonexistent/mg-golden/prog")
+            for c in children:
+                w.child(500, c)
+            sites = [gen_run.Site(i + 1, [base + 0x1000 * (i + 1), base + 0x10]) for i in range(nsites)]
+            for s in sites:
+                w.stack(s.id, s.ips)
+            for step in range(30):
+                t = (step + 1) * 100_000_000
+                for s in sites:
+                    s.alloc((s.id << 10) * (1 + step % 3), step)
+                w.step(t, step)
+                w.snapshot(t, step, 300 << 20, sum(s.live for s in sites), 0,
+                           sites=[s.entry() for s in sites], flags=mgtrace.SNAP_STEP)
+            w.end(40 * 100_000_000)
+
+    hostile = b'train\0"sites":\t"@mg-sites@1"\0x'
+    write("run.mgt", 100, 1, 3, cmdline=hostile, children=(101, 102))
+    write("run.python3.101.mgt", 101, 100, 5)
+    write("run.python3.102.mgt", 102, 100, 0)
+    rc, out, err = mgreport(["--json", "--top", "0", os.path.join(d, "run.mgt")])
+    doc = json.loads(out) if rc == 0 else {}
+    procs = doc.get("processes", [])
+    ids = [[s["id"] for s in p["sites"]] for p in procs]
+    check(ids == [[3, 2, 1], [5, 4, 3, 2, 1], []], "JSON: each process's sites in its place",
+          [[3, 2, 1], [5, 4, 3, 2, 1], []], (rc, ids, err))
+    check(procs and doc.get("sites") == procs[0]["sites"] and doc["process"]["command"].count("@mg-sites@1") == 1,
+          "JSON: the first process's sites at top level, the command line kept as text", None,
+          doc.get("process"))
+
+
 def main():
     global MGREPORT
     MGREPORT = os.path.abspath(sys.argv[1])
@@ -412,6 +458,7 @@ def main():
             perf_map(tmp)
             seeds()
             process_tree(tmp)
+            json_sites_in_place(tmp)
             gpu(tmp)
             gpu_kinds(tmp)
     print("%d of %d checks failed" % (failures, checks))
