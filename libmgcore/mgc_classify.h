@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mgc_stats.h" /* mgc_trend, mgc_mad, mgc_noise_sigma */
+
 enum mgc_verdict {
 	MGC_VERDICT_STABLE = 0,    /* no meaningful growth */
 	MGC_VERDICT_PLATEAU = 1,   /* grew, then levelled (warmup) */
@@ -26,6 +28,8 @@ struct mgc_classify_opts {
 	 * seconds). A series that rises in a straight line is `growing`, never `leak`, until it has risen
 	 * for this long: no statistic can tell such a line from a warmup that has not ended yet. */
 	double warmup_horizon;
+	const double *epochs; /* x where each epoch after the first begins, increasing; NULL: none marked */
+	size_t nepochs;
 };
 
 struct mgc_fit {
@@ -76,30 +80,6 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 int mgc_classify_process(const double *x, const double *rss, const double *live,
 			 const double *free_kept, size_t n, const struct mgc_classify_opts *opts,
 			 struct mgc_fit *out);
-
-/* The statistics the classifier is built from, exported for tests and for tools that want the
- * raw numbers. All are pure and thread-safe; each allocates its own scratch with malloc. */
-
-struct mgc_trend {
-	double slope;      /* Theil-Sen: median of the pairwise slopes (y_j - y_i)/(x_j - x_i) */
-	double slope_lo;   /* rank confidence interval: slopes number (N - C)/2 and (N + C)/2 + 1 */
-	double slope_hi;   /*   (1-based, rounded) of the N sorted ones, C = z * sqrt(var_s) */
-	double intercept;  /* median of y_i - slope * x_i */
-	double s;          /* Mann-Kendall S = sum over i < j of sgn(y_j - y_i) */
-	double var_s;      /* Var S with the tie correction (no autocorrelation correction) */
-	double z;          /* (S - sgn S)/sqrt(var_s); 0 when S == 0 */
-};
-
-/* Theil-Sen slope with its rank-based interval at normal quantile `z` (1.96 for 95%) and the
- * Mann-Kendall statistic of (x[i], y[i]), i < n, x strictly increasing. O(n^2) time; allocates
- * n(n-1)/2 doubles. Returns 0, -EINVAL (n < 2, NULL) or -ENOMEM. */
-int mgc_trend(const double *x, const double *y, size_t n, double z, struct mgc_trend *out);
-
-/* Median absolute deviation from the median (unscaled) of v[0..n); NAN for n == 0 or no memory. */
-double mgc_mad(const double *v, size_t n);
-
-/* Step-to-step noise: 1.4826 * MAD(first differences) / sqrt(2); 0 for n < 3, NAN for no memory. */
-double mgc_noise_sigma(const double *y, size_t n);
 
 /* The smallest growth a report of a whole process calls meaningful, per step and per second,
  * passed as min_growth for process series by mgreport and mgmon alike. The classifier's own
