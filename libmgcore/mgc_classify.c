@@ -17,7 +17,7 @@
 /* Sizes and thresholds. Each is explained in docs/CLASSIFIER.md. */
 enum {
 	MGC_MAX_POINTS = 1024, /* above this the input is binned (bins of a power of two) */
-	MGC_TS_CAP = 256,      /* Theil-Sen runs on at most this many (binned) points */
+	MGC_TS_CAP = 128,      /* Theil-Sen runs on at most this many (binned) points */
 	MGC_MAX_CP = 16,       /* change points kept */
 	MGC_LMIN = 5,          /* shortest segment between change points, in points */
 	MGC_MIN_PLATEAU = 5,   /* flat points after the change needed to call a plateau */
@@ -25,6 +25,7 @@ enum {
 	MGC_MIN_EVENTS = 3,    /* separate rises a staircase leak needs */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
+	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 };
 static const double MGC_Z95 = 1.959964;
 static const double MGC_CP_PENALTY = 3.0;     /* change point penalty, times ln n */
@@ -196,15 +197,22 @@ struct mgc_floor {
 	double spike_x; /* the longest spike, in x units */
 };
 
-/* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences. */
+/* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences at each lag of 1 to 4
+ * points, the least of the four: a sawtooth of period 2 to 4 (gradient accumulation, or one that
+ * logging every 10 steps aliases into a zigzag) cancels at its own lag, so its drops still stand
+ * out as spikes. */
 static double mgc_raw_noise(const double *y0, size_t n0, double *scratch)
 {
-	size_t every = (n0 + MGC_RAW_CAP - 1) / MGC_RAW_CAP, k = 0;
-	for (size_t i = 0; i + 1 < n0; i += every)
-		scratch[k++] = y0[i + 1] - y0[i];
-	if (k < 2)
-		return 0;
-	return 1.4826 * mgc_mad_scratch(scratch, k, scratch + MGC_RAW_CAP) / sqrt(2.0);
+	size_t every = (n0 + MGC_RAW_CAP - 1) / MGC_RAW_CAP;
+	double best = INFINITY;
+	for (size_t lag = 1; lag <= 4; lag++) {
+		size_t k = 0;
+		for (size_t i = 0; i + lag < n0 && k < MGC_RAW_CAP; i += every)
+			scratch[k++] = y0[i + lag] - y0[i];
+		if (k >= 2)
+			best = fmin(best, 1.4826 * mgc_mad_scratch(scratch, k, scratch + MGC_RAW_CAP) / sqrt(2.0));
+	}
+	return isfinite(best) ? best : 0;
 }
 
 /* The median of y[i-1], y[i], y[i+1] (the ends repeat): isolated outliers, up or down, vanish. */
@@ -221,7 +229,7 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *count)
 {
 	size_t longest = 0, k = 0, back = n / 4 + 2 < MGC_RAW_CAP ? n / 4 + 2 : MGC_RAW_CAP;
-	for (size_t j = 0; j + 1 < n; j++) {
+	for (size_t j = 0; j + 2 < n; j++) { /* the landing needs a point after it */
 		double land = mgc_med3(y, n, j + 1);
 		if (!(land - mgc_med3(y, n, j) < -jump))
 			continue;
@@ -284,8 +292,8 @@ struct mgc_core_in {
 	double dx;            /* x between two original samples (mean) */
 	double x_first;       /* the run's first x */
 	double x_last;        /* ... and its last (the floor's last point may lie before it) */
-	const double *epochs; /* epoch boundaries (x), increasing */
-	size_t nepochs;
+	const double *epochs; /* epoch boundaries (x), increasing; NULL: the run marks no epochs */
+	size_t nepochs;       /* boundaries crossed so far (0: still in the first epoch) */
 	int x_is_steps;
 };
 
@@ -507,6 +515,13 @@ static double mgc_level_at(const struct mgc_ctx *c, double x)
 	return c->seg[s].icpt + c->seg[s].slope * x;
 }
 
+/* The level now, robustly: the median of the last few floor points. */
+static double mgc_level_now(const struct mgc_ctx *c)
+{
+	size_t k = c->n < 5 ? c->n : 5;
+	return mgc_median_copy(c->y + c->n - k, k, c->w->s1);
+}
+
 static double mgc_seg_len(const struct mgc_ctx *c, const struct mgc_seg *s)
 {
 	return c->x[s->b - 1] - c->x[s->a];
@@ -531,7 +546,9 @@ struct mgc_cand {
 	double climb;        /* x from the onset to the pause */
 	int events;          /* separate rises: jumps and rising segments */
 	int continuous;      /* one rising segment covers half the time */
-	int decel;           /* a saturating exponential fits the growth clearly better than a line */
+	int decel;           /* a saturating exponential fits the growth clearly better than a line;
+			      * -1: not yet tested (mgc_cand_decel) */
+	size_t a0, end;      /* the floor points of the growth: from the last point before it to the pause */
 };
 
 /* How long a flat stretch must be to say the run had settled (and a rise after it is late). */
@@ -574,20 +591,48 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	}
 }
 
+/* The saturating exponential profiled over floor points [a, b) (at least 8), binned to at most
+ * MGC_EXP_CAP medians, the likelihood's noise the larger of the level's and the fit's own
+ * residuals (so the steps of a staircase do not count as curvature). */
+static void mgc_exp_fit(const struct mgc_ctx *c, size_t a, size_t b, struct mgc_expfit *e)
+{
+	struct mgc_work *w = c->w;
+	size_t m = b - a, per = (m + MGC_EXP_CAP - 1) / MGC_EXP_CAP, k = 0;
+	for (size_t i = a; i < b; i += per) {
+		size_t j = i + per < b ? i + per : b;
+		double sx = 0;
+		for (size_t q = i; q < j; q++)
+			sx += c->x[q];
+		w->bx[k] = sx / (double)(j - i);
+		w->by[k] = per > 1 ? mgc_median_copy(c->y + i, j - i, w->s2) : c->y[i];
+		k++;
+	}
+	double s2 = c->sig_lvl * c->sig_lvl / (double)per;
+	mgc_exp_profile(w->bx, w->by, k, s2, w->hx, e);
+	double s2fit = e->rss_min / (double)(k > 3 ? k - 3 : 1);
+	if (s2fit > s2)
+		mgc_exp_profile(w->bx, w->by, k, s2fit, w->hx, e);
+}
+
 /* Does a saturating exponential describe points [a, b) clearly better than a line, with a time
- * constant within twice their span? (The fit's own residuals are the noise, so jumps do not count.) */
+ * constant within twice their span? */
 static int mgc_decelerates(const struct mgc_ctx *c, size_t a, size_t b)
 {
-	size_t m = b - a;
-	if (m < 8)
+	if (b - a < 8)
 		return 0;
 	struct mgc_expfit e;
-	double s2 = c->sig_lvl * c->sig_lvl;
-	mgc_exp_profile(c->x + a, c->y + a, m, s2, c->w->hx, &e);
-	double s2fit = e.rss_min / (double)(m - 3);
-	if (s2fit > s2)
-		mgc_exp_profile(c->x + a, c->y + a, m, s2fit, c->w->hx, &e);
+	mgc_exp_fit(c, a, b, &e);
 	return e.identified && e.tau_hat < 2 * (c->x[b - 1] - c->x[a]);
+}
+
+/* A rise after the run settled is no warmup; one from the start must not be slowing down (a
+ * staircase's irregular steps can look like it, so late rises skip this test). Tested once, when
+ * a rule needs it. */
+static int mgc_cand_decel(const struct mgc_ctx *c, struct mgc_cand *k)
+{
+	if (k->decel < 0)
+		k->decel = !k->late && mgc_decelerates(c, k->a0, k->end);
+	return k->decel;
 }
 
 /* How far points [a, b) wandered between points `span` x apart (at most half their length): the
@@ -635,10 +680,9 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	k->lo = tr.slope_lo;
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
-	/* a rise after the run settled is no warmup; one from the start must not be slowing down
-	 * (a staircase's irregular steps can look like it, so late rises skip this test) */
-	size_t end = k->pause > 0 ? g[c->nseg - 1].a : n;
-	k->decel = !k->late && mgc_decelerates(c, a0, end);
+	k->a0 = a0;
+	k->end = k->pause > 0 ? g[c->nseg - 1].a : n;
+	k->decel = -1;
 	return 1;
 }
 
@@ -682,42 +726,42 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
- * sigmas with a rate interval above the meaningful growth, without slowing down, in one sustained
- * rise or MGC_MIN_EVENTS steps, and is not paused for long; before it paused it had risen for the
- * warmup horizon (and MGC_MIN_SAMPLES samples) and then one of: it began after the run had
- * settled; from the start (or after a faster warmup it outlasted) it went on for the start
- * horizon (no epochs marked) or past an epoch boundary; at its rate the limit comes sooner than
- * it has been growing. The time rules look at the rise up to the pause: a pause that begins
- * before a rule is met is no leak yet. */
-static const char *mgc_leak_rule(const struct mgc_ctx *c, const struct mgc_cand *k, size_t s0)
+ * sigmas with a rate interval above the meaningful growth, in one sustained rise or
+ * MGC_MIN_EVENTS steps, not slowing down, and is not paused for long; before it paused it had
+ * risen for the warmup horizon (and MGC_MIN_SAMPLES samples) and then one of: it began after the
+ * run had settled; from the start (or after a faster warmup it outlasted) it went on for the
+ * start horizon (no epochs marked) or past an epoch boundary; at its rate the limit comes in
+ * less than half the time it has been growing (no epochs marked: with them, the boundary
+ * decides). The time rules look at the rise up to the pause: a pause that begins before a rule
+ * is met is no leak yet. */
+static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, size_t s0)
 {
 	double x_end = k->x_on + k->climb;
+	const char *rule = NULL;
 	if (!(k->lo > c->delta) || !(k->rise >= MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0))) ||
 	    k->climb < mgc_min_rise(c))
 		return NULL;
-	if (k->decel || !(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
+	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
 		return NULL;
-	if (k->events < MGC_MIN_EVENTS && !k->continuous)
-		return NULL;
-	if (k->pause >= mgc_retract(c, k))
+	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
 	if (k->late)
 		return "late onset";
 	/* a steady rise that outlasted a faster warmup before it (no flat between) */
 	if (k->s != s0 && (!k->continuous || k->climb < k->x_on - c->in->x_first))
 		return NULL;
-	if (c->in->nepochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
-		return c->in->nepochs ? "epoch" : "start horizon";
-	if (k->continuous && c->in->limit > 0 && c->in->headroom &&
-	    (c->in->limit - c->peak) / k->rate <= 0.5 * k->climb)
-		return "limit horizon";
-	return NULL;
+	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
+		rule = c->in->epochs ? "epoch" : "start horizon";
+	else if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom &&
+		 (c->in->limit - c->peak) / k->rate <= 0.5 * k->climb)
+		rule = "limit horizon";
+	return rule && !mgc_cand_decel(c, k) ? rule : NULL;
 }
 
 /* When would regime k be called a leak, should it go on as it does? INFINITY if never. */
-static double mgc_leak_eta(const struct mgc_ctx *c, const struct mgc_cand *k, size_t s0)
+static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s0)
 {
-	if (!(k->rate > 0) || k->decel)
+	if (!(k->rate > 0))
 		return INFINITY;
 	double xl = c->in->x_last;
 	double t = fmax(k->x_on + mgc_min_rise(c), xl + (MGC_RISE_SIGMAS * c->sig_lvl - k->rise) / k->rate);
@@ -726,12 +770,13 @@ static double mgc_leak_eta(const struct mgc_ctx *c, const struct mgc_cand *k, si
 	if (k->s != s0)
 		t = fmax(t, 2 * k->x_on - c->in->x_first);
 	double t_start = c->in->x_first + c->in->start_horizon;
-	if (c->in->nepochs)
+	if (c->in->epochs)
 		t_start = mgc_epoch_after(c->in, k->x_on) + fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
 	double t_lim = INFINITY; /* (head - rate (t - xl)) / rate <= (t - x_on) / 2 */
-	if (k->continuous && c->in->limit > 0 && c->in->headroom)
+	if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom)
 		t_lim = ((c->in->limit - c->peak) / k->rate + xl + 0.5 * k->x_on) / 1.5;
-	return fmax(t, fmin(t_start, t_lim));
+	t = fmax(t, fmin(t_start, t_lim));
+	return isfinite(t) && mgc_cand_decel(c, k) ? INFINITY : t;
 }
 
 /* ---------------------------------------------------------------- step 6: the verdict */
@@ -789,36 +834,102 @@ static size_t mgc_regime_start(const struct mgc_ctx *c, double *gap)
 	return s;
 }
 
-/* A leak by any reading of the growth, the earliest onset first. Returns 1 when it said leak. */
-static int mgc_judge_leak(const struct mgc_ctx *c, struct mgc_fit *out, double *eta)
+/* A leak by any reading of the growth, the earliest onset first: returns 1 with the regime in *k
+ * and its rule, else 0 with the soonest x by which one reading will be decided in *eta. */
+static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char **rule, double *eta)
 {
 	double gap;
 	size_t s0 = mgc_regime_start(c, &gap);
+	int slowing = 0; /* the whole regime decelerates: no promise from a part of it */
 	*eta = INFINITY;
 	for (size_t s = 0; s < c->nseg; s++) {
-		struct mgc_cand k;
-		if (!mgc_candidate(c, s, &k))
+		if (!mgc_candidate(c, s, k))
 			continue;
-		const char *rule = mgc_leak_rule(c, &k, s0);
-		if (rule) {
-			mgc_say_leak(c, &k, rule, out);
+		*rule = mgc_leak_rule(c, k, s0);
+		if (*rule)
 			return 1;
-		}
-		*eta = fmin(*eta, mgc_leak_eta(c, &k, s0));
+		if (s == s0)
+			slowing = mgc_cand_decel(c, k);
+		if (slowing && !k->late)
+			continue;
+		/* by then it is a leak if it goes on, or, should it stop just before, a plateau once
+		 * it has stayed flat as long as mgc_judge_flat asks: known either way */
+		double t = mgc_leak_eta(c, k, s0);
+		t += fmax(fmax(0.25 * (t - c->x[c->seg[s0].a]), 1.5 * k->gap), MGC_MIN_PLATEAU * c->in->dx) +
+		     c->in->dx;
+		*eta = fmin(*eta, t);
 	}
 	return 0;
 }
 
-/* The last points rise again after a flat stretch: `growing`, the late rise reopens the verdict. */
+/* A leak said on the series up to the start of its last segment stands while nothing since has
+ * ended it: the growth has not paused for as long as ends that leak (mgc_retract), nor fallen
+ * back. (A new change point near the end must not undo the evidence that had accumulated.) */
+static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	if (c->nseg < 2 || L->a < 2 * MGC_LMIN)
+		return 0;
+	struct mgc_core_in in = *c->in;
+	in.x_last = c->x[L->a - 1];
+	struct mgc_ctx e = {.in = &in, .w = c->w, .x = c->x, .y = c->y, .n = L->a, .fl = c->fl};
+	struct mgc_cand k;
+	const char *rule;
+	double eta;
+	mgc_noise(&e);
+	mgc_segments(&e);
+	if (!mgc_find_leak(&e, &k, &rule, &eta))
+		return 0;
+	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
+	double pause = L->flat ? c->in->x_last - paused_at : 0;
+	if (pause >= mgc_retract(&e, &k) || c->level < e.level - 2 * c->sig_lvl)
+		return 0;
+	k.pause = pause;
+	k.dur = c->in->x_last - k.x_on;
+	k.rise = c->level - k.lvl_on;
+	mgc_say_leak(c, &k, rule, out);
+	mgc_why_add(out, "; said since %s %g, nothing has ended it", mgc_unit(c->in->x_is_steps), in.x_last);
+	return 1;
+}
+
+/* The last j points of flat segment L all stand 5 level sigmas above the rest of it: a new step. */
+static int mgc_jumped(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j)
+{
+	double med = mgc_median_copy(c->y + L->a, L->b - L->a - j, c->w->s1);
+	for (size_t i = c->n - j; i < c->n; i++)
+		if (!(c->y[i] - med > 5 * c->sig_lvl))
+			return 0;
+	return 1;
+}
+
+static int mgc_say_jump(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j, struct mgc_fit *out)
+{
+	char b1[32];
+	const char *u = mgc_unit(c->in->x_is_steps);
+	double med = mgc_median_copy(c->y + L->a, L->b - L->a - j, c->w->s1);
+	out->verdict = MGC_VERDICT_GROWING;
+	out->confidence = 0.5;
+	out->change_at = c->x[c->n - j];
+	out->x_to_oom = INFINITY;
+	out->decidable_at = c->x[c->n - j] + mgc_min_rise(c);
+	mgc_why(out, "flat until %s %g, then a step of %s: a new rise or a level shift, too recent to tell", u,
+		c->x[c->n - j - 1], mgc_bytes(mgc_level_now(c) - med, b1, sizeof b1));
+	return 1;
+}
+
+/* The last points rise again after a flat stretch (a step, or a steady rise): `growing`, the late
+ * rise reopens the verdict. */
 static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	size_t n = c->n, m = L->b - L->a, k = MGC_LMIN + 1;
+	char b1[32];
+	if (m >= 6 && mgc_jumped(c, L, 3))
+		return mgc_say_jump(c, L, 3, out);
 	if (m < 2 * MGC_LMIN + 2)
 		return 0;
 	struct mgc_trend tt;
 	double rs;
-	char b1[32];
 	mgc_seg_trend(c->x, c->y, n - k, n, c->phi, c->w, &tt, &rs);
 	double seg_med = mgc_median_copy(c->y + L->a, m - k, c->w->s1);
 	if (!(tt.slope_lo > c->delta) || !(c->y[n - 1] - seg_med > 4 * c->sig_lvl))
@@ -835,6 +946,23 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 		mgc_unit(c->in->x_is_steps), c->x[n - k], mgc_bytes(tt.slope, b1, sizeof b1),
 		mgc_unit(c->in->x_is_steps), k);
 	return 1;
+}
+
+/* One of the last 3 points of flat segment L, or all of the last 3 input bins (the floor lags
+ * by a block), stand 3 level sigmas above the rest of it: no confident flat verdict while
+ * something may be starting (a spike in progress also counts: it only costs confidence). */
+static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
+{
+	size_t m = L->b - L->a, j = 3, pn = c->w->pn;
+	if (m <= 2 * j || pn < j)
+		return 0;
+	double med = mgc_median_copy(c->y + L->a, m - j, c->w->s1), bins = INFINITY;
+	for (size_t i = c->n - j; i < c->n; i++)
+		if (c->y[i] - med > 3 * c->sig_lvl)
+			return 1;
+	for (size_t i = pn - j; i < pn; i++)
+		bins = fmin(bins, c->w->py[i]);
+	return bins - med > 3 * c->sig_lvl;
 }
 
 /* The x where the growth levelled: a linear-then-flat fit over the segment before and the last. */
@@ -863,7 +991,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, struct mgc_fit *out)
 	out->x_to_oom = INFINITY;
 	if (c->nseg == 1 || rise < fmax(3 * c->sig_lvl, 8 * c->delta * c->in->dx)) {
 		out->verdict = MGC_VERDICT_STABLE;
-		out->confidence = L->hi < c->delta ? 0.95 : 0.8;
+		out->confidence = L->hi < c->delta && !mgc_rising_end(c, L) ? 0.95 : 0.8;
 		mgc_why(out, "no meaningful growth: %s per %s (interval %s .. %s) at %s", mgc_bytes(L->slope, b1, 16),
 			u, mgc_bytes(L->lo, b1 + 16, 16), mgc_bytes(L->hi, b2, 16), mgc_bytes(c->level, b2 + 16, 16));
 		return;
@@ -884,8 +1012,12 @@ static void mgc_judge_flat(const struct mgc_ctx *c, struct mgc_fit *out)
 	out->verdict = MGC_VERDICT_PLATEAU;
 	out->plateau_at = mgc_levelled_at(c);
 	out->plateau_level = level;
-	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= fmax(3 * gap, fmax(climb, mgc_min_rise(c))) ? 0.95
-														: 0.8;
+	/* confident once flat for twice the climb and the warmup horizon, and three of its gaps (a
+	 * staircase pauses; a slow one may not be over) */
+	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
+	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
+		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
+	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);
@@ -894,22 +1026,10 @@ static void mgc_judge_flat(const struct mgc_ctx *c, struct mgc_fit *out)
 /* A saturating exponential over the last segment, when it is identified. */
 static int mgc_saturates(const struct mgc_ctx *c, const struct mgc_seg *L, struct mgc_expfit *e)
 {
-	size_t m = L->b - L->a;
-	if (m < 8)
+	if (L->b - L->a < 8)
 		return 0;
-	double s2 = c->sig_lvl * c->sig_lvl;
-	mgc_exp_profile(c->x + L->a, c->y + L->a, m, s2, c->w->hx, e);
-	double s2fit = e->rss_min / (double)(m - 3);
-	if (s2fit > s2)
-		mgc_exp_profile(c->x + L->a, c->y + L->a, m, s2fit, c->w->hx, e);
+	mgc_exp_fit(c, L->a, L->b, e);
 	return e->identified && isfinite(e->level_hat);
-}
-
-/* The level now, robustly: the median of the last few floor points. */
-static double mgc_level_now(const struct mgc_ctx *c)
-{
-	size_t k = c->n < 5 ? c->n : 5;
-	return mgc_median_copy(c->y + c->n - k, k, c->w->s1);
 }
 
 /* The growth levels off: the saturating fit of the last segment leaves less than 2 level sigmas to
@@ -948,6 +1068,9 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 	}
 	out->verdict = MGC_VERDICT_GROWING;
 	out->confidence = L->lo > 0 ? 0.9 : 0.7;
+	if (sat) /* it slows down: known when the fit has less than a level sigma left to rise */
+		eta = c->x[L->a] + e.tau_hat * log(fmax(1.0, (e.level_hat - mgc_seg_at(c, c->nseg - 1, c->x[L->a])) /
+							 c->sig_lvl));
 	out->decidable_at = isfinite(eta) ? fmax(eta, xl + c->in->dx) : NAN;
 	out->projected_level = sat ? e.level_hat : NAN;
 	double seg_rise = L->slope * (xl - c->x[L->a]);
@@ -1005,8 +1128,12 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 		mgc_judge_few(c, out);
 		return;
 	}
+	struct mgc_cand k;
+	const char *rule;
 	double eta;
-	if (mgc_judge_leak(c, out, &eta))
+	if (mgc_find_leak(c, &k, &rule, &eta))
+		mgc_say_leak(c, &k, rule, out);
+	else if (mgc_leak_before(c, out))
 		;
 	else if (L->flat && !mgc_late_rise(c, out))
 		mgc_judge_flat(c, out);
@@ -1054,7 +1181,7 @@ static int mgc_check_opts(const struct mgc_classify_opts *opts)
 {
 	if (!opts || !opts->nepochs)
 		return 0;
-	if (!opts->epochs)
+	if (!opts->epochs) /* boundaries without their x */
 		return -EINVAL;
 	for (size_t i = 0; i < opts->nepochs; i++)
 		if (!isfinite(opts->epochs[i]) || (i && !(opts->epochs[i] > opts->epochs[i - 1])))
@@ -1112,7 +1239,7 @@ static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
 		.dx = n0 > 1 ? (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 1,
 		.x_first = x0[0],
 		.x_last = x0[n0 - 1],
-		.epochs = opts && opts->nepochs ? opts->epochs : NULL,
+		.epochs = opts ? opts->epochs : NULL,
 		.nepochs = opts && opts->epochs ? opts->nepochs : 0,
 		.x_is_steps = mgc_x_is_steps(opts),
 	};

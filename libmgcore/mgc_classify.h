@@ -28,7 +28,11 @@ struct mgc_classify_opts {
 	 * seconds). A series that rises in a straight line is `growing`, never `leak`, until it has risen
 	 * for this long: no statistic can tell such a line from a warmup that has not ended yet. */
 	double warmup_horizon;
-	const double *epochs; /* x where each epoch after the first begins, increasing; NULL: none marked */
+	/* Added: epochs, when the run marks them (a CSV `epoch` column, mgprobe_label("epoch")): the x
+	 * where each epoch after the first begins, increasing, as many as have begun (nepochs, may be 0:
+	 * still in the first epoch). NULL: the run marks no epochs. Growth from the start that stops
+	 * at the first boundary is a cache filling epoch 1; growth that goes on past it is a leak. */
+	const double *epochs;
 	size_t nepochs;
 };
 

@@ -58,7 +58,7 @@ static int classify_like_mgreport(const struct tseries *s, size_t len, int with_
 	while (with_epochs && ne < s->nepochs && s->epochs[ne] <= s->x[len - 1])
 		ne++;
 	struct mgc_classify_opts o = {.limit = s->limit, .x_is_steps = 1};
-	o.epochs = ne ? s->epochs : NULL;
+	o.epochs = with_epochs ? s->epochs : NULL; /* a run that marks epochs, in epoch ne + 1 */
 	o.nepochs = ne;
 	return mgc_classify(s->x, s->y, len, &o, f);
 }
@@ -205,6 +205,9 @@ static void score_honesty(const struct tseries *s, const struct said *d, size_t 
 			continue;
 		sc->dec++;
 		sc->dec_ok += d[q].fit.verdict != MGC_VERDICT_GROWING;
+		if (getenv("EVAL_DEBUG_DEC") && d[q].fit.verdict == MGC_VERDICT_GROWING)
+			printf("DEC %s x %.0f promised %.0f: at %.0f %s | %s\n", s->name, d[i].x, D, d[q].x,
+			       d[i].fit.why, d[q].fit.why);
 		if (s->leak && d[i].x >= s->t_on && D < s->t_stop) {
 			sc->ldec++;
 			sc->ldec_ok += d[q].fit.verdict == MGC_VERDICT_LEAK;
@@ -461,8 +464,9 @@ static void run_free(struct run *r)
 /* The series that mark epochs, scored with and without their epoch boundaries. */
 static int eval_epochs(const struct tset *set, const struct run *like)
 {
-	struct run with = {.verbose = 0, .quick = like->quick, .with_epochs = 1}, without = with;
+	struct run with = {.verbose = like->verbose, .quick = like->quick, .with_epochs = 1}, without = with;
 	without.with_epochs = 0;
+	without.verbose = 0;
 	int rc = 0;
 	for (size_t i = 0; i < set->n && rc == 0; i++)
 		if (set->v[i].nepochs)
