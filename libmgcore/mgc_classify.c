@@ -44,6 +44,7 @@ struct mgc_work {
 	struct mgc_sums sums;     /* m + 1 each */
 	double *px, *py, *pmax;   /* the prepared series: bin x, median, maximum, */
 	double *pmin, *pminx;     /* minimum and the x where it is */
+	double *clean;            /* the medians with spikes replaced (mgc_unspike) */
 	size_t pn;
 	double *raw;              /* MGC_RAW_CAP: differences of the input */
 	double *fx, *fy;          /* the floor under spikes */
@@ -54,7 +55,7 @@ struct mgc_work {
  * bin) out of one allocation. Returns the allocation (free it) or NULL. */
 static double *mgc_work_alloc(struct mgc_work *w, size_t m)
 {
-	size_t words = (size_t)MGC_TS_CAP * MGC_TS_CAP / 2 + 2 * MGC_TS_CAP + 2 * MGC_RAW_CAP + 20 * (m + 1);
+	size_t words = (size_t)MGC_TS_CAP * MGC_TS_CAP / 2 + 2 * MGC_TS_CAP + 2 * MGC_RAW_CAP + 21 * (m + 1);
 	double *mem = malloc(words * sizeof(double)), *p = mem;
 	if (!mem)
 		return NULL;
@@ -64,8 +65,8 @@ static double *mgc_work_alloc(struct mgc_work *w, size_t m)
 	w->s1 = p, p += 2 * (m + 1);
 	w->raw = p, p += 2 * MGC_RAW_CAP;
 	double **arrays[] = {&w->s2, &w->t, &w->yn, &w->hx, &w->hy, &w->sums.t, &w->sums.tt, &w->sums.y,
-			     &w->sums.ty, &w->sums.yy, &w->px, &w->py, &w->pmax, &w->pmin, &w->pminx, &w->fx,
-			     &w->fy};
+			     &w->sums.ty, &w->sums.yy, &w->px, &w->py, &w->pmax, &w->pmin, &w->pminx,
+			     &w->clean, &w->fx, &w->fy};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		*arrays[i] = p, p += m + 1;
 	return mem;
@@ -247,6 +248,19 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 	return longest;
 }
 
+/* The bins of one floor block [a, b) without their spikes (into w->clean): a bin above `top` is
+ * replaced by the median of those below it, so the noise of the level can be measured there. */
+static void mgc_unspike(struct mgc_work *w, size_t a, size_t b, double top)
+{
+	size_t k = 0;
+	for (size_t i = a; i < b; i++)
+		if (w->py[i] <= top)
+			w->s2[k++] = w->py[i];
+	double med = k ? mgc_median_inplace(w->s2, k) : top;
+	for (size_t i = a; i < b; i++)
+		w->clean[i] = w->py[i] <= top ? w->py[i] : med;
+}
+
 /* The floor: with spikes, the minima of blocks of input points wider than the longest spike
  * (whole bins, aligned at the first point so a growing prefix keeps its blocks, a short last
  * block merged into the one before); without, the bins' medians. A rising floor is a rising
@@ -275,6 +289,7 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 		w->fy[k] = B > 1 ? w->pmin[lo] : w->py[a];
 		for (size_t i = a; i < b; i++)
 			fl->excess = fmax(fl->excess, w->pmax[i] - w->fy[k]);
+		mgc_unspike(w, a, b, w->fy[k] + 0.5 * MGC_SPIKE_SIGMAS * sigma);
 		k++;
 		a = b;
 	}
@@ -292,6 +307,7 @@ struct mgc_core_in {
 	double dx;            /* x between two original samples (mean) */
 	double x_first;       /* the run's first x */
 	double x_last;        /* ... and its last (the floor's last point may lie before it) */
+	size_t n0;            /* the input's points */
 	const double *epochs; /* epoch boundaries (x), increasing; NULL: the run marks no epochs */
 	size_t nepochs;       /* boundaries crossed so far (0: still in the first epoch) */
 	int x_is_steps;
@@ -352,24 +368,37 @@ static double mgc_ar_phi(const double *y, size_t n, double clip, double *scratch
 	return fmin(fmax(phi, 0), 0.97);
 }
 
-/* The noise from the second differences (a trend, even a curving one, cancels in them):
- * sd(D2) = sigma_m sqrt(2 (1 - phi)(3 - phi)) for AR(1) noise of marginal sigma_m. sigma is the
- * step-to-step noise (sigma_m sqrt(1 - phi): what white noise of the same differences would be),
- * sig_lvl the marginal sigma: how far the level wanders. */
-static void mgc_noise(struct mgc_ctx *c)
+/* Noise of y[0..n) from its second differences (a trend, even a curving one, cancels in them):
+ * sd(D2) = sigma_m sqrt(2 (1 - phi)(3 - phi)) for AR(1) noise of marginal sigma_m. Writes phi and
+ * returns sigma_m; *step gets the step-to-step noise sigma_m sqrt(1 - phi). */
+static double mgc_noise_of(const double *y, size_t n, double *scratch, double *phi, double *step)
 {
-	const double *y = c->y;
-	size_t n = c->n;
-	double *d = c->w->s1 + n + 1, med = mgc_median_copy(y, n, c->w->s1);
-	double fl = fmax(1.0, 1e-9 * fabs(med)), sd2 = 0;
+	double *d = scratch + n + 1, sd2 = 0;
 	if (n >= 4) {
 		for (size_t i = 0; i + 2 < n; i++)
 			d[i] = y[i + 2] - 2 * y[i + 1] + y[i];
-		sd2 = 1.4826 * mgc_mad_scratch(d, n - 2, c->w->s1);
+		sd2 = 1.4826 * mgc_mad_scratch(d, n - 2, scratch);
 	}
-	c->phi = mgc_ar_phi(y, n, 5 * sd2, c->w->s1);
-	c->sigma = fmax(sd2 / sqrt(2 * (3 - c->phi)), fl);
-	c->sig_lvl = c->sigma / sqrt(1 - c->phi);
+	*phi = mgc_ar_phi(y, n, 5 * sd2, scratch);
+	*step = sd2 / sqrt(2 * (3 - *phi));
+	return *step / sqrt(1 - *phi);
+}
+
+/* sigma (step to step), phi and sig_lvl (how far the level wanders) of the floor. A floor of
+ * block minima has few points and hides the noise's memory: the input's bins without their
+ * spikes then say how far AR(1) noise wanders (sig_lvl) and its phi at the blocks' spacing. */
+static void mgc_noise(struct mgc_ctx *c)
+{
+	double med = mgc_median_copy(c->y, c->n, c->w->s1), fl = fmax(1.0, 1e-9 * fabs(med));
+	double step, phi, lvl = mgc_noise_of(c->y, c->n, c->w->s1, &c->phi, &step);
+	c->sigma = fmax(step, fl);
+	c->sig_lvl = fmax(lvl, c->sigma);
+	size_t per = c->w->pn ? (c->in->n0 + c->w->pn - 1) / c->w->pn : 1, bins = c->fl.block / per;
+	if (bins > 1) {
+		double raw = mgc_noise_of(c->w->clean, c->w->pn, c->w->s1, &phi, &step);
+		c->sig_lvl = fmax(c->sig_lvl, raw);
+		c->phi = fmax(c->phi, pow(phi, (double)bins));
+	}
 }
 
 /* ---------------------------------------------------------------- step 4: segments */
@@ -671,7 +700,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	k->h2 = c->level - mid;
 	mgc_cand_shape(c, k);
 	k->late = s > 0 && g[s - 1].flat && mgc_seg_len(c, &g[s - 1]) >= mgc_settle(c) &&
-		  mgc_seg_len(c, &g[s - 1]) >= 2 * k->gap;
+		  mgc_seg_len(c, &g[s - 1]) >= k->gap;
 	k->wander = k->late ? mgc_wander(c, g[s - 1].a, g[s - 1].b, k->dur) : 0;
 	struct mgc_trend tr;
 	double rs;
@@ -880,6 +909,7 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 	mgc_segments(&e);
 	if (!mgc_find_leak(&e, &k, &rule, &eta))
 		return 0;
+	/* flat since: the pause goes back to where that leak had paused */
 	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
 	double pause = L->flat ? c->in->x_last - paused_at : 0;
 	if (pause >= mgc_retract(&e, &k) || c->level < e.level - 2 * c->sig_lvl)
@@ -1239,6 +1269,7 @@ static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
 		.dx = n0 > 1 ? (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 1,
 		.x_first = x0[0],
 		.x_last = x0[n0 - 1],
+		.n0 = n0,
 		.epochs = opts ? opts->epochs : NULL,
 		.nepochs = opts && opts->epochs ? opts->nepochs : 0,
 		.x_is_steps = mgc_x_is_steps(opts),

@@ -152,6 +152,28 @@ static const struct spec SPECS[] = {
 	{"phase-warmup", "phase2000-dx10", 6000, 10, 32, 150, 4, B_PHASE, 2000, 150, 3, 0, LK_NONE, 0, 0, 0, 0,
 	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 1302},
 
+	/* ---- more non-leaks: the same mechanisms, mixed, and long series logged every step ---- */
+	{"ar-noise", "ar0.95-long-dx1", 6000, 1, 30, 100, 3, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0,
+	 0, 0, N_AR, 150, 0.95, 0, 0, 1401},
+	{"ar-noise", "ar0.9-val", 5000, 10, 45, 0, 0, B_EXP, 100, 5, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 800, 30, 6,
+	 800, N_AR, 120, 0.9, 0, 0, 1402},
+	{"ramp", "ramp150-to75G", 1500, 1, 30, 0, 0, B_RAMP, 150, 45, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
+	 N_GAUSS, 60, 0, 0, 0, 1403},
+	{"pool-doubling", "pool-long-dx1", 6000, 1, 20, 0, 0, B_DOUBLING, 600, 12, 0.5, 0, LK_NONE, 0, 0, 0, 0,
+	 SP_CKPT, 1500, 4, 8, 1500, N_GAUSS, 40, 0, 0, 0, 1404},
+	{"val-spikes", "val950-long-dx1", 6000, 1, 35, 200, 5, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 950, 40,
+	 7, 950, N_T, 50, 0, 0.002, 0, 1405},
+	{"val-spikes", "irregular-eval", 4000, 1, 25, 100, 4, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_IRREG, 500,
+	 30, 5, 0, N_GAUSS, 30, 0, 0, 0, 1406},
+	{"cache-epoch1", "cache-1300-ar-val", 5000, 10, 18, 80, 2, B_CACHE, 80, 1300, 15, 0, LK_NONE, 0, 0, 0, 0,
+	 SP_VAL, 1300, 20, 3, 1300, N_AR, 50, 0.7, 0, 1300, 1407},
+	{"exp-warmup", "exp-tau100-ar", 3000, 1, 12, 0, 0, B_EXP, 100, 6, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
+	 N_AR, 40, 0.8, 0, 0, 1408},
+	{"level-shift", "shift-down", 3000, 1, 40, 100, 3, B_SHIFT, 1200, -2, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0,
+	 0, 0, N_GAUSS, 40, 0, 0, 0, 1409},
+	{"heavy-tail", "t3-ckpt", 4000, 10, 50, 0, 0, B_EXP, 80, 3, 0, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT, 800, 5, 9, 800,
+	 N_T, 80, 0, 0.01, 0, 1410},
+
 	/* ---- leaks ---- */
 	/* late leaks: the run had settled */
 	{"late-leak", "late800-4M", 3000, 1, 48, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 800, INFINITY, 4, 0, SP_NONE,
@@ -231,6 +253,24 @@ static const struct spec SPECS[] = {
 	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 1000, 2901},
 	{"leak-epochs", "from100-12M-epoch1200", 5000, 10, 28, 100, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 100, INFINITY,
 	 12, 0, SP_VAL, 1200, 20, 4, 1200, N_GAUSS, 60, 0, 0, 1200, 2902},
+
+	/* ---- more leaks: mixed mechanisms, long series logged every step ---- */
+	{"slow-leak", "slow0.1-60G-ar", 8000, 10, 60, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1500, INFINITY, 0.1, 0,
+	 SP_NONE, 0, 0, 0, 0, N_AR, 6, 0.8, 0, 0, 3001},
+	{"late-leak", "late-val950-ar", 7000, 10, 30, 100, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 2200, INFINITY, 5, 0,
+	 SP_VAL, 950, 30, 6, 950, N_AR, 60, 0.8, 0, 0, 3002},
+	{"staircase", "stair-ckpt", 6000, 10, 28, 80, 3, B_FLAT, 0, 0, 0, 0, LK_STAIR, 1200, INFINITY, 400, 250,
+	 SP_CKPT, 1000, 3, 8, 1000, N_GAUSS, 50, 0, 0, 0, 3003},
+	{"staircase", "stair50M-g40", 3000, 1, 22, 60, 2, B_FLAT, 0, 0, 0, 0, LK_STAIR, 700, INFINITY, 50, 40, SP_NONE,
+	 0, 0, 0, 0, N_GAUSS, 8, 0, 0, 0, 3004},
+	{"fast-leak", "fast100-at500", 2000, 1, 25, 100, 5, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 500, INFINITY, 100, 0,
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 3005},
+	{"leak-periodic-spikes", "from0-2M-val-dx1", 6000, 1, 40, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 0, INFINITY, 2,
+	 0, SP_VAL, 700, 25, 5, 700, N_GAUSS, 40, 0, 0, 0, 3006},
+	{"leak-fixed", "fixed600-1400-val", 4000, 1, 26, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 600, 1400, 6, 0,
+	 SP_VAL, 600, 15, 4, 600, N_GAUSS, 35, 0, 0, 0, 3007},
+	{"leak-irregular-spikes", "irr-t3-2M", 5000, 10, 33, 0, 0, B_EXP, 120, 4, 0, 0, LK_LINEAR, 1800, INFINITY, 2,
+	 0, SP_IRREG, 600, 40, 6, 0, N_T, 50, 0, 0.005, 0, 3008},
 };
 
 #define NSPECS (sizeof(SPECS) / sizeof(SPECS[0]))
