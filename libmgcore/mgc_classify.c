@@ -192,7 +192,7 @@ static size_t mgc_prepare(const double *x0, const double *y0, size_t n0, size_t 
 /* ---------------------------------------------------------------- step 2: the floor under spikes */
 
 struct mgc_floor {
-	size_t block;   /* input points per floor block (1: no spikes) */
+	size_t bins;    /* bins per floor block (1: no spikes looked through) */
 	size_t nexc;    /* spikes (excursions) seen */
 	double excess;  /* the highest point above the floor: spikes, for the OOM projection */
 	double spike_x; /* the longest spike, in x units */
@@ -274,7 +274,7 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 	size_t B = longest ? (longest + per) / per : 1, cap = n / MGC_MIN_BLOCKS; /* in bins */
 	if (B > cap)
 		B = cap > 1 ? cap : 1;
-	fl->block = B * per;
+	fl->bins = B;
 	fl->spike_x = longest && n0 > 1 ? (double)longest * (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 0;
 	fl->excess = 0;
 	size_t k = 0;
@@ -393,7 +393,7 @@ static void mgc_noise(struct mgc_ctx *c)
 	double step, phi, lvl = mgc_noise_of(c->y, c->n, c->w->s1, &c->phi, &step);
 	c->sigma = fmax(step, fl);
 	c->sig_lvl = fmax(lvl, c->sigma);
-	size_t per = c->w->pn ? (c->in->n0 + c->w->pn - 1) / c->w->pn : 1, bins = c->fl.block / per;
+	size_t bins = c->fl.bins;
 	if (bins > 1) {
 		double raw = mgc_noise_of(c->w->clean, c->w->pn, c->w->s1, &phi, &step);
 		c->sig_lvl = fmax(c->sig_lvl, raw);
@@ -472,10 +472,18 @@ static size_t mgc_merge_trailing(struct mgc_ctx *c, size_t *cp, size_t ncp)
 	return ncp;
 }
 
-/* No meaningful rise: the interval lies below delta, or it straddles delta and either the slope
- * is under delta/2 or a constant beats a line by BIC (RSS floored at m sigma^2). */
+static double mgc_seg_len(const struct mgc_ctx *c, const struct mgc_seg *s)
+{
+	return c->x[s->b - 1] - c->x[s->a];
+}
+
+/* No meaningful rise: it rose less than 2 level sigmas over its length, or its interval lies
+ * below delta, or it straddles delta and either the slope is under delta/2 or a constant beats a
+ * line by BIC (RSS floored at m sigma^2). */
 static int mgc_seg_is_flat(const struct mgc_ctx *c, const struct mgc_seg *s)
 {
+	if (s->slope * mgc_seg_len(c, s) < 2 * c->sig_lvl) /* it rose less than the noise: no growth yet */
+		return 1;
 	if (s->lo > c->delta)
 		return 0;
 	if (s->hi < c->delta || s->slope < 0.5 * c->delta)
@@ -551,10 +559,6 @@ static double mgc_level_now(const struct mgc_ctx *c)
 	return mgc_median_copy(c->y + c->n - k, k, c->w->s1);
 }
 
-static double mgc_seg_len(const struct mgc_ctx *c, const struct mgc_seg *s)
-{
-	return c->x[s->b - 1] - c->x[s->a];
-}
 
 /* ---------------------------------------------------------------- step 5: the growth regimes */
 
@@ -1153,7 +1157,7 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 	out->slope_lo = L->lo;
 	out->slope_hi = L->hi;
 	out->change_at = c->nseg > 1 ? c->x[L->a] : NAN;
-	out->period = c->fl.block > 1 ? c->fl.spike_x : 0;
+	out->period = c->fl.bins > 1 ? c->fl.spike_x : 0;
 	if (c->n < 8) {
 		mgc_judge_few(c, out);
 		return;
@@ -1169,9 +1173,9 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 		mgc_judge_flat(c, out);
 	else if (!L->flat)
 		mgc_judge_rising(c, eta, out);
-	if (c->fl.block > 1)
-		mgc_why_add(out, "; judged on the floor under spikes up to %g %ss long", c->fl.spike_x,
-			    mgc_unit(c->in->x_is_steps));
+	if (c->fl.bins > 1)
+		mgc_why_add(out, "; judged on the floor under %zu spikes up to %.0f %ss long", c->fl.nexc,
+			    c->fl.spike_x, mgc_unit(c->in->x_is_steps));
 }
 
 /* ---------------------------------------------------------------- entry points */

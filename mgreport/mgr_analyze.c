@@ -298,7 +298,8 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 	p->origin = origin;
 	p->x_is_steps = x_is_steps;
 	p->limit = o->limit;
-	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = x_is_steps};
+	struct mgc_classify_opts co = {.limit = p->limit, .x_is_steps = x_is_steps, .epochs = o->epochs,
+				       .nepochs = o->nepochs};
 	for (size_t c = 0; c < ncols; c++) {
 		if (add_series(p, names[c], n) < 0)
 			return -ENOMEM;

@@ -57,6 +57,8 @@ struct mgr_options {
 	size_t top;          /* sites to report; 0 = all */
 	double limit;        /* --limit in bytes; 0 = from the trace */
 	int symbolize;       /* 1: resolve frames */
+	const double *epochs; /* --series: the CSV's epoch boundaries (mgc_classify_opts.epochs); NULL: none */
+	size_t nepochs;
 };
 
 /* Builds the report model for one trace. 0 or -ENOMEM. The symbolizer may be shared. */

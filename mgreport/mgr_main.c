@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"options:\n"
 		"  --json               machine-readable output (docs/report-json.md)\n"
 		"  --series FILE.csv    classify external series: first column steps or seconds,\n"
-		"                       each further column bytes (or _kb/_mb/_gb in its name)\n"
+		"                       each further column bytes (or _kb/_mb/_gb in its name);\n"
+		"                       a column named epoch gives each row's training epoch\n"
 		"  --top N              sites to report (default 20; 0 = all)\n"
 		"  --limit SIZE         memory limit for time-to-OOM (e.g. 32G, 512M; default: the\n"
 		"                       trace's cgroup limit, else available memory at start)\n"
@@ -214,6 +215,8 @@ static int run_series(struct mgr_ctx *c)
 		names[i] = csv.series[i].name;
 		ys[i] = csv.series[i].y;
 	}
+	c->opt.epochs = csv.has_epochs ? csv.epochs : NULL;
+	c->opt.nepochs = csv.nepochs;
 	if (mgr_analyze_series(c->series_csv, csv.x, csv.nrows, csv.x_is_steps, names, ys, csv.nseries,
 			       &c->opt, &p) < 0) {
 		fprintf(stderr, "mgreport: out of memory\n");

@@ -486,17 +486,76 @@ static int eval_epochs(const struct tset *set, const struct run *like)
 	return rc;
 }
 
+/* ---------------------------------------------------------------- the mgreport path */
+
+/* Writes the first len points of s as the CSV a user would give `mgreport --series` (bytes, an
+ * `epoch` column when with_epochs), and its in-process verdict as one line of expected.tsv. */
+static int write_case(FILE *tsv, const char *dir, const struct tseries *s, size_t len, int with_epochs)
+{
+	char path[512];
+	struct mgc_fit f;
+	snprintf(path, sizeof path, "%s/%s-%zu%s.csv", dir, s->name, len, with_epochs ? "-epochs" : "");
+	FILE *out = fopen(path, "w");
+	if (!out || classify_like_mgreport(s, len, with_epochs, &f)) {
+		if (out)
+			fclose(out);
+		return -1;
+	}
+	fprintf(out, with_epochs ? "step,epoch,rss\n" : "step,rss\n");
+	for (size_t i = 0, e = 0; i < len; i++) {
+		while (e < s->nepochs && s->epochs[e] <= s->x[i])
+			e++;
+		if (with_epochs)
+			fprintf(out, "%.17g,%zu,%.17g\n", s->x[i], e + 1, s->y[i]);
+		else
+			fprintf(out, "%.17g,%.17g\n", s->x[i], s->y[i]);
+	}
+	fclose(out);
+	fprintf(tsv, "%s\t%s\t%.17g\t%.17g\t%.17g\t%s\n", strrchr(path, '/') + 1, mgc_verdict_name(f.verdict),
+		f.confidence, f.x_to_oom, f.decidable_at, f.why);
+	return 0;
+}
+
+/* A few prefixes of a few series of every kind (every step and every 10 steps, spikes, epochs)
+ * into dir, for tests/classify/test_series_path.py to run through the real mgreport. */
+static int write_cases(const struct tset *set, const char *dir)
+{
+	static const char *const names[] = {"ramp80-seeds", "late2500-20M-dx10", "val800-6M-at1800",
+					    "stair300M-g150", "cache-1000-8G", "slow0.1-20G", "ar0.95-b",
+					    "fast150-at300", "val950-long-dx1", "from0-5M-epoch1000"};
+	char path[512];
+	snprintf(path, sizeof path, "%s/expected.tsv", dir);
+	FILE *tsv = fopen(path, "w");
+	int rc = tsv ? 0 : -1;
+	for (size_t i = 0; i < set->n && rc == 0; i++)
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && rc == 0; k++) {
+			const struct tseries *s = &set->v[i];
+			if (strcmp(s->name, names[k]))
+				continue;
+			for (size_t q = 1; q <= 4 && rc == 0; q++)
+				rc = write_case(tsv, dir, s, s->n * q / 4, 0);
+			if (s->nepochs && rc == 0)
+				rc = write_case(tsv, dir, s, s->n / 2, 1);
+		}
+	if (tsv)
+		fclose(tsv);
+	if (rc)
+		fprintf(stderr, "eval_classify: cannot write the cases into %s\n", dir);
+	return rc;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: eval_classify [-v|-vv] [--quick N] [--only NAME] [--no-classic]\n"
+	fprintf(stderr, "usage: eval_classify [-v|-vv] [--quick N] [--only NAME] [--no-classic] [--csv DIR]\n"
 			"  --quick N    score about N prefixes per series (default: every prefix)\n"
-			"  --only NAME  only the training-like series whose name or family contains NAME\n");
+			"  --only NAME  only the training-like series whose name or family contains NAME\n"
+			"  --csv DIR    only write a few prefixes as CSV files and their verdicts (expected.tsv)\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct run r = {0};
-	const char *only = NULL;
+	const char *only = NULL, *csv_dir = NULL;
 	int classic = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "-vv"))
@@ -507,6 +566,8 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--no-classic"))
 			classic = 0;
+		else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+			csv_dir = argv[++i];
 		else {
 			usage();
 			return 2;
@@ -516,6 +577,11 @@ int main(int argc, char **argv)
 	if (tset_build(&set)) {
 		fprintf(stderr, "eval_classify: out of memory\n");
 		return 1;
+	}
+	if (csv_dir) {
+		int rc = write_cases(&set, csv_dir);
+		tset_free(&set);
+		return rc ? 1 : 0;
 	}
 	clock_t c0 = clock();
 	size_t nleak = 0;
@@ -537,9 +603,9 @@ int main(int argc, char **argv)
 	print_mg(&r.total);
 	int failed = eval_epochs(&set, &r) != 0;
 	failed |= print_targets(&r.total);
-	if (classic && !only) {
+	if (classic) {
 		printf("\n");
-		failed |= classic_run(r.verbose, r.quick ? 3 : 1);
+		failed |= classic_run(r.verbose, r.quick ? 3 : 1, only);
 	}
 	run_free(&r);
 	tset_free(&set);

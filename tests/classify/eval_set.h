@@ -69,7 +69,8 @@ int tset_build(struct tset *set);
 void tset_free(struct tset *set);
 
 /* Runs the classic set (eval_classic.c), prints its figures; returns 1 when one of its targets is
- * missed. `stride` scores every stride-th prefix (1 = all). */
-int classic_run(int verbose, size_t stride);
+ * missed. `stride` scores every stride-th prefix (1 = all); `only` keeps the series whose name or
+ * family contains it (NULL: all). */
+int classic_run(int verbose, size_t stride, const char *only);
 
 #endif /* EVAL_SET_H */

@@ -50,6 +50,28 @@ static void test_good(const char *dir)
 	}
 	mgc_csv_free(&c);
 
+	/* an epoch column: not a series; its rises are epoch boundaries at their rows' x */
+	path_of(p, sizeof p, dir, "epochs.csv");
+	CT_INT(mgc_csv_load(p, &c, err, sizeof err), 0);
+	CT_INT(c.nseries, 1);
+	CT_INT(c.has_epochs, 1);
+	CT_INT(c.epoch_col, 2);
+	CT_INT(c.nepochs, 2);
+	if (c.nseries == 1 && c.nepochs == 2 && c.nrows == 5) {
+		CT_STR(c.series[0].name, "rss_mb");
+		CT_NEAR(c.series[0].y[4], 140.0 * 1048576.0, 0);
+		CT_NEAR(c.epochs[0], 30, 0);
+		CT_NEAR(c.epochs[1], 50, 0);
+	}
+	mgc_csv_free(&c);
+	/* a file without one marks no epochs */
+	path_of(p, sizeof p, dir, "good.csv");
+	CT_INT(mgc_csv_load(p, &c, err, sizeof err), 0);
+	CT_INT(c.has_epochs, 0);
+	CT_INT(c.nepochs, 0);
+	CT_TRUE(c.epochs == NULL, "no epoch column, no epochs");
+	mgc_csv_free(&c);
+
 	/* from memory, x as steps because every x is an integer */
 	const char text[] = "iter_no,rss\n1,100\n2,200\n";
 	CT_INT(mgc_csv_parse(text, sizeof text - 1, NULL, &c, err, sizeof err), 0);
@@ -84,6 +106,12 @@ static void test_bad(const char *dir)
 		{"zeros.csv", -EINVAL, "column 3 (heap): every value is zero"},
 		{"wrong_cells.csv", -EINVAL, "line 3: 3 cells, the header has 2 columns"},
 		{"one_column.csv", -EINVAL, "line 1: the header has 1 column"},
+		{"overflow_1e308.csv", -EINVAL, "line 3, column 2 (rss): 1e+308 is more than 2^60 bytes"},
+		{"overflow_gb.csv", -EINVAL, "line 3, column 2 (rss_gb): 2000000000 is more than 2^60 bytes"},
+		{"x_huge.csv", -EINVAL, "line 3, column 1 (step): x 1e+17 is beyond 2^53"},
+		{"epoch_back.csv", -EINVAL, "line 3, column 3 (epoch): the epoch goes back from 2 to 1"},
+		{"epoch_twice.csv", -EINVAL, "line 1, column 4: a second epoch column"},
+		{"epoch_only.csv", -EINVAL, "line 1: no series column besides the x axis and the epoch"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char p[512], err[256];
