@@ -1086,8 +1086,9 @@ static void mgc_say_levelling(const struct mgc_ctx *c, const struct mgc_seg *L, 
 }
 
 /* The last segment rises and no reading makes it a leak yet: `growing`, when we will know, and the
- * OOM at this rate once the rise is clear (3 level sigmas, or the wander before it, over
- * MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the limit. */
+ * OOM at this rate once the rise is clear (3 level sigmas, or the wander of the longest flat
+ * stretch before it, over MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the
+ * limit. */
 static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
@@ -1107,8 +1108,13 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 							 c->sig_lvl));
 	out->decidable_at = isfinite(eta) ? fmax(eta, xl + c->in->dx) : NAN;
 	out->projected_level = sat ? e.level_hat : NAN;
-	double seg_rise = L->slope * (xl - c->x[L->a]);
-	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
+	double seg_rise = L->slope * (xl - c->x[L->a]), wander = 0, longest = 0;
+	for (size_t s = 0; s + 1 < c->nseg; s++) /* how far the longest flat stretch before it wandered */
+		if (c->seg[s].flat && mgc_seg_len(c, &c->seg[s]) > longest) {
+			longest = mgc_seg_len(c, &c->seg[s]);
+			wander = mgc_wander(c, c->seg[s].a, c->seg[s].b, xl - c->x[L->a]);
+		}
+	double noise = fmax(c->sig_lvl, wander / sqrt(2.0));
 	int clear = seg_rise >= 3 * noise && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
 	if (clear && (!sat || e.level_hat + c->fl.excess >= c->in->limit))
 		out->x_to_oom = mgc_to_oom(c, L->slope);
@@ -1398,6 +1404,35 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 	return 0;
 }
 
+/* RSS that rose and levelled after live memory had already levelled: the rise is the allocator
+ * keeping freed memory (a one-off retention), not a warmup of the program. Turns *fr into
+ * `retention` and returns 1 when so. */
+static int mgc_retained_plateau(const double *x, const double *rss, const double *live, const double *free_kept,
+				size_t n, int x_is_steps, const struct mgc_fit *fl, struct mgc_fit *fr)
+{
+	double scratch[5];
+	if (fr->verdict != MGC_VERDICT_PLATEAU || n < 8 || !(fl->level > 0))
+		return 0;
+	/* from where live memory first reached 90% of its level: what did each gain since? */
+	size_t i0 = 0;
+	while (i0 + 1 < n && live[i0] < 0.9 * fl->level)
+		i0++;
+	size_t k = n - i0 < 5 ? n - i0 : 5;
+	double rss_gain = fr->plateau_level - mgc_median_copy(rss + i0, k, scratch);
+	double live_gain = fl->level - mgc_median_copy(live + i0, k, scratch);
+	double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
+	if (n - i0 < 8 || !(rss_gain > 4 * fr->noise) || !(rss_gain > 0.2 * fr->plateau_level) ||
+	    !(live_gain < 0.25 * rss_gain) || kept < 0.25 * rss_gain)
+		return 0;
+	char b1[32], b2[32], b3[32];
+	fr->verdict = MGC_VERDICT_RETENTION;
+	mgc_why(fr, "retention: RSS rose %s after live allocations levelled at %s %g (they moved %s)",
+		mgc_bytes(rss_gain, b1, sizeof b1), mgc_unit(x_is_steps), x[i0], mgc_bytes(live_gain, b2, sizeof b2));
+	if (isfinite(kept) && kept > 0)
+		mgc_why_add(fr, "; the allocator keeps %s more freed memory", mgc_bytes(kept, b3, sizeof b3));
+	return 1;
+}
+
 int mgc_classify_process(const double *x, const double *rss, const double *live,
 			 const double *free_kept, size_t n, const struct mgc_classify_opts *opts,
 			 struct mgc_fit *out)
@@ -1411,9 +1446,10 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		rc = mgc_classify(x, live, n, opts, &fl);
 	if (rc)
 		return rc;
+	char b1[32], b2[32];
+	const char *u = mgc_unit(mgc_x_is_steps(opts));
 	int rss_grows = (fr.verdict == MGC_VERDICT_GROWING || fr.verdict == MGC_VERDICT_LEAK) &&
 			fr.slope_lo > 0;
-	double fr_scratch[5];
 	/* live does not grow: flat verdict, or its growth explains under a quarter of RSS's */
 	int live_flat = !(fl.verdict == MGC_VERDICT_GROWING || fl.verdict == MGC_VERDICT_LEAK) ||
 			fl.slope < 0.25 * fr.slope;
@@ -1421,64 +1457,26 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	 * its own verdict (a slope under the absolute floor is still the program's memory). */
 	if (isfinite(fl.slope) && isfinite(fr.slope) && fl.slope >= 0.5 * fr.slope)
 		live_flat = 0;
-	/* RSS that rose and levelled after live memory had already levelled: the rise is the
-	 * allocator keeping freed memory (a one-off retention), not a warmup of the program. */
-	if (fr.verdict == MGC_VERDICT_PLATEAU && n >= 8 && live_flat && fl.level > 0) {
-		/* from where live memory first reached 90% of its level: what did each gain since? */
-		size_t i0 = 0;
-		while (i0 + 1 < n && live[i0] < 0.9 * fl.level)
-			i0++;
-		size_t k = n - i0 < 5 ? n - i0 : 5;
-		double rss0 = mgc_median_copy(rss + i0, k, fr_scratch);
-		double live0 = mgc_median_copy(live + i0, k, fr_scratch);
-		double rss_gain = fr.plateau_level - rss0;
-		double live_gain = fl.level - live0;
-		double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
-		if (n - i0 >= 8 && rss_gain > 4 * fr.noise && rss_gain > 0.2 * fr.plateau_level &&
-		    live_gain < 0.25 * rss_gain && !(kept < 0.25 * rss_gain)) {
-			char b1[32], b2[32], b3[32];
-			fr.verdict = MGC_VERDICT_RETENTION;
-			snprintf(fr.why, sizeof(fr.why),
-				 "retention: RSS rose %s after live allocations levelled at x=%g (they moved %s)%s%s%s",
-				 mgc_bytes(rss_gain, b1, sizeof b1), x[i0], mgc_bytes(live_gain, b2, sizeof b2),
-				 isfinite(kept) && kept > 0 ? "; the allocator keeps " : "",
-				 isfinite(kept) && kept > 0 ? mgc_bytes(kept, b3, sizeof b3) : "",
-				 isfinite(kept) && kept > 0 ? " more freed memory" : "");
-			*out = fr;
-			return 0;
-		}
+	if (live_flat && mgc_retained_plateau(x, rss, live, free_kept, n, mgc_x_is_steps(opts), &fl, &fr)) {
+		*out = fr;
+		return 0;
 	}
 	/* Retention is memory the allocator keeps: where its free bytes are known they must explain
 	 * a good share of the growth. RSS that grows with neither live allocations nor kept free
 	 * memory (copy-on-write pages of a forked worker, untracked memory) keeps its own verdict. */
-	if (rss_grows && live_flat && n >= 8 && free_kept) {
-		double kept_rise = free_kept[n - 1] - free_kept[0];
-		double rss_rise = rss[n - 1] - rss[0];
-		if (rss_rise > 0 && kept_rise < 0.25 * rss_rise) {
-			char b1[32], b2[32];
-			size_t len = strlen(fr.why);
-			if (len + 120 < sizeof(fr.why))
-				snprintf(fr.why + len, sizeof(fr.why) - len,
-					 "; neither live allocations nor the allocator's free memory (%s of %s) explain it",
-					 mgc_bytes(kept_rise, b1, sizeof b1), mgc_bytes(rss_rise, b2, sizeof b2));
-			live_flat = 0;
-		}
+	double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN, rss_rise = rss[n - 1] - rss[0];
+	if (rss_grows && live_flat && n >= 8 && free_kept && rss_rise > 0 && kept < 0.25 * rss_rise) {
+		mgc_why_add(&fr, "; neither live allocations nor the allocator's free memory (%s of %s) explain it",
+			    mgc_bytes(kept, b1, sizeof b1), mgc_bytes(rss_rise, b2, sizeof b2));
+		live_flat = 0;
 	}
 	if (rss_grows && live_flat && n >= 8) {
-		char b1[32], b2[32];
-		double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN;
 		fr.verdict = MGC_VERDICT_RETENTION;
+		mgc_why(&fr, "retention: RSS grows %s per %s while live allocations ", mgc_bytes(fr.slope, b1, sizeof b1), u);
 		if (isfinite(kept) && kept > 0)
-			snprintf(fr.why, sizeof(fr.why),
-				 "retention: RSS grows %s per %s while live allocations do not; the allocator "
-				 "keeps %s more freed memory",
-				 mgc_bytes(fr.slope, b1, sizeof b1), mgc_unit(mgc_x_is_steps(opts)),
-				 mgc_bytes(kept, b2, sizeof b2));
+			mgc_why_add(&fr, "do not; the allocator keeps %s more freed memory", mgc_bytes(kept, b2, sizeof b2));
 		else
-			snprintf(fr.why, sizeof(fr.why),
-				 "retention: RSS grows %s per %s while live allocations stay at %s",
-				 mgc_bytes(fr.slope, b1, sizeof b1), mgc_unit(mgc_x_is_steps(opts)),
-				 mgc_bytes(fl.level, b2, sizeof b2));
+			mgc_why_add(&fr, "stay at %s", mgc_bytes(fl.level, b2, sizeof b2));
 	}
 	*out = fr;
 	return 0;

@@ -478,7 +478,7 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 	if (!v->sites)
 		return -ENOMEM;
 	double y[MGC_SHM_GRID];
-	double leak_slope = 0, leak_conf = 0;
+	double leak_slope[2] = {0, 0}, leak_conf[2] = {0, 0}; /* host, device */
 	for (uint32_t i = 0; i < h->nsites; i++) {
 		const struct mgc_shm_site *e = &s->sites[i];
 		struct mgm_site *ms = &v->sites[v->nsites++];
@@ -503,16 +503,20 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 		if (ms->ok && ms->fit.verdict == MGC_VERDICT_LEAK) {
 			v->leaking++;
 			/* device sites judge the GPU series, not the host process (as in mgreport) */
-			if (ms->fit.slope > 0 && !mgc_kind_is_cuda(e->kind)) {
-				leak_slope += ms->fit.slope;
-				leak_conf = fmax(leak_conf, ms->fit.confidence);
+			int dev = mgc_kind_is_cuda(e->kind) != 0;
+			if (ms->fit.slope > 0) {
+				leak_slope[dev] += ms->fit.slope;
+				leak_conf[dev] = fmax(leak_conf[dev], ms->fit.confidence);
 			}
 		}
 		ms->stack = stack_for(c, e);
 	}
 	if (v->have_verdict)
-		mgc_process_with_sites(&v->verdict, v->series[0].x, v->series[0].y, n, leak_slope, leak_conf,
+		mgc_process_with_sites(&v->verdict, v->series[0].x, v->series[0].y, n, leak_slope[0], leak_conf[0],
 				       v->x_is_steps, v->limit);
+	struct mgm_series *gpu = &v->series[MGM_S_GPU];
+	if (gpu->ok)
+		mgc_process_with_sites(&gpu->fit, gpu->x, gpu->y, n, leak_slope[1], leak_conf[1], v->x_is_steps, 0);
 	return 0;
 }
 

@@ -121,23 +121,26 @@ static int symbolize_site(const struct mgc_trace *t, struct mgc_symbolizer *sym,
 }
 
 /* Leaking sites decide the process verdict where RSS cannot tell or hides the leak (see
- * mgc_process_with_sites; mgmon applies the same rule live). */
+ * mgc_process_with_sites; mgmon applies the same rule live); leaking CUDA sites decide the
+ * device series' verdict the same way (GPU memory is not in RSS). */
 static void upgrade_with_sites(struct mgr_process *p)
 {
 	if (!p->have_verdict || !p->main)
 		return;
-	double leak_slope = 0, conf = 0;
+	double leak_slope[2] = {0, 0}, conf[2] = {0, 0}; /* host, device */
 	for (size_t i = 0; i < p->nsites; i++) {
 		const struct mgr_site *ms = &p->sites[i];
 		if (!ms->classified || ms->fit.verdict != MGC_VERDICT_LEAK || !(ms->fit.slope > 0))
 			continue;
-		if (mgc_kind_is_cuda(ms->s->kind))
-			continue; /* GPU memory is not in RSS: the device series has its own verdict */
-		leak_slope += ms->fit.slope;
-		conf = fmax(conf, ms->fit.confidence);
+		int dev = mgc_kind_is_cuda(ms->s->kind) != 0;
+		leak_slope[dev] += ms->fit.slope;
+		conf[dev] = fmax(conf[dev], ms->fit.confidence);
 	}
-	mgc_process_with_sites(&p->verdict, p->main->x, p->main->y, p->main->n, leak_slope, conf,
+	mgc_process_with_sites(&p->verdict, p->main->x, p->main->y, p->main->n, leak_slope[0], conf[0],
 			       p->x_is_steps, p->limit);
+	if (p->device && p->device->ok)
+		mgc_process_with_sites(&p->device->fit, p->device->x, p->device->y, p->device->n, leak_slope[1],
+				       conf[1], p->x_is_steps, 0);
 }
 
 int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
