@@ -668,22 +668,29 @@ static int mgc_cand_decel(const struct mgc_ctx *c, struct mgc_cand *k)
 	return k->decel;
 }
 
-/* How far points [a, b) wandered between points `span` x apart (at most half their length): the
- * robust spread of those differences about their median (a straight trend shifts them all
- * alike). White noise gives sigma sqrt 2 at any span; AR(1) noise wanders further the longer the
- * span, as a rise would have to beat. 0 for fewer than 8 points. */
-static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double span)
+/* The differences of points [a, b) `span` x apart (at most half their length) into d from k on;
+ * returns the new count. */
+static size_t mgc_lag_diffs(const struct mgc_ctx *c, size_t a, size_t b, double span, double *d, size_t k)
 {
 	double len = b > a ? c->x[b - 1] - c->x[a] : 0;
 	if (b - a < 8 || !(len > 0))
-		return 0;
-	size_t lag = (size_t)((double)(b - a - 1) * fmin(span, 0.5 * len) / len), k = 0;
+		return k;
+	size_t lag = (size_t)((double)(b - a - 1) * fmin(span, 0.5 * len) / len);
 	if (lag < 1)
 		lag = 1;
-	double *d = c->w->s1 + c->n + 1;
 	for (size_t i = a; i + lag < b; i++)
 		d[k++] = c->y[i + lag] - c->y[i];
-	return 1.4826 * mgc_mad_scratch(d, k, c->w->s1);
+	return k;
+}
+
+/* How far points [a, b) wandered between points `span` x apart: the robust spread of those
+ * differences about their median. White noise gives sigma sqrt 2 at any span; AR(1) noise wanders
+ * further the longer the span, as a rise would have to beat. 0 for fewer than 8 points. */
+static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double span)
+{
+	double *d = c->w->s1 + c->n + 1;
+	size_t k = mgc_lag_diffs(c, a, b, span, d, 0);
+	return k ? 1.4826 * mgc_mad_scratch(d, k, c->w->s1) : 0;
 }
 
 /* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
@@ -1086,9 +1093,8 @@ static void mgc_say_levelling(const struct mgc_ctx *c, const struct mgc_seg *L, 
 }
 
 /* The last segment rises and no reading makes it a leak yet: `growing`, when we will know, and the
- * OOM at this rate once the rise is clear (3 level sigmas, or the wander of the longest flat
- * stretch before it, over MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the
- * limit. */
+ * OOM at this rate once the rise is clear (3 level sigmas, or the wander of all that came before
+ * it, over MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the limit. */
 static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
@@ -1108,13 +1114,8 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 							 c->sig_lvl));
 	out->decidable_at = isfinite(eta) ? fmax(eta, xl + c->in->dx) : NAN;
 	out->projected_level = sat ? e.level_hat : NAN;
-	double seg_rise = L->slope * (xl - c->x[L->a]), wander = 0, longest = 0;
-	for (size_t s = 0; s + 1 < c->nseg; s++) /* how far the longest flat stretch before it wandered */
-		if (c->seg[s].flat && mgc_seg_len(c, &c->seg[s]) > longest) {
-			longest = mgc_seg_len(c, &c->seg[s]);
-			wander = mgc_wander(c, c->seg[s].a, c->seg[s].b, xl - c->x[L->a]);
-		}
-	double noise = fmax(c->sig_lvl, wander / sqrt(2.0));
+	double seg_rise = L->slope * (xl - c->x[L->a]);
+	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
 	int clear = seg_rise >= 3 * noise && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
 	if (clear && (!sat || e.level_hat + c->fl.excess >= c->in->limit))
 		out->x_to_oom = mgc_to_oom(c, L->slope);
