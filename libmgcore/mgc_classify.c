@@ -1506,8 +1506,10 @@ int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *
 			 100.0 * leak_slope / rate);
 		proc->slope = rate;
 	} else {
-		/* the classifier's relative floor: the sites' own growth is exact, no noise margin */
-		double floor = x_is_steps ? fmax(4096.0, 1e-4 * level) : fmax(64.0, 1e-6 * level);
+		/* the classifier's meaningful growth (what reaches the limit within the run horizon, or
+		 * doubles the memory without one); the sites' own growth is exact, no noise margin */
+		double head = limit > 0 ? limit - level : level;
+		double floor = fmax(x_is_steps ? 4096.0 : 64.0, head > 0 ? head / MGC_RUN_HORIZON : 0);
 		if (leak_slope < floor)
 			return 0;
 		snprintf(proc->why, sizeof proc->why,
