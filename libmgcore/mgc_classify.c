@@ -1320,14 +1320,22 @@ int mgc_classify(const double *x, const double *y, size_t n, const struct mgc_cl
 /* Cohort evidence of one site: the survival rate (bytes per step of birth still alive) of the
  * last complete birth buckets. Returns 1 = survivors from every recent bucket at an undiminished
  * rate (leak), -1 = recent buckets hold (almost) nothing (warmup or transient), 0 = no opinion. */
+/* The bucket of the current step, within the site's cohorts (ncohorts > 0). A step is a double:
+ * beyond 2^62 it is clamped before the conversion (out of range is undefined behaviour), and every
+ * step from 2^30 falls in the last bucket anyway. */
+static unsigned mgc_cohort_now(const struct mgc_site_evidence *ev)
+{
+	double step = ev->last_step > 0 ? fmin(ev->last_step, 0x1p62) : 0;
+	unsigned k = mgc_cohort_bucket((uint64_t)step);
+	return k < ev->ncohorts ? k : ev->ncohorts - 1;
+}
+
 static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_recent)
 {
 	*rate_recent = 0;
 	if (!ev->cohorts || ev->ncohorts == 0 || !(ev->last_step >= 8))
 		return 0;
-	unsigned kcur = mgc_cohort_bucket((uint64_t)ev->last_step);
-	if (kcur >= ev->ncohorts)
-		kcur = ev->ncohorts - 1;
+	unsigned kcur = mgc_cohort_now(ev);
 	if (kcur < 4)
 		return 0;
 	/* buckets kcur-3 .. kcur-1 are complete: every allocation in them is at least one bucket old */
@@ -1393,7 +1401,7 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 			 "leak: survivors from every recent step (%s per step born since step %.0f still live), "
 			 "live grows %s per %s",
 			 mgc_bytes(rate, b1, sizeof b1),
-			 (double)mgc_cohort_first_step(mgc_cohort_bucket((uint64_t)ev->last_step) - 3),
+			 (double)mgc_cohort_first_step(mgc_cohort_now(ev) - 3),
 			 mgc_bytes(f.slope, b2, sizeof b2), mgc_unit(mgc_x_is_steps(opts)));
 	} else if (op < 0 && f.verdict == MGC_VERDICT_LEAK) {
 		f.verdict = MGC_VERDICT_GROWING;
