@@ -22,9 +22,9 @@ const char *mgc_verdict_name(enum mgc_verdict v);
 
 struct mgc_classify_opts {
 	double limit;      /* memory limit in the series' unit (bytes); 0 = unknown: no OOM projection */
-	double min_growth; /* smallest growth per x unit that matters (absolute floor); 0 = default:
-			    * 16 KiB per step, 1 KiB per second (64 B, 1 B for sites); above it, what
-			    * reaches `limit` within 10^6 steps (seconds), or doubles the level */
+	double min_growth; /* smallest growth per step (or second) that matters (absolute floor);
+			    * 0 = default: 16 KiB per step, 1 KiB per second (64 B, 1 B for sites); above
+			    * it, what reaches `limit` within 10^6 steps (seconds), or doubles the level */
 	int x_is_steps;    /* 1: x is training steps; 0: x is seconds */
 	/* Added: the warmup horizon, in x units; 0 = default (200 steps, or 3600 seconds). A rise is a
 	 * leak only once it has lasted this long (and 20 samples): no statistic tells a straight line
@@ -43,7 +43,7 @@ struct mgc_classify_opts {
 struct mgc_fit {
 	enum mgc_verdict verdict;
 	double confidence;     /* 0..1 */
-	double slope;          /* growth per x unit over the recent segment (Theil-Sen) */
+	double slope;          /* growth per step (or second) over the recent segment (Theil-Sen) */
 	double slope_lo;       /* its confidence interval */
 	double slope_hi;
 	double plateau_at;     /* x where the series levelled; NAN when not a plateau */
@@ -100,7 +100,7 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 /* What only the tracer sees decides earlier and more surely than RSS. Given the process verdict
  * (*proc, from mgc_classify_process on x/rss; or a device series and its CUDA sites) and the
  * leaking sites (their cohorts hold survivors from every recent step): `leak_slope` is the sum of
- * their slopes per x unit and `leak_confidence` the top one's confidence. The verdict becomes `leak`
+ * their slopes per step (or second) and `leak_confidence` the top one's confidence. The verdict becomes `leak`
  * - when RSS cannot tell yet (growing) and the sites account for at least half its growth;
  * - when RSS looks flat (stable, plateau: noise, or the allocator reusing memory it kept) but the
  *   sites grow by the meaningful growth: what reaches `limit` within 10^6 steps (seconds), or

@@ -108,7 +108,8 @@ static void fill_x(struct series *s, size_t n, double x0, double dx)
 		s->x[i] = x0 + dx * (double)i;
 }
 
-static void build_set(struct evalset *es)
+/* Stable series: iid, AR(1), random spikes */
+static void build_stable(struct evalset *es)
 {
 	char nm[48];
 	struct rng r;
@@ -147,6 +148,14 @@ static void build_set(struct evalset *es)
 			s->y[i] = B + s->sigma * rng_gauss(&r) +
 				  (rng_unif(&r) < 0.03 ? (10 + 20 * rng_unif(&r)) * s->sigma : 0);
 	}
+}
+
+/* Leaks: linear across slope-to-noise ratios, slow under heavy noise, step-wise */
+static void build_leaks(struct evalset *es)
+{
+	char nm[48];
+	struct rng r;
+	const double B = 2 * GIB;
 	/* linear leaks across slope-to-noise ratios */
 	const double ratios[] = {0.2, 0.5, 1, 3, 10};
 	for (int k = 0; k < 10; k++) {
@@ -188,6 +197,14 @@ static void build_set(struct evalset *es)
 		/* decidable on the per-step floor: rise per period over the noise, per period */
 		set_leak_dec(s, (double)K, J / s->sigma);
 	}
+}
+
+/* Warmups: exponential and hinge */
+static void build_warmups(struct evalset *es)
+{
+	char nm[48];
+	struct rng r;
+	const double B = 2 * GIB;
 	/* warmups: exponential, hinge, logistic, two-stage, running max of batch shapes */
 	const double taus[] = {5, 20, 50, 100, 300, 1000};
 	for (int k = 0; k < 12; k++) {
@@ -217,6 +234,14 @@ static void build_set(struct evalset *es)
 		s->x_end = psi;
 		set_plateau_dec(s, 1);
 	}
+}
+
+/* Warmups: logistic, two-stage, running max of batch shapes */
+static void build_warmup_shapes(struct evalset *es)
+{
+	char nm[48];
+	struct rng r;
+	const double B = 2 * GIB;
 	for (int k = 0; k < 2; k++) {
 		double c = k ? 120 : 60, wd = k ? 25 : 10, A = 4 * GIB;
 		snprintf(nm, sizeof nm, "logistic-c%.0f", c);
@@ -272,6 +297,14 @@ static void build_set(struct evalset *es)
 		}
 		set_plateau_dec(s, 1);
 	}
+}
+
+/* Sawtooth with and without a leak, late leaks, fixed leaks */
+static void build_sawtooth_late(struct evalset *es)
+{
+	char nm[48];
+	struct rng r;
+	const double B = 2 * GIB;
 	/* sawtooth: validation spikes or ramp-and-drop every K steps, with and without a leak under it */
 	for (int k = 0; k < 8; k++) {
 		int leak = k >= 4, ramp = k & 1;
@@ -331,29 +364,38 @@ static void build_set(struct evalset *es)
 		set_leak_dec(s, 1, 1);
 		set_plateau_dec(s, 1);
 	}
-	/* the seeds' real tables (MB read as MiB; machine of 32 GiB) */
-	{
-		static const double run1a[] = {5552, 7159, 8851, 10375, 12000, 13757, 15559, 17412};
-		static const double run1b[] = {5552, 7159, 8851, 10515, 12227, 13919, 15736};
-		static const double run2[] = {5434,  7017,  8721,  10375, 12000, 13757, 15559, 17412,
-					      17658, 17693, 17694, 17694, 17437, 17437, 17437, 17378,
-					      17378, 17229, 17229, 17051, 17052, 17041, 17033, 17032};
-		struct series *s = add(es, "seeds", "seed000-run1", L_SERIES, S_RUN1);
-		fill_x(s, 8, 10, 10);
-		for (size_t i = 0; i < 8; i++)
-			s->y[i] = run1a[i] * MIB;
-		s = add(es, "seeds", "seed002-run1", L_SERIES, S_RUN1);
-		fill_x(s, 7, 10, 10);
-		for (size_t i = 0; i < 7; i++)
-			s->y[i] = run1b[i] * MIB;
-		s = add(es, "seeds", "seed002-run2", L_SERIES, S_WARMUP);
-		fill_x(s, 24, 10, 10);
-		for (size_t i = 0; i < 24; i++)
-			s->y[i] = run2[i] * MIB;
-		s->x_onset = 10;
-		s->x_end = 90;
-		s->x_pdec = 130; /* CLASSIFY.md: a plateau verdict is safe from about step 130 */
-	}
+}
+
+/* The seeds' real tables (MB read as MiB; machine of 32 GiB) */
+static void build_seeds(struct evalset *es)
+{
+	static const double run1a[] = {5552, 7159, 8851, 10375, 12000, 13757, 15559, 17412};
+	static const double run1b[] = {5552, 7159, 8851, 10515, 12227, 13919, 15736};
+	static const double run2[] = {5434,  7017,  8721,  10375, 12000, 13757, 15559, 17412,
+				      17658, 17693, 17694, 17694, 17437, 17437, 17437, 17378,
+				      17378, 17229, 17229, 17051, 17052, 17041, 17033, 17032};
+	struct series *s = add(es, "seeds", "seed000-run1", L_SERIES, S_RUN1);
+	fill_x(s, 8, 10, 10);
+	for (size_t i = 0; i < 8; i++)
+		s->y[i] = run1a[i] * MIB;
+	s = add(es, "seeds", "seed002-run1", L_SERIES, S_RUN1);
+	fill_x(s, 7, 10, 10);
+	for (size_t i = 0; i < 7; i++)
+		s->y[i] = run1b[i] * MIB;
+	s = add(es, "seeds", "seed002-run2", L_SERIES, S_WARMUP);
+	fill_x(s, 24, 10, 10);
+	for (size_t i = 0; i < 24; i++)
+		s->y[i] = run2[i] * MIB;
+	s->x_onset = 10;
+	s->x_end = 90;
+	s->x_pdec = 130; /* CLASSIFY.md: a plateau verdict is safe from about step 130 */
+}
+
+/* Process and site levels: retention, live leaks, cohorts */
+static void build_process_sites(struct evalset *es)
+{
+	char nm[48];
+	struct rng r;
 	/* retention (process level): RSS grows while live stays flat; and controls */
 	for (int k = 0; k < 4; k++) {
 		int retain = k < 2;
@@ -400,6 +442,17 @@ static void build_set(struct evalset *es)
 			set_plateau_dec(s, 1);
 		}
 	}
+}
+
+static void build_set(struct evalset *es)
+{
+	build_stable(es);
+	build_leaks(es);
+	build_warmups(es);
+	build_warmup_shapes(es);
+	build_sawtooth_late(es);
+	build_seeds(es);
+	build_process_sites(es);
 }
 
 /* ---------------------------------------------------------------- truth of one prefix */
@@ -520,114 +573,127 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int classic_run(int verbose, size_t stride, const char *only)
-{
-	struct evalset es = {calloc(128, sizeof(struct series)), 0, 128};
-	if (!es.v)
-		return 1;
-	build_set(&es);
-	size_t conf[NV][NV] = {{0}}, ok_by_verdict[NV] = {0};
-	size_t warm_prefixes = 0, warm_false_leak = 0, leak_dec = 0, leak_hit = 0, total = 0, total_ok = 0;
-	size_t flips_total = 0;
+/* Everything counted over the classic set. */
+struct classic {
+	size_t conf[NV][NV], ok_by_verdict[NV];
+	size_t warm_prefixes, warm_false_leak, leak_dec, leak_hit, total, total_ok, flips;
 	struct family_stats fam[32];
-	size_t nfam = 0;
-	double *oom_err = malloc(200000 * sizeof(double));
-	size_t noom = 0;
-	int failed = 0;
-	clock_t c0 = clock();
-	for (size_t si = 0; si < es.n; si++) {
-		const struct series *s = &es.v[si];
-		if (only && !strstr(s->name, only) && !strstr(s->family, only))
-			continue;
-		struct family_stats *fs = NULL;
-		for (size_t k = 0; k < nfam; k++)
-			if (strcmp(fam[k].family, s->family) == 0)
-				fs = &fam[k];
-		if (!fs) {
-			fs = &fam[nfam++];
-			memset(fs, 0, sizeof(*fs));
-			fs->family = s->family;
-		}
-		fs->series++;
-		int prev = -1;
-		size_t first_hold = 0; /* prefix length from which the final class holds */
-		int final_cls = truth_of(s, s->n).cls;
-		size_t minp = s->n < MIN_PREFIX ? 2 : MIN_PREFIX;
-		for (size_t len = minp; len <= s->n; len += (len + stride <= s->n || len == s->n) ? stride : s->n - len) {
-			struct mgc_fit f;
-			int rc = classify_prefix(s, len, &f);
-			if (rc) {
-				fprintf(stderr, "%s: prefix %zu: classifier returned %d\n", s->name, len, rc);
-				return 1;
-			}
-			struct truth t = truth_of(s, len);
-			int v = (int)f.verdict;
-			int ok = (t.ok & BIT(v)) != 0;
-			conf[t.cls][v]++;
-			ok_by_verdict[v] += ok;
-			total++;
-			total_ok += ok;
-			fs->prefixes++;
-			fs->ok += ok;
-			if (t.warmup) {
-				warm_prefixes++;
-				warm_false_leak += v == MGC_VERDICT_LEAK && !ok;
-			}
-			if (t.cls == MGC_VERDICT_LEAK) {
-				leak_dec++;
-				leak_hit += v == MGC_VERDICT_LEAK;
-			}
-			if (prev >= 0 && v != prev) {
-				fs->flips++;
-				flips_total++;
-			}
-			if (v != final_cls)
-				first_hold = 0;
-			else if (!first_hold)
-				first_hold = len;
-			prev = v;
-			/* OOM projection against the truth, for leaks past decidability with a projection */
-			if (s->shape == S_LEAK && s->level == L_SERIES && isfinite(f.x_to_oom) && s->slope > 0 &&
-			    s->x[len - 1] >= s->x_dec && s->x[len - 1] < s->x_end &&
-			    (v == MGC_VERDICT_LEAK || v == MGC_VERDICT_GROWING)) {
-				/* true level of the floor at the last point, from the generating model */
-				double xl = s->x[len - 1];
-				double lvl = 0;
-				for (size_t i = len - (len > 10 ? 10 : len); i < len; i++)
-					lvl = s->y[i] > lvl ? s->y[i] : lvl; /* peak level (spikes included) */
-				double truth_x = (s->limit - lvl) / s->slope;
-				(void)xl;
-				if (truth_x > 0 && noom < 200000)
-					oom_err[noom++] = fabs(f.x_to_oom - truth_x) / truth_x;
-			}
-			if (verbose > 1 || (verbose && (len == s->n || (len % 25) == 0 || !ok)))
-				printf("  %-22s len %3zu x %6g truth %-8s verdict %-9s %s%s\n", s->name, len,
-				       s->x[len - 1], mgc_verdict_name((enum mgc_verdict)t.cls),
-				       mgc_verdict_name(f.verdict), ok ? "" : "WRONG ", f.why);
-		}
-		/* latency: from the event that makes the final class true (leak onset, growth end) */
-		if (final_cls != MGC_VERDICT_GROWING && first_hold) {
-			double ev = final_cls == MGC_VERDICT_PLATEAU ? s->x_end
-				    : final_cls == MGC_VERDICT_LEAK	  ? s->x_onset
-									  : s->x[0];
-			double lat = s->x[first_hold - 1] - ev;
-			if (lat < 0)
-				lat = 0;
-			fs->lat_sum += lat;
-			fs->lat_n++;
-			if (lat > fs->lat_max)
-				fs->lat_max = lat;
-		} else if (final_cls != MGC_VERDICT_GROWING) {
-			fs->never++;
-		}
-	}
-	double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	size_t nfam;
+	double *oom_err;
+	size_t noom;
+};
 
-	printf("mg classifier evaluation: %zu series, %zu prefixes scored (min length %d), %.2f s CPU\n\n",
-	       es.n, total, MIN_PREFIX, secs);
+static struct family_stats *classic_family(struct classic *c, const char *family)
+{
+	for (size_t k = 0; k < c->nfam; k++)
+		if (strcmp(c->fam[k].family, family) == 0)
+			return &c->fam[k];
+	if (c->nfam == sizeof(c->fam) / sizeof(c->fam[0]))
+		return NULL;
+	struct family_stats *fs = &c->fam[c->nfam++];
+	memset(fs, 0, sizeof(*fs));
+	fs->family = family;
+	return fs;
+}
+
+/* OOM projection against the truth, for leaks past decidability with a projection. */
+static void classic_oom(struct classic *c, const struct series *s, size_t len, const struct mgc_fit *f)
+{
+	int v = (int)f->verdict;
+	if (s->shape != S_LEAK || s->level != L_SERIES || !isfinite(f->x_to_oom) || !(s->slope > 0) ||
+	    s->x[len - 1] < s->x_dec || s->x[len - 1] >= s->x_end ||
+	    (v != MGC_VERDICT_LEAK && v != MGC_VERDICT_GROWING))
+		return;
+	double lvl = 0; /* peak level (spikes included) over the last 10 points */
+	for (size_t i = len - (len > 10 ? 10 : len); i < len; i++)
+		lvl = s->y[i] > lvl ? s->y[i] : lvl;
+	double truth_x = (s->limit - lvl) / s->slope;
+	if (truth_x > 0 && c->noom < 200000)
+		c->oom_err[c->noom++] = fabs(f->x_to_oom - truth_x) / truth_x;
+}
+
+/* Scores one prefix's verdict v against the truth; returns whether it was acceptable. */
+static int classic_prefix(struct classic *c, struct family_stats *fs, const struct series *s, size_t len,
+			  const struct mgc_fit *f)
+{
+	struct truth t = truth_of(s, len);
+	int v = (int)f->verdict, ok = (t.ok & BIT(v)) != 0;
+	c->conf[t.cls][v]++;
+	c->ok_by_verdict[v] += ok;
+	c->total++;
+	c->total_ok += ok;
+	fs->prefixes++;
+	fs->ok += ok;
+	if (t.warmup) {
+		c->warm_prefixes++;
+		c->warm_false_leak += v == MGC_VERDICT_LEAK && !ok;
+	}
+	if (t.cls == MGC_VERDICT_LEAK) {
+		c->leak_dec++;
+		c->leak_hit += v == MGC_VERDICT_LEAK;
+	}
+	classic_oom(c, s, len, f);
+	return ok;
+}
+
+/* Latency: from the event that makes the final class true (leak onset, growth end) to the prefix
+ * (length first_hold, 0 = never) from which the final class holds. */
+static void classic_latency(struct family_stats *fs, const struct series *s, int final_cls, size_t first_hold)
+{
+	if (final_cls == MGC_VERDICT_GROWING)
+		return;
+	if (!first_hold) {
+		fs->never++;
+		return;
+	}
+	double ev = final_cls == MGC_VERDICT_PLATEAU ? s->x_end : final_cls == MGC_VERDICT_LEAK ? s->x_onset : s->x[0];
+	double lat = fmax(0, s->x[first_hold - 1] - ev);
+	fs->lat_sum += lat;
+	fs->lat_n++;
+	fs->lat_max = fmax(fs->lat_max, lat);
+}
+
+/* Every stride-th prefix of one series; returns 0, or 1 when the classifier failed. */
+static int classic_series(struct classic *c, const struct series *s, size_t stride, int verbose)
+{
+	struct family_stats *fs = classic_family(c, s->family);
+	if (!fs)
+		return 1;
+	fs->series++;
+	int prev = -1, final_cls = truth_of(s, s->n).cls;
+	size_t first_hold = 0; /* prefix length from which the final class holds */
+	size_t minp = s->n < MIN_PREFIX ? 2 : MIN_PREFIX;
+	for (size_t len = minp; len <= s->n; len += (len + stride <= s->n || len == s->n) ? stride : s->n - len) {
+		struct mgc_fit f;
+		int rc = classify_prefix(s, len, &f);
+		if (rc) {
+			fprintf(stderr, "%s: prefix %zu: classifier returned %d\n", s->name, len, rc);
+			return 1;
+		}
+		int v = (int)f.verdict, ok = classic_prefix(c, fs, s, len, &f);
+		if (prev >= 0 && v != prev) {
+			fs->flips++;
+			c->flips++;
+		}
+		if (v != final_cls)
+			first_hold = 0;
+		else if (!first_hold)
+			first_hold = len;
+		prev = v;
+		if (verbose > 1 || (verbose && (len == s->n || (len % 25) == 0 || !ok)))
+			printf("  %-22s len %3zu x %6g truth %-8s verdict %-9s %s%s\n", s->name, len, s->x[len - 1],
+			       mgc_verdict_name(truth_of(s, len).cls), mgc_verdict_name(f.verdict), ok ? "" : "WRONG ",
+			       f.why);
+	}
+	classic_latency(fs, s, final_cls, first_hold);
+	return 0;
+}
+
+static void classic_print_families(const struct classic *c)
+{
 	printf("per family            series prefixes  acceptable  flips  latency mean/max (x)  never\n");
-	for (size_t k = 0; k < nfam; k++) {
-		struct family_stats *fs = &fam[k];
+	for (size_t k = 0; k < c->nfam; k++) {
+		const struct family_stats *fs = &c->fam[k];
 		printf("  %-20s %5zu %8zu   %6.1f%%   %5zu  ", fs->family, fs->series, fs->prefixes,
 		       100.0 * (double)fs->ok / (double)fs->prefixes, fs->flips);
 		if (fs->lat_n)
@@ -635,6 +701,10 @@ int classic_run(int verbose, size_t stride, const char *only)
 		else
 			printf("%8s / %-8s    %5zu\n", "-", "-", fs->never);
 	}
+}
+
+static void classic_print_confusion(const struct classic *c)
+{
 	printf("\nconfusion matrix (rows: truth, 'growing' = not yet decidable; columns: verdict)\n");
 	printf("  %-10s", "");
 	for (int v = 0; v < NV; v++)
@@ -643,35 +713,64 @@ int classic_run(int verbose, size_t stride, const char *only)
 	for (int t = 0; t < NV; t++) {
 		printf("  %-10s", mgc_verdict_name((enum mgc_verdict)t));
 		for (int v = 0; v < NV; v++)
-			printf("%10zu", conf[t][v]);
+			printf("%10zu", c->conf[t][v]);
 		printf("\n");
 	}
 	printf("\nper class (decidable truth rows; precision counts a verdict right when acceptable)\n");
-	for (int c = 0; c < NV; c++) {
-		size_t tp = conf[c][c], row = 0, col = 0;
-		for (int k = 0; k < NV; k++) {
-			row += conf[c][k];
-			col += conf[k][c];
+	for (int k = 0; k < NV; k++) {
+		size_t tp = c->conf[k][k], row = 0, col = 0;
+		for (int j = 0; j < NV; j++) {
+			row += c->conf[k][j];
+			col += c->conf[j][k];
 		}
 		printf("  %-10s precision %6.1f%%  recall %6.1f%%  (%zu truth, %zu verdicts)\n",
-		       mgc_verdict_name((enum mgc_verdict)c),
-		       col ? 100.0 * (double)ok_by_verdict[c] / (double)col : 100.0,
+		       mgc_verdict_name((enum mgc_verdict)k),
+		       col ? 100.0 * (double)c->ok_by_verdict[k] / (double)col : 100.0,
 		       row ? 100.0 * (double)tp / (double)row : 100.0, row, col);
 	}
-	double false_leak = warm_prefixes ? (double)warm_false_leak / (double)warm_prefixes : 0;
-	double recall = leak_dec ? (double)leak_hit / (double)leak_dec : 1;
-	qsort(oom_err, noom, sizeof(double), cmp_d);
+}
+
+/* The overall figures and the targets; returns 1 when a target is missed. */
+static int classic_print_targets(struct classic *c, size_t nseries)
+{
+	double false_leak = c->warm_prefixes ? (double)c->warm_false_leak / (double)c->warm_prefixes : 0;
+	double recall = c->leak_dec ? (double)c->leak_hit / (double)c->leak_dec : 1;
+	qsort(c->oom_err, c->noom, sizeof(double), cmp_d);
 	printf("\nacceptable verdicts overall: %.1f%% of %zu prefixes; verdict flips: %zu over %zu series\n",
-	       100.0 * (double)total_ok / (double)total, total, flips_total, es.n);
-	printf("OOM projection error (leaks once decidable, %zu prefixes): median %.1f%%, p90 %.1f%%\n", noom,
-	       noom ? 100 * oom_err[noom / 2] : 0.0, noom ? 100 * oom_err[noom * 9 / 10] : 0.0);
+	       100.0 * (double)c->total_ok / (double)c->total, c->total, c->flips, nseries);
+	printf("OOM projection error (leaks once decidable, %zu prefixes): median %.1f%%, p90 %.1f%%\n", c->noom,
+	       c->noom ? 100 * c->oom_err[c->noom / 2] : 0.0, c->noom ? 100 * c->oom_err[c->noom * 9 / 10] : 0.0);
 	printf("\ntargets\n");
 	printf("  false leak on warmups: %.2f%% of %zu prefixes (target < 1%%)  %s\n", 100 * false_leak,
-	       warm_prefixes, false_leak < 0.01 ? "ok" : "MISSED");
+	       c->warm_prefixes, false_leak < 0.01 ? "ok" : "MISSED");
 	printf("  leak recall once decidable: %.2f%% of %zu prefixes (target > 97%%)  %s\n", 100 * recall,
-	       leak_dec, recall > 0.97 ? "ok" : "MISSED");
-	failed |= !(false_leak < 0.01) || !(recall > 0.97);
+	       c->leak_dec, recall > 0.97 ? "ok" : "MISSED");
+	return !(false_leak < 0.01) || !(recall > 0.97);
+}
+
+int classic_run(int verbose, size_t stride, const char *only)
+{
+	struct evalset es = {calloc(128, sizeof(struct series)), 0, 128};
+	struct classic *c = calloc(1, sizeof(*c));
+	double *oom_err = malloc(200000 * sizeof(double));
+	int failed = !es.v || !c || !oom_err;
+	if (!failed) {
+		c->oom_err = oom_err;
+		build_set(&es);
+	}
+	clock_t c0 = clock();
+	for (size_t si = 0; si < es.n && !failed; si++)
+		if (!only || strstr(es.v[si].name, only) || strstr(es.v[si].family, only))
+			failed = classic_series(c, &es.v[si], stride, verbose);
+	if (!failed) {
+		printf("mg classifier evaluation: %zu series, %zu prefixes scored (min length %d), %.2f s CPU\n\n",
+		       es.n, c->total, MIN_PREFIX, (double)(clock() - c0) / CLOCKS_PER_SEC);
+		classic_print_families(c);
+		classic_print_confusion(c);
+		failed = classic_print_targets(c, es.n);
+	}
 	free(oom_err);
+	free(c);
 	free(es.v);
 	return failed ? 1 : 0;
 }
