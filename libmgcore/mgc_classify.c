@@ -26,6 +26,7 @@ enum {
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
+	MGC_LADDER = 16,       /* a leak said earlier is looked for up to this many floor points back */
 };
 static const double MGC_Z95 = 1.959964;
 static const double MGC_CP_PENALTY = 3.0;     /* change point penalty, times ln n */
@@ -757,12 +758,15 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
 
 /* How long a pause ends a leak: a sustained rise that stops has stopped (MGC_MIN_SAMPLES samples
  * or a quarter of the warmup horizon); a staircase pauses between its steps, so it must stay flat
- * for three of its longest gaps, the warmup horizon and a quarter of its climb. */
+ * for three of its longest gaps, the warmup horizon and a quarter of its climb. Either way the
+ * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat for a while). */
 static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
+	/* and never shorter than the leak needs to rise 3 level sigmas: wandering noise hides less */
+	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
 	if (k->continuous && k->gap == 0)
-		return fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon);
-	return fmax(mgc_min_rise(c), fmax(3 * k->gap, 0.25 * k->climb));
+		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
+	return fmax(fmax(mgc_min_rise(c), noise), fmax(3 * k->gap, 0.25 * k->climb));
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
@@ -874,8 +878,27 @@ static size_t mgc_regime_start(const struct mgc_ctx *c, double *gap)
 	return s;
 }
 
-/* A leak by any reading of the growth, the earliest onset first: returns 1 with the regime in *k
- * and its rule, else 0 with the soonest x by which one reading will be decided in *eta. */
+/* A later regime that began after the run had settled and is a leak by itself: its onset and rate
+ * describe the leak better than an earlier reading that spans the flat stretch before it. */
+static void mgc_prefer_late(const struct mgc_ctx *c, size_t from, size_t s0, struct mgc_cand *k,
+			    const char **rule)
+{
+	struct mgc_cand late;
+	for (size_t s = from; s < c->nseg; s++) {
+		if (!c->seg[s - 1].flat || !mgc_candidate(c, s, &late) || !late.late)
+			continue;
+		const char *r = mgc_leak_rule(c, &late, s0);
+		if (r) {
+			*k = late;
+			*rule = r;
+			return;
+		}
+	}
+}
+
+/* A leak by any reading of the growth, the earliest onset first (a late onset preferred): returns
+ * 1 with the regime in *k and its rule, else 0 with the soonest x by which one reading will be
+ * decided in *eta. */
 static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char **rule, double *eta)
 {
 	double gap;
@@ -886,8 +909,11 @@ static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char
 		if (!mgc_candidate(c, s, k))
 			continue;
 		*rule = mgc_leak_rule(c, k, s0);
-		if (*rule)
+		if (*rule) {
+			if (!k->late)
+				mgc_prefer_late(c, s + 1, s0, k, rule);
 			return 1;
+		}
 		if (s == s0)
 			slowing = mgc_cand_decel(c, k);
 		if (slowing && !k->late)
@@ -902,27 +928,60 @@ static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char
 	return 0;
 }
 
-/* A leak said on the series up to the start of its last segment stands while nothing since has
- * ended it: the growth has not paused for as long as ends that leak (mgc_retract), nor fallen
- * back. (A new change point near the end must not undo the evidence that had accumulated.) */
+/* Was the series up to floor point m (its first m points) a leak? The context *e (on *in) is
+ * that prefix's, the reading in *k. */
+static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t m, struct mgc_core_in *in, struct mgc_ctx *e,
+			   struct mgc_cand *k, const char **rule)
+{
+	double eta;
+	*in = *c->in;
+	in->x_last = c->x[m - 1];
+	*e = (struct mgc_ctx){.in = in, .w = c->w, .x = c->x, .y = c->y, .n = m, .fl = c->fl};
+	mgc_noise(e);
+	mgc_segments(e);
+	return mgc_find_leak(e, k, rule, &eta);
+}
+
+/* Where a leak said earlier is looked for: the start of the last segment, then 1, 2, 4, 8 and 16
+ * floor points back, the nearest first. The ladder costs up to 5 classifications: only for a
+ * process's memory (sites have their cohorts, and mgmon classifies many of them each frame), and
+ * not after a pause of a quarter of the run (that ends any leak it could find). Only when the
+ * floor rose 4 level sigmas in all. */
+static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	size_t nc = 0;
+	if (!(c->level - mgc_seg_at(c, 0, c->x[0]) >= MGC_RISE_SIGMAS * c->sig_lvl))
+		return 0;
+	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN)
+		cuts[nc++] = L->a;
+	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first)))
+		return nc;
+	for (size_t j = 1; j <= MGC_LADDER; j *= 2)
+		if (c->n >= 2 * MGC_LMIN + j && c->n - j != L->a)
+			cuts[nc++] = c->n - j;
+	return nc;
+}
+
+/* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
+ * paused for as long as ends that leak (mgc_retract), nor fallen back. The nearest earlier prefix
+ * that was a leak decides. (A new change point near the end must not undo the evidence that had
+ * accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	if (c->nseg < 2 || L->a < 2 * MGC_LMIN)
-		return 0;
-	struct mgc_core_in in = *c->in;
-	in.x_last = c->x[L->a - 1];
-	struct mgc_ctx e = {.in = &in, .w = c->w, .x = c->x, .y = c->y, .n = L->a, .fl = c->fl};
+	size_t cuts[6], nc = mgc_leak_cuts(c, cuts), i = 0;
+	struct mgc_core_in in;
+	struct mgc_ctx e;
 	struct mgc_cand k;
 	const char *rule;
-	double eta;
-	mgc_noise(&e);
-	mgc_segments(&e);
-	if (!mgc_find_leak(&e, &k, &rule, &eta))
+	while (i < nc && !mgc_leak_at_cut(c, cuts[i], &in, &e, &k, &rule))
+		i++;
+	if (i == nc)
 		return 0;
-	/* flat since: the pause goes back to where that leak had paused */
+	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
 	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
-	double pause = L->flat ? c->in->x_last - paused_at : 0;
+	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0;
 	if (pause >= mgc_retract(&e, &k) || c->level < e.level - 2 * c->sig_lvl)
 		return 0;
 	k.pause = pause;
@@ -1022,8 +1081,9 @@ static double mgc_levelled_at(const struct mgc_ctx *c)
 	return fmin(c->x[a + at], c->x[c->seg[c->nseg - 1].a]);
 }
 
-/* The last segment is flat: stable, a plateau, or a pause that is not yet a plateau. */
-static void mgc_judge_flat(const struct mgc_ctx *c, struct mgc_fit *out)
+/* The last segment is flat: stable, a plateau, or a pause that is not yet a plateau (known by the
+ * time it would be a plateau, or, should the growth resume, by `eta`, when it would be a leak). */
+static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	char b1[32], b2[32], b3[32];
@@ -1046,6 +1106,10 @@ static void mgc_judge_flat(const struct mgc_ctx *c, struct mgc_fit *out)
 		out->confidence = 0.5;
 		out->projected_level = level;
 		out->decidable_at = c->x[L->a] + fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), 0.25 * climb);
+		if (isfinite(eta))
+			out->decidable_at = fmax(out->decidable_at, eta);
+		else if (gap > 0) /* it paused and grew again before, and would never be a leak: no promise */
+			out->decidable_at = NAN;
 		mgc_why(out, "grew %s, flat since %s %g but not for long enough to call it a plateau",
 			mgc_bytes(rise, b1, sizeof b1), u, c->x[L->a]);
 		return;
@@ -1177,7 +1241,7 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 	else if (mgc_leak_before(c, out))
 		;
 	else if (L->flat && !mgc_late_rise(c, out))
-		mgc_judge_flat(c, out);
+		mgc_judge_flat(c, eta, out);
 	else if (!L->flat)
 		mgc_judge_rising(c, eta, out);
 	if (c->fl.bins > 1)
