@@ -762,7 +762,6 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
  * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat for a while). */
 static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
-	/* and never shorter than the leak needs to rise 3 level sigmas: wandering noise hides less */
 	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
 	if (k->continuous && k->gap == 0)
 		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
