@@ -260,7 +260,7 @@ static void test_seconds(void)
 }
 
 /* mgreport classifies many sites: the time of a 2000-point classification is printed, never
- * asserted (the machine is shared; docs/BENCHMARKS.md has the measured figures). */
+ * asserted (the machine is shared; docs/CLASSIFIER.md has the measured figures). */
 static void test_speed(void)
 {
 	enum { N = 2000, REPS = 20 };
