@@ -106,8 +106,13 @@ static struct mgc_classify_opts analysis_opts(const struct mgc_analysis *a, enum
 		co.min_growth = a->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP : MGC_PROCESS_MIN_GROWTH_SEC;
 	if (what == JUDGE_DEVICE)
 		co.limit = 0; /* the host's limit says nothing about the GPU's memory */
-	/* The run's epoch boundaries (a->epochs, a->nepochs) belong here, once the classifier's
-	 * options have a field for them. */
+	if (a->has_epochs) { /* the boundaries after the first epoch's start (mgc_classify_opts) */
+		size_t k = 0;
+		while (k < a->nepochs && a->n && a->epochs[k] <= a->series[MGC_S_RSS].x[0])
+			k++;
+		co.epochs = a->epochs + k;
+		co.nepochs = a->nepochs - k;
+	}
 	return co;
 }
 
@@ -355,19 +360,21 @@ static int judge_sites(struct mgc_analysis *a, size_t top)
 static void weigh_sites(struct mgc_analysis *a)
 {
 	const struct mgc_series *rss = &a->series[MGC_S_RSS];
-	double slope = 0, conf = 0;
+	struct mgc_series *dev = &a->series[MGC_S_DEVICE];
+	double slope[2] = {0, 0}, conf[2] = {0, 0}; /* host, device */
 	if (!a->have_verdict || !a->series[MGC_S_HEAP].present)
 		return;
 	for (size_t i = 0; i < a->nclassified && i < MGC_JUDGED_SITES; i++) {
 		const struct mgc_site_result *r = &a->sites[i];
 		if (!r->classified || r->fit.verdict != MGC_VERDICT_LEAK || !(r->fit.slope > 0))
 			continue;
-		if (mgc_kind_is_cuda(r->kind))
-			continue; /* GPU memory is not in RSS: the device series has its own verdict */
-		slope += r->fit.slope;
-		conf = fmax(conf, r->fit.confidence);
+		int d = mgc_kind_is_cuda(r->kind) != 0; /* GPU memory is not in RSS: it weighs the device series */
+		slope[d] += r->fit.slope;
+		conf[d] = fmax(conf[d], r->fit.confidence);
 	}
-	mgc_process_with_sites(&a->verdict, rss->x, rss->y, rss->n, slope, conf, a->x_is_steps, a->limit);
+	mgc_process_with_sites(&a->verdict, rss->x, rss->y, rss->n, slope[0], conf[0], a->x_is_steps, a->limit);
+	if (dev->present && dev->classified) /* the host's limit says nothing about the GPU's */
+		mgc_process_with_sites(&dev->fit, dev->x, dev->y, dev->n, slope[1], conf[1], a->x_is_steps, 0);
 }
 
 /* ---- epochs ---- */
@@ -397,7 +404,10 @@ static int find_epochs(const struct mgc_run *run, const size_t *idx, struct mgc_
 	for (size_t i = 0; i < run->nlabels && a->n; i++) {
 		const struct mgc_label *l = &run->labels[i];
 		double x = label_x(run, idx, a, l);
-		if (strncmp(l->text, "epoch", 5) != 0 || x < rss->x[0] || x > rss->x[a->n - 1])
+		if (strncmp(l->text, "epoch", 5) != 0)
+			continue;
+		a->has_epochs = 1; /* marked, even when every boundary lies outside the axis */
+		if (x < rss->x[0] || x > rss->x[a->n - 1])
 			continue;
 		if (!a->nepochs || x > a->epochs[a->nepochs - 1])
 			a->epochs[a->nepochs++] = x;
@@ -422,13 +432,12 @@ int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o
 	}
 	choose_limit(run, o->limit, a);
 	int rc = build_series(run, idx, a);
-	if (rc == 0) {
+	if (rc == 0 && (rc = find_epochs(run, idx, a)) == 0) { /* the epochs are the classifier's evidence */
 		for (int k = 0; k < MGC_S_N; k++)
 			judge_series(a, &a->series[k], k == MGC_S_DEVICE ? JUDGE_DEVICE : JUDGE_PROCESS);
 		rc = judge_process(a);
 	}
-	if (rc == 0 && (rc = find_epochs(run, idx, a)) == 0 && (rc = rank_sites(run, a)) == 0 &&
-	    (rc = judge_sites(a, o->top)) == 0)
+	if (rc == 0 && (rc = rank_sites(run, a)) == 0 && (rc = judge_sites(a, o->top)) == 0)
 		weigh_sites(a);
 	if (rc < 0)
 		mgc_analysis_free(a);
@@ -499,7 +508,8 @@ int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, 
 }
 
 int mgc_analyze_columns(const double *x, size_t n, int x_is_steps, const char *const *names,
-			const double *const *ys, size_t ncols, double limit, struct mgc_analysis *a)
+			const double *const *ys, size_t ncols, const double *epochs, size_t nepochs,
+			double limit, struct mgc_analysis *a)
 {
 	memset(a, 0, sizeof *a);
 	a->table = 1;
@@ -509,7 +519,12 @@ int mgc_analyze_columns(const double *x, size_t n, int x_is_steps, const char *c
 		a->limit = limit;
 		a->limit_source = "--limit";
 	}
-	if (alloc_series(a, ncols, n) < 0) {
+	a->has_epochs = epochs != NULL;
+	a->epochs = malloc((nepochs ? nepochs : 1) * sizeof *a->epochs);
+	if (a->epochs && nepochs)
+		memcpy(a->epochs, epochs, nepochs * sizeof *epochs);
+	a->nepochs = nepochs;
+	if (!a->epochs || alloc_series(a, ncols, n) < 0) {
 		mgc_analysis_free(a);
 		return -ENOMEM;
 	}

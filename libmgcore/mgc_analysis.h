@@ -34,7 +34,8 @@
  *   only the sites judged (the tool's top, at least MGC_JUDGED_SITES) get a dense series, one at a
  *   time, and a result. A program with 720k sites costs tens of bytes per site, not its points.
  * - Epoch boundaries (mgprobe_label("epoch...")) are found here and carried in the result
- *   (`epochs`); the classifier's options receive them in analysis_opts() once they have a field. */
+ *   (`epochs`), and the classifier is given those after the axis's first point (its options'
+ *   `epochs`: growth from the start that stops at the first boundary is a cache filling epoch 1). */
 #ifndef MGC_ANALYSIS_H
 #define MGC_ANALYSIS_H
 
@@ -133,6 +134,8 @@ struct mgc_analysis {
 	size_t leaking_device_sites; /* of those, CUDA sites */
 	double *epochs;              /* x of each epoch boundary on the axis, increasing */
 	size_t nepochs;
+	int has_epochs;              /* the run marks epochs (labels "epoch...", a CSV epoch column),
+				      * even if no boundary is on the axis: the classifier is told */
 	char axis_note[200];         /* how steps were counted when x is not the step ("" when it is) */
 	struct mgc_site *own_sites;  /* a segment's sites as the analysis reads them (mgc_analyze_shm) */
 	struct mgc_grid_change *own_changes;
@@ -148,9 +151,11 @@ int mgc_analyze_trace(const struct mgc_trace *t, const struct mgc_analysis_opts 
 int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, struct mgc_analysis *out);
 
 /* Series from a table (a CSV): x, and ncols columns of n values; the first column makes the
- * verdict. No sites, no axis rule (x is taken as it is: strictly increasing). */
+ * verdict. No sites, no axis rule (x is taken as it is: strictly increasing). epochs: the x where
+ * each epoch begins (nepochs, increasing; the CSV's epoch column), NULL when the table has none. */
 int mgc_analyze_columns(const double *x, size_t n, int x_is_steps, const char *const *names,
-			const double *const *ys, size_t ncols, double limit, struct mgc_analysis *out);
+			const double *const *ys, size_t ncols, const double *epochs, size_t nepochs,
+			double limit, struct mgc_analysis *out);
 
 void mgc_analysis_free(struct mgc_analysis *a);
 

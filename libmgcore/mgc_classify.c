@@ -12,392 +12,68 @@
 #include <string.h>
 
 #include "mgc_format.h"
+#include "mgc_stats.h"
 
 /* Sizes and thresholds. Each is explained in docs/CLASSIFIER.md. */
 enum {
-	MGC_MAX_POINTS = 1024, /* above this the input is binned ... */
-	MGC_BIN_POINTS = 512,  /* ... into this many medians */
-	MGC_TS_CAP = 256,      /* Theil-Sen runs on at most this many (binned) points */
-	MGC_MAX_CP = 6,        /* change points kept */
+	MGC_MAX_POINTS = 1024, /* above this the input is binned (bins of a power of two) */
+	MGC_TS_CAP = 128,      /* Theil-Sen runs on at most this many (binned) points */
+	MGC_MAX_CP = 16,       /* change points kept */
 	MGC_LMIN = 5,          /* shortest segment between change points, in points */
 	MGC_MIN_PLATEAU = 5,   /* flat points after the change needed to call a plateau */
-	MGC_LEAK_MIN = 20,     /* rising points after the last change needed to call a leak */
-	MGC_TAU_GRID = 40,     /* saturating-exponential time constants tried */
-	MGC_MIN_PERIODS = 3,   /* a periodic series needs this many periods */
+	MGC_MIN_SAMPLES = 20,  /* samples a leak has risen for, at least */
+	MGC_MIN_EVENTS = 3,    /* separate rises a staircase leak needs */
+	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
+	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
+	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
+	MGC_LADDER = 16,       /* a leak said earlier is looked for up to this many floor points back */
 };
 static const double MGC_Z95 = 1.959964;
-static const double MGC_PROFILE_CHI2 = 6.635; /* chi^2(1) at 99%: the tau confidence set */
-static const double MGC_LEAK_K = 10.0;        /* leak: data excludes warmups with tau < K * span */
-static const double MGC_LEAK_K_LIMIT = 3.0;   /* ... or tau < K * span and every plateau > limit */
 static const double MGC_CP_PENALTY = 3.0;     /* change point penalty, times ln n */
+static const double MGC_RUN_HORIZON = 1e6;    /* steps (or seconds) a run may last: the limit horizon */
+static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup horizons (1000 steps) */
+static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
+static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
 
-/* ---------------------------------------------------------------- order statistics */
-
-/* k-th smallest (0-based) of a[0..n), reordering a. Hoare quickselect, median-of-three pivot. */
-static double mgc_kth(double *a, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		double p0 = a[lo], p1 = a[mid], p2 = a[hi];
-		double pivot = p0 < p1 ? (p1 < p2 ? p1 : (p0 < p2 ? p2 : p0)) : (p0 < p2 ? p0 : (p1 < p2 ? p2 : p1));
-		size_t i = lo, j = hi;
-		while (i <= j) {
-			while (a[i] < pivot)
-				i++;
-			while (a[j] > pivot)
-				j--;
-			if (i <= j) {
-				double t = a[i];
-				a[i] = a[j];
-				a[j] = t;
-				i++;
-				if (j == 0)
-					break;
-				j--;
-			}
-		}
-		if (k <= j)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			return a[k];
-	}
-	return a[k];
-}
-
-/* Median of a[0..n), reordering a; NAN for n == 0. */
-static double mgc_median_inplace(double *a, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	double hi = mgc_kth(a, n, n / 2);
-	if (n & 1)
-		return hi;
-	double lo = a[0];
-	for (size_t i = 1; i < n / 2; i++) /* after selection a[0..n/2) holds the smaller half */
-		if (a[i] > lo)
-			lo = a[i];
-	return 0.5 * (lo + hi);
-}
-
-static double mgc_median_copy(const double *v, size_t n, double *scratch)
-{
-	memcpy(scratch, v, n * sizeof(double));
-	return mgc_median_inplace(scratch, n);
-}
-
-static double mgc_mad_scratch(const double *v, size_t n, double *scratch)
-{
-	if (n == 0)
-		return NAN;
-	double med = mgc_median_copy(v, n, scratch);
-	for (size_t i = 0; i < n; i++)
-		scratch[i] = fabs(v[i] - med);
-	return mgc_median_inplace(scratch, n);
-}
-
-/* sigma = 1.4826 MAD(dy)/sqrt(2); scratch holds 2n doubles. */
-static double mgc_noise_scratch(const double *y, size_t n, double *scratch)
-{
-	if (n < 3)
-		return 0;
-	double *d = scratch + n;
-	for (size_t i = 0; i + 1 < n; i++)
-		d[i] = y[i + 1] - y[i];
-	return 1.4826 * mgc_mad_scratch(d, n - 1, scratch) / sqrt(2.0);
-}
-
-double mgc_mad(const double *v, size_t n)
-{
-	if (!v || n == 0)
-		return NAN;
-	double *s = malloc(n * sizeof(double));
-	if (!s)
-		return NAN;
-	double r = mgc_mad_scratch(v, n, s);
-	free(s);
-	return r;
-}
-
-double mgc_noise_sigma(const double *y, size_t n)
-{
-	if (!y || n < 3)
-		return 0;
-	double *s = malloc(2 * n * sizeof(double));
-	if (!s)
-		return NAN;
-	double r = mgc_noise_scratch(y, n, s);
-	free(s);
-	return r;
-}
-
-/* ---------------------------------------------------------------- Theil-Sen and Mann-Kendall */
-
-static int mgc_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* Trend of n points; `pairs` holds n(n-1)/2 doubles, `scratch` n doubles. `var_infl` >= 1
- * multiplies Var S for the interval (autocorrelation); the reported var_s is the plain one. */
-static void mgc_trend_core(const double *x, const double *y, size_t n, double z, double var_infl,
-			   double *pairs, double *scratch, struct mgc_trend *t)
-{
-	size_t np = 0;
-	double s = 0;
-	if (n < 2) { /* no pair: no trend */
-		memset(t, 0, sizeof(*t));
-		t->intercept = n ? y[0] : 0;
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++) {
-			double dy = y[j] - y[i];
-			s += (dy > 0) - (dy < 0);
-			pairs[np++] = dy / (x[j] - x[i]);
-		}
-	/* tie groups of y */
-	memcpy(scratch, y, n * sizeof(double));
-	qsort(scratch, n, sizeof(double), mgc_cmp_double);
-	double dn = (double)n, ties = 0;
-	for (size_t i = 0; i < n;) {
-		size_t k = i + 1;
-		while (k < n && scratch[k] == scratch[i])
-			k++;
-		double tg = (double)(k - i);
-		ties += tg * (tg - 1) * (2 * tg + 5);
-		i = k;
-	}
-	double var = (dn * (dn - 1) * (2 * dn + 5) - ties) / 18.0;
-	t->s = s;
-	t->var_s = var;
-	t->z = (s == 0 || var <= 0) ? 0 : (s - (s > 0 ? 1 : -1)) / sqrt(var);
-	double dnp = (double)np;
-	double c = z * sqrt(var * var_infl);
-	double m1 = floor((dnp - c) / 2 + 0.5), m2 = floor((dnp + c) / 2 + 1 + 0.5);
-	if (m1 < 1)
-		m1 = 1;
-	if (m2 > dnp)
-		m2 = dnp;
-	if (m1 > dnp)
-		m1 = dnp;
-	if (m2 < 1)
-		m2 = 1;
-	t->slope = mgc_median_inplace(pairs, np);
-	t->slope_lo = mgc_kth(pairs, np, (size_t)m1 - 1);
-	t->slope_hi = mgc_kth(pairs, np, (size_t)m2 - 1);
-	for (size_t i = 0; i < n; i++)
-		scratch[i] = y[i] - t->slope * x[i];
-	t->intercept = mgc_median_inplace(scratch, n);
-}
-
-int mgc_trend(const double *x, const double *y, size_t n, double z, struct mgc_trend *out)
-{
-	if (!x || !y || !out || n < 2 || !(z >= 0))
-		return -EINVAL;
-	double *pairs = malloc((n * (n - 1) / 2 + n) * sizeof(double));
-	if (!pairs)
-		return -ENOMEM;
-	mgc_trend_core(x, y, n, z, 1.0, pairs, pairs + n * (n - 1) / 2, out);
-	free(pairs);
-	return 0;
-}
-
-/* ---------------------------------------------------------------- least squares on prefix sums */
-
-/* Prefix sums of t, t^2, y, t*y, y^2 (t and y already centred and scaled by the caller). */
-struct mgc_sums {
-	double *t, *tt, *y, *ty, *yy; /* n + 1 each */
-};
-
-static void mgc_sums_fill(struct mgc_sums *p, const double *t, const double *y, size_t n)
-{
-	p->t[0] = p->tt[0] = p->y[0] = p->ty[0] = p->yy[0] = 0;
-	for (size_t i = 0; i < n; i++) {
-		p->t[i + 1] = p->t[i] + t[i];
-		p->tt[i + 1] = p->tt[i] + t[i] * t[i];
-		p->y[i + 1] = p->y[i] + y[i];
-		p->ty[i + 1] = p->ty[i] + t[i] * y[i];
-		p->yy[i + 1] = p->yy[i] + y[i] * y[i];
-	}
-}
-
-/* Residual sum of squares of the least-squares line over points [a, b). */
-static double mgc_sums_rss(const struct mgc_sums *p, size_t a, size_t b)
-{
-	double k = (double)(b - a);
-	if (b <= a + 1)
-		return 0;
-	double st = p->t[b] - p->t[a], sy = p->y[b] - p->y[a];
-	double stt = p->tt[b] - p->tt[a] - st * st / k;
-	double sty = p->ty[b] - p->ty[a] - st * sy / k;
-	double syy = p->yy[b] - p->yy[a] - sy * sy / k;
-	double rss = stt > 0 ? syy - sty * sty / stt : syy;
-	return rss > 0 ? rss : 0;
-}
-
-/* ---------------------------------------------------------------- change points */
-
-/* Binary segmentation with a per-segment linear cost (in units of sigma^2) and penalty `beta`.
- * Writes the change points (index of the first point of each new segment) sorted into cp[] and
- * returns their number. Segments are at least MGC_LMIN points long. */
-static size_t mgc_binseg(const struct mgc_sums *p, size_t n, double beta, size_t *cp)
-{
-	size_t ncp = 0;
-	size_t bounds[MGC_MAX_CP + 2] = {0, n};
-	size_t nb = 2;
-	while (ncp < MGC_MAX_CP) {
-		double best_gain = beta;
-		size_t best_at = 0, best_seg = 0;
-		for (size_t s = 0; s + 1 < nb; s++) {
-			size_t a = bounds[s], b = bounds[s + 1];
-			if (b - a < 2 * MGC_LMIN)
-				continue;
-			double whole = mgc_sums_rss(p, a, b);
-			for (size_t c = a + MGC_LMIN; c + MGC_LMIN <= b; c++) {
-				double g = whole - mgc_sums_rss(p, a, c) - mgc_sums_rss(p, c, b);
-				if (g > best_gain) {
-					best_gain = g;
-					best_at = c;
-					best_seg = s;
-				}
-			}
-		}
-		if (!best_at)
-			break;
-		memmove(bounds + best_seg + 2, bounds + best_seg + 1, (nb - best_seg - 1) * sizeof(size_t));
-		bounds[best_seg + 1] = best_at;
-		nb++;
-		ncp++;
-	}
-	for (size_t i = 0; i < ncp; i++)
-		cp[i] = bounds[i + 1];
-	return ncp;
-}
-
-/* ---------------------------------------------------------------- model fits */
-
-/* y = a + b f over n points; returns RSS and writes a, b. */
-static double mgc_fit2(const double *f, const double *y, size_t n, double *a, double *b)
-{
-	double sf = 0, sy = 0;
-	for (size_t i = 0; i < n; i++) {
-		sf += f[i];
-		sy += y[i];
-	}
-	double mf = sf / (double)n, my = sy / (double)n, sff = 0, sfy = 0, syy = 0;
-	for (size_t i = 0; i < n; i++) {
-		double df = f[i] - mf, dy = y[i] - my;
-		sff += df * df;
-		sfy += df * dy;
-		syy += dy * dy;
-	}
-	*b = sff > 0 ? sfy / sff : 0;
-	*a = my - *b * mf;
-	double rss = sff > 0 ? syy - sfy * sfy / sff : syy;
-	return rss > 0 ? rss : 0;
-}
-
-/* The saturating exponential A - B exp(-t/tau) profiled over a log grid of tau, on points with
- * t = x - x[0] >= 0 (one rising segment). */
-struct mgc_expfit {
-	double rss_min;   /* best RSS over the grid and the straight line */
-	double rss_lin;   /* straight line (tau -> infinity) */
-	double tau_hat;   /* best tau; INFINITY when the line is best */
-	double tau_lo;    /* smallest tau in the confidence set */
-	double level_lo;  /* lowest asymptote A in the confidence set; INFINITY if none finite */
-	double level_hat; /* asymptote of the best fit; INFINITY when the line is best */
-	int identified;   /* the confidence set stays below the top of the grid and excludes the line */
-};
-
-static void mgc_exp_profile(const double *x, const double *y, size_t n, double sigma2, double *f,
-			    struct mgc_expfit *e)
-{
-	double span = x[n - 1] - x[0];
-	double rss[MGC_TAU_GRID], lev[MGC_TAU_GRID], tau[MGC_TAU_GRID];
-	double a, b;
-	for (size_t i = 0; i < n; i++)
-		f[i] = (x[i] - x[0]) / span;
-	e->rss_lin = mgc_fit2(f, y, n, &a, &b);
-	e->rss_min = e->rss_lin;
-	e->tau_hat = INFINITY;
-	e->level_hat = INFINITY;
-	for (int g = 0; g < MGC_TAU_GRID; g++) {
-		/* tau from span/20 to 100 span */
-		tau[g] = span * 0.05 * pow(2000.0, (double)g / (MGC_TAU_GRID - 1));
-		double r = span / tau[g];
-		for (size_t i = 0; i < n; i++)
-			f[i] = -expm1(-(x[i] - x[0]) / tau[g]) / r; /* -> t/span as tau grows */
-		rss[g] = mgc_fit2(f, y, n, &a, &b);
-		if (b <= 0) { /* not saturating from below: the model degenerates to a constant */
-			lev[g] = INFINITY;
-			rss[g] = INFINITY;
-			continue;
-		}
-		lev[g] = a + b / r;
-		if (rss[g] < e->rss_min) {
-			e->rss_min = rss[g];
-			e->tau_hat = tau[g];
-			e->level_hat = lev[g];
-		}
-	}
-	double thr = e->rss_min + MGC_PROFILE_CHI2 * sigma2;
-	e->tau_lo = INFINITY;
-	e->level_lo = INFINITY;
-	int top_in = e->rss_lin <= thr;
-	for (int g = 0; g < MGC_TAU_GRID; g++) {
-		if (rss[g] > thr)
-			continue;
-		if (tau[g] < e->tau_lo)
-			e->tau_lo = tau[g];
-		if (lev[g] < e->level_lo)
-			e->level_lo = lev[g];
-		if (g == MGC_TAU_GRID - 1)
-			top_in = 1;
-	}
-	e->identified = !top_in && isfinite(e->tau_hat);
-}
-
-/* Linear then flat, y = a + b min(t, psi), psi over the points of [0, n). Returns the best psi's
- * index (the last rising point) and writes the RSS gain over a straight line. */
-static size_t mgc_hinge(const double *t, const double *y, size_t n, const struct mgc_sums *p,
-			double *rss_out)
-{
-	size_t best = n - 1;
-	double best_rss = mgc_sums_rss(p, 0, n);
-	double ny = p->y[n];
-	for (size_t k = 1; k + 2 < n; k++) {
-		double psi = t[k], after = (double)(n - k - 1);
-		double su = p->t[k + 1] + psi * after;
-		double suu = p->tt[k + 1] + psi * psi * after;
-		double suy = p->ty[k + 1] + psi * (ny - p->y[k + 1]);
-		double dn = (double)n;
-		double suc = suu - su * su / dn, suyc = suy - su * ny / dn;
-		double syy = p->yy[n] - ny * ny / dn;
-		double rss = suc > 0 ? syy - suyc * suyc / suc : syy;
-		if (rss < best_rss) {
-			best_rss = rss;
-			best = k;
-		}
-	}
-	(void)y;
-	*rss_out = best_rss;
-	return best;
-}
-
-/* ---------------------------------------------------------------- the decision */
+/* ---------------------------------------------------------------- working memory */
 
 struct mgc_work {
-	double *pairs;   /* MGC_TS_CAP^2/2 */
-	double *s1, *s2; /* n each (2n for s1: noise scratch) */
-	double *t, *yn;  /* n each: normalized copies */
-	double *bx, *by; /* MGC_TS_CAP each: binned segment for Theil-Sen */
-	struct mgc_sums sums;
-	double *hx, *hy; /* n each */
+	double *pairs;            /* MGC_TS_CAP^2/2: Theil-Sen pairs */
+	double *bx, *by;          /* MGC_TS_CAP each: a binned segment */
+	double *s1, *s2;          /* scratch: 2m and m */
+	double *t, *yn, *hx, *hy; /* m each */
+	struct mgc_sums sums;     /* m + 1 each */
+	double *px, *py, *pmax;   /* the prepared series: bin x, median, maximum, */
+	double *pmin, *pminx;     /* minimum and the x where it is */
+	double *clean;            /* the medians with spikes replaced (mgc_unspike) */
+	size_t pn;
+	double *raw;              /* MGC_RAW_CAP: differences of the input */
+	double *fx, *fy;          /* the floor under spikes */
+	size_t fn;
 };
+
+/* Carves the work arrays for series of up to m points (m >= the input's bins and its largest
+ * bin) out of one allocation. Returns the allocation (free it) or NULL. */
+static double *mgc_work_alloc(struct mgc_work *w, size_t m)
+{
+	size_t words = (size_t)MGC_TS_CAP * MGC_TS_CAP / 2 + 2 * MGC_TS_CAP + 2 * MGC_RAW_CAP + 21 * (m + 1);
+	double *mem = malloc(words * sizeof(double)), *p = mem;
+	if (!mem)
+		return NULL;
+	w->pairs = p, p += (size_t)MGC_TS_CAP * MGC_TS_CAP / 2;
+	w->bx = p, p += MGC_TS_CAP;
+	w->by = p, p += MGC_TS_CAP;
+	w->s1 = p, p += 2 * (m + 1);
+	w->raw = p, p += 2 * MGC_RAW_CAP;
+	double **arrays[] = {&w->s2, &w->t, &w->yn, &w->hx, &w->hy, &w->sums.t, &w->sums.tt, &w->sums.y,
+			     &w->sums.ty, &w->sums.yy, &w->px, &w->py, &w->pmax, &w->pmin, &w->pminx,
+			     &w->clean, &w->fx, &w->fy};
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		*arrays[i] = p, p += m + 1;
+	return mem;
+}
+
+/* ---------------------------------------------------------------- words */
 
 static void mgc_why(struct mgc_fit *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void mgc_why(struct mgc_fit *out, const char *fmt, ...)
@@ -408,7 +84,21 @@ static void mgc_why(struct mgc_fit *out, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Human-readable size into buf. */
+/* Appends to the why sentence when it fits. */
+static void mgc_why_add(struct mgc_fit *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void mgc_why_add(struct mgc_fit *out, const char *fmt, ...)
+{
+	size_t len = strlen(out->why);
+	char buf[sizeof(out->why)];
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (k > 0 && len + (size_t)k < sizeof(out->why))
+		memcpy(out->why + len, buf, (size_t)k + 1);
+}
+
+/* A size in IEC units ("3.0 MiB") into buf. */
 static const char *mgc_bytes(double v, char *buf, size_t len)
 {
 	const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -423,14 +113,23 @@ static const char *mgc_bytes(double v, char *buf, size_t len)
 	return buf;
 }
 
-/* Trend of points [a, b), binned to at most MGC_TS_CAP medians, with the lag-1 autocorrelation
- * correction of the interval. Also returns the robust residual scale around the line. */
-static void mgc_seg_trend(const double *x, const double *y, size_t a, size_t b, struct mgc_work *w,
-			  struct mgc_trend *tr, double *resid_sigma)
+/* "step" or "second": what users read after "per" */
+static const char *mgc_unit(int x_is_steps)
 {
-	size_t m = b - a;
+	return x_is_steps ? "step" : "second";
+}
+
+/* ---------------------------------------------------------------- trend of a stretch */
+
+/* Trend of points [a, b), binned to at most MGC_TS_CAP medians, its interval widened for
+ * autocorrelated noise: the variance of S times (1 + rho)/(1 - rho), rho the larger of `phi` (the
+ * noise's, from the differences) and the residuals' own significant lag-1 autocorrelation (a
+ * Hamed-Rao correction for AR(1) noise). Also returns the robust residual scale around the line. */
+static void mgc_seg_trend(const double *x, const double *y, size_t a, size_t b, double phi,
+			  struct mgc_work *w, struct mgc_trend *tr, double *resid_sigma)
+{
+	size_t m = b - a, k = m;
 	const double *sx = x + a, *sy = y + a;
-	size_t k = m;
 	if (m > MGC_TS_CAP) {
 		size_t per = (m + MGC_TS_CAP - 1) / MGC_TS_CAP;
 		k = 0;
@@ -446,8 +145,6 @@ static void mgc_seg_trend(const double *x, const double *y, size_t a, size_t b, 
 		sx = w->bx;
 		sy = w->by;
 	}
-	/* residual autocorrelation from an ordinary line, for the variance inflation */
-	double infl = 1.0;
 	mgc_trend_core(sx, sy, k, MGC_Z95, 1.0, w->pairs, w->s2, tr);
 	double num = 0, den = 0;
 	for (size_t i = 0; i < k; i++) {
@@ -458,377 +155,1097 @@ static void mgc_seg_trend(const double *x, const double *y, size_t a, size_t b, 
 			num += r * w->s1[i - 1];
 	}
 	double rho = den > 0 ? num / den : 0;
-	if (rho > 2.0 / sqrt((double)k)) { /* significant positive autocorrelation */
-		if (rho > 0.9)
-			rho = 0.9;
-		infl = (1 + rho) / (1 - rho);
-		mgc_trend_core(sx, sy, k, MGC_Z95, infl, w->pairs, w->s2, tr);
-	}
+	if (!(rho > 2.0 / sqrt((double)k)))
+		rho = 0;
+	rho = fmin(fmax(rho, phi), 0.9);
+	if (rho > 0)
+		mgc_trend_core(sx, sy, k, MGC_Z95, (1 + rho) / (1 - rho), w->pairs, w->s2, tr);
 	*resid_sigma = 1.4826 * mgc_mad_scratch(w->s1, k, w->s2) * (k < m ? sqrt((double)(m / k)) : 1.0);
 }
 
-struct mgc_core_in {
-	const double *x, *y;
-	size_t n;
-	double delta_abs; /* smallest meaningful slope, absolute */
-	double rel;       /* ... and relative to the level, per x unit */
-	double limit;
-	double horizon;   /* longest plausible warmup, x units */
+/* ---------------------------------------------------------------- step 1: the points */
+
+/* Bins the input into at most MGC_MAX_POINTS bins of `per` points (a power of two, so the bins
+ * of a growing prefix stay where they were): mean x, median, maximum and minimum y. Returns the
+ * number of bins. */
+static size_t mgc_prepare(const double *x0, const double *y0, size_t n0, size_t per, struct mgc_work *w)
+{
+	size_t n = 0;
+	for (size_t a = 0; a < n0; a += per) {
+		size_t b = a + per < n0 ? a + per : n0, lo = a;
+		double sx = 0, mx = y0[a];
+		for (size_t i = a; i < b; i++) {
+			sx += x0[i];
+			mx = fmax(mx, y0[i]);
+			if (y0[i] < y0[lo])
+				lo = i;
+		}
+		w->px[n] = sx / (double)(b - a);
+		w->py[n] = per == 1 ? y0[a] : mgc_median_copy(y0 + a, b - a, w->s2);
+		w->pmax[n] = mx;
+		w->pmin[n] = y0[lo];
+		w->pminx[n] = x0[lo];
+		n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------------- step 2: the floor under spikes */
+
+struct mgc_floor {
+	size_t bins;    /* bins per floor block (1: no spikes looked through) */
+	size_t nexc;    /* spikes (excursions) seen */
+	double excess;  /* the highest point above the floor: spikes, for the OOM projection */
+	double spike_x; /* the longest spike, in x units */
 };
 
-static double mgc_dx_median(const double *x, size_t n, double *scratch)
+/* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences at each lag of 1 to 4
+ * points, the least of the four: a sawtooth of period 2 to 4 (gradient accumulation, or one that
+ * logging every 10 steps aliases into a zigzag) cancels at its own lag, so its drops still stand
+ * out as spikes. */
+static double mgc_raw_noise(const double *y0, size_t n0, double *scratch)
 {
-	if (n < 2)
-		return 1;
-	for (size_t i = 0; i + 1 < n; i++)
-		scratch[i] = x[i + 1] - x[i];
-	return mgc_median_copy(scratch, n - 1, scratch + n);
+	size_t every = (n0 + MGC_RAW_CAP - 1) / MGC_RAW_CAP;
+	double best = INFINITY;
+	for (size_t lag = 1; lag <= 4; lag++) {
+		size_t k = 0;
+		for (size_t i = 0; i + lag < n0 && k < MGC_RAW_CAP; i += every)
+			scratch[k++] = y0[i + lag] - y0[i];
+		if (k >= 2)
+			best = fmin(best, 1.4826 * mgc_mad_scratch(scratch, k, scratch + MGC_RAW_CAP) / sqrt(2.0));
+	}
+	return isfinite(best) ? best : 0;
 }
 
-static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct mgc_fit *out);
-
-/* Judges a reduced series in place of the one in x, y (which in points at and which it
- * overwrites): the k points mx, my (a floor under spikes, or the points left after setting spikes
- * aside, in w's scratch), with spikes every period_x. */
-static void decide_reduced(struct mgc_core_in *in, struct mgc_work *w, double *x, double *y,
-			   const double *mx, const double *my, size_t k, double period_x, struct mgc_fit *out)
+/* The median of y[i-1], y[i], y[i+1] (the ends repeat): isolated outliers, up or down, vanish. */
+static double mgc_med3(const double *y, size_t n, size_t i)
 {
-	memcpy(w->hy, my, k * sizeof(double));
-	memcpy(x, mx, k * sizeof(double));
-	memcpy(y, w->hy, k * sizeof(double));
-	in->n = k;
-	mgc_decide(in, w, out);
-	out->period = period_x;
+	double a = y[i ? i - 1 : 0], b = y[i], c = y[i + 1 < n ? i + 1 : i];
+	return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
-/* The core decision on a non-periodic series (see docs/CLASSIFIER.md, "Decision"). */
-static void mgc_decide(const struct mgc_core_in *in, struct mgc_work *w, struct mgc_fit *out)
+/* Spikes are excursions above the floor: on the series without its isolated outliers (mgc_med3),
+ * each big drop (a difference below -jump) closes one, which opened after the last earlier point
+ * no higher than the level it drops to (plus jump/2). A ramp-and-drop sawtooth is one excursion
+ * per period. Returns the longest, in points. */
+static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *count)
 {
-	const double *x = in->x, *y = in->y;
-	size_t n = in->n;
-	char b1[32], b2[32];
-	double dx = mgc_dx_median(x, n, w->s1);
-
-	double med_level = mgc_median_copy(y, n, w->s1);
-	double sigma = mgc_noise_scratch(y, n, w->s1);
-	double floor_sigma = fmax(1.0, 1e-9 * fabs(med_level));
-	if (!(sigma > floor_sigma))
-		sigma = floor_sigma;
-	out->noise = sigma;
-
-	/* change points, in units of sigma; a second pass at the residual scale when the first one
-	 * finds the series wandering more than its step noise (autocorrelated noise) */
-	size_t cp[MGC_MAX_CP] = {0}, ncp = 0;
-	if (n >= 2 * MGC_LMIN) {
-		double span = x[n - 1] - x[0];
-		double sig_cp = sigma;
-		for (int pass = 0; pass < 2; pass++) {
-			for (size_t i = 0; i < n; i++) {
-				w->t[i] = (x[i] - x[0]) / span;
-				w->yn[i] = (y[i] - med_level) / sig_cp;
-			}
-			mgc_sums_fill(&w->sums, w->t, w->yn, n);
-			ncp = mgc_binseg(&w->sums, n, MGC_CP_PENALTY * log((double)n), cp);
-			if (pass == 1)
-				break;
-			/* robust residual scale over the segments */
-			size_t a = 0;
-			for (size_t s = 0; s <= ncp; s++) {
-				size_t b = s < ncp ? cp[s] : n;
-				struct mgc_trend tr;
-				double rs;
-				mgc_seg_trend(x, y, a, b, w, &tr, &rs);
-				for (size_t i = a; i < b; i++)
-					w->hy[i] = y[i] - tr.intercept - tr.slope * x[i];
-				a = b;
-			}
-			double rsig = 1.4826 * mgc_mad_scratch(w->hy, n, w->s1);
-			if (!(rsig > 1.5 * sigma))
-				break;
-			sig_cp = rsig;
-		}
-	}
-	/* Trailing change points between two flat stretches at nearly the same level (a prefetch
-	 * queue draining at the end of a run, a cache trimmed once) do not start a new regime: merge
-	 * them, so a long plateau is not judged on its last few points. */
-	if (ncp >= 1) {
-		double ymin = y[0], ymax = y[0];
-		for (size_t i = 1; i < n; i++) {
-			ymin = fmin(ymin, y[i]);
-			ymax = fmax(ymax, y[i]);
-		}
-		double range = ymax - ymin;
-		while (ncp >= 1 && range > 0) {
-			size_t pa = ncp >= 2 ? cp[ncp - 2] : 0, pb = cp[ncp - 1];
-			if (pb - pa < 4 || n - pb < 2)
-				break;
-			struct mgc_trend t1, t2;
-			double r1, r2;
-			mgc_seg_trend(x, y, pa, pb, w, &t1, &r1);
-			mgc_seg_trend(x, y, pb, n, w, &t2, &r2);
-			double l1 = mgc_median_copy(y + pa, pb - pa, w->s1);
-			double l2 = mgc_median_copy(y + pb, n - pb, w->s1);
-			double d1 = fabs(t1.slope) * (x[pb - 1] - x[pa]);
-			double d2 = fabs(t2.slope) * (x[n - 1] - x[pb]);
-			if (d1 > 0.04 * range || d2 > 0.04 * range || fabs(l1 - l2) > 0.05 * range)
-				break;
-			ncp--;
-		}
-	}
-	size_t c = ncp ? cp[ncp - 1] : 0;
-	size_t m = n - c;
-	out->change_at = ncp ? x[c] : NAN;
-
-	struct mgc_trend tr;
-	double rsig;
-	mgc_seg_trend(x, y, c, n, w, &tr, &rsig);
-	double sig_lvl = fmax(sigma, rsig);
-	out->slope = tr.slope;
-	out->slope_lo = tr.slope_lo;
-	out->slope_hi = tr.slope_hi;
-	out->level = tr.intercept + tr.slope * x[n - 1];
-	double level = out->level;
-	/* the smallest growth that matters: the caller's floor, or a fraction of the level per x */
-	double delta = fmax(in->delta_abs, in->rel * fabs(level));
-	if (!(delta > 0))
-		delta = 1e-12;
-	/* where the run started: the first segment's line at x[0] (a ramp starts at its foot) */
-	double base = mgc_median_copy(y, n < 5 ? n : 5, w->s1);
-	if (ncp) {
-		struct mgc_trend t0;
-		double r0;
-		mgc_seg_trend(x, y, 0, cp[0], w, &t0, &r0);
-		base = t0.intercept + t0.slope * x[0];
-	}
-	double rise = level - base;
-	double meaningful = fmax(3 * sig_lvl, 8 * delta * dx);
-
-	if (in->limit > 0 && out->slope > 0) {
-		double head = in->limit - fmax(level, y[n - 1]);
-		out->x_to_oom = head > 0 ? head / out->slope : 0;
-	}
-
-	/* too little data: growing if rising, else stable */
-	if (n < 8) {
-		double s = n >= 2 ? (y[n - 1] - y[0]) / (x[n - 1] - x[0]) : 0;
-		if (n >= 3 && s > delta && y[n - 1] - y[0] > 3 * sigma && tr.slope_lo > 0) {
-			out->verdict = MGC_VERDICT_GROWING;
-			out->confidence = 0.5;
-			out->decidable_at = x[0] + 8 * dx;
-			mgc_why(out, "only %zu points, rising %s per x unit; too few to tell a warmup from a leak",
-				n, mgc_bytes(tr.slope, b1, sizeof b1));
-		} else {
-			out->verdict = MGC_VERDICT_STABLE;
-			out->confidence = 0.5;
-			out->x_to_oom = INFINITY;
-			mgc_why(out, "only %zu points and no clear rise", n);
-		}
-		return;
-	}
-
-	int rising = tr.slope_lo > delta;
-	int flat = tr.slope_hi < delta; /* flat or falling */
-	if (!rising && !flat) {
-		/* straddling: constant versus line on the recent segment by BIC */
-		double rss_c = 0, mean = 0;
-		for (size_t i = c; i < n; i++)
-			mean += y[i];
-		mean /= (double)m;
-		for (size_t i = c; i < n; i++)
-			rss_c += (y[i] - mean) * (y[i] - mean);
-		for (size_t i = c; i < n; i++)
-			w->hx[i - c] = x[i];
-		double a0, b0;
-		double rss_l = mgc_fit2(w->hx, y + c, m, &a0, &b0);
-		double fl = sig_lvl * sig_lvl * (double)m;
-		double bic_c = (double)m * log(fmax(rss_c, fl) / m) + log((double)m);
-		double bic_l = (double)m * log(fmax(rss_l, fl) / m) + 2 * log((double)m);
-		if (bic_c <= bic_l || tr.slope < 0.5 * delta)
-			flat = 1;
-	}
-
-	/* a late rise at the very end reopens a flat verdict */
-	if (flat && m >= 2 * MGC_LMIN + 2) {
-		size_t k = MGC_LMIN + 1;
-		struct mgc_trend tt;
-		double rs2;
-		mgc_seg_trend(x, y, n - k, n, w, &tt, &rs2);
-		double seg_med = mgc_median_copy(y + c, m - k, w->s1);
-		if (tt.slope_lo > delta && y[n - 1] - seg_med > 4 * sig_lvl) {
-			out->verdict = MGC_VERDICT_GROWING;
-			out->confidence = 0.6;
-			out->slope = tt.slope;
-			out->slope_lo = tt.slope_lo;
-			out->slope_hi = tt.slope_hi;
-			out->change_at = x[n - k];
-			if (in->limit > 0 && tt.slope > 0) {
-				double head = in->limit - y[n - 1];
-				out->x_to_oom = head > 0 ? head / tt.slope : 0;
-			}
-			out->decidable_at = x[n - 1] + MGC_LEAK_MIN * dx;
-			mgc_why(out, "flat until x=%g, rising again since (%s per x unit over the last %zu points)",
-				x[n - k], mgc_bytes(tt.slope, b1, sizeof b1), k);
-			return;
-		}
-	}
-
-	if (flat) {
-		out->x_to_oom = INFINITY;
-		if (c == 0 || rise < meaningful) {
-			out->verdict = MGC_VERDICT_STABLE;
-			out->confidence = tr.slope_hi < delta ? 0.95 : 0.8;
-			mgc_why(out, "no meaningful growth: %s per x unit (interval %s .. %s) at %s",
-				mgc_bytes(tr.slope, b1, sizeof b1), mgc_bytes(tr.slope_lo, b2, sizeof b2),
-				mgc_bytes(tr.slope_hi, b1 + 16, 16), mgc_bytes(level, b2 + 16, 16));
-			return;
-		}
-		/* grew, then flat: onset from a linear-then-flat fit over the segment before and this one */
-		size_t a = ncp >= 2 ? cp[ncp - 2] : 0;
-		size_t k = n - a;
-		for (size_t i = 0; i < k; i++) {
-			w->hx[i] = x[a + i] - x[a];
-			w->hy[i] = (y[a + i] - med_level) / sig_lvl;
-		}
-		mgc_sums_fill(&w->sums, w->hx, w->hy, k);
-		double hrss;
-		size_t at = mgc_hinge(w->hx, w->hy, k, &w->sums, &hrss);
-		double onset = x[a + at];
-		if (onset > x[c])
-			onset = x[c];
-		/* a staircase: the flat stretch must outlast the longest flat gap before it */
-		double longest = 0;
-		size_t pa = 0;
-		for (size_t s = 0; s < ncp; s++) {
-			size_t pb = cp[s];
-			if (pb - pa >= 2) {
-				mgc_seg_trend(x, y, pa, pb, w, &tr, &rsig);
-				if (tr.slope_hi < delta && x[pb - 1] - x[pa] > longest)
-					longest = x[pb - 1] - x[pa];
-			}
-			pa = pb;
-		}
-		double flat_len = x[n - 1] - x[c];
-		double plateau_level = mgc_median_copy(y + c, m, w->s1);
-		/* ...and a few flat points after a long climb are not yet a plateau: a leak that paused
-		 * (a prefetch queue draining, an epoch boundary) looks the same. The flat stretch must
-		 * last a good part of the climb before it. */
-		double climb_len = x[c] - x[a];
-		if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * longest || flat_len < 0.25 * climb_len) {
-			out->verdict = MGC_VERDICT_GROWING;
-			out->confidence = 0.5;
-			out->projected_level = plateau_level;
-			out->decidable_at = x[c] + fmax(fmax(MGC_MIN_PLATEAU * dx, 1.5 * longest), 0.25 * climb_len);
-			mgc_why(out, "grew %s, flat since x=%g but not for long enough to call it a plateau",
-				mgc_bytes(rise, b1, sizeof b1), x[c]);
-			return;
-		}
-		out->verdict = MGC_VERDICT_PLATEAU;
-		out->plateau_at = onset;
-		out->plateau_level = plateau_level;
-		out->confidence = m >= 2 * MGC_MIN_PLATEAU ? 0.95 : 0.8;
-		mgc_why(out, "warmup: grew %s, levelled at x=%g and flat at %s since (%zu points)",
-			mgc_bytes(rise, b1, sizeof b1), onset, mgc_bytes(plateau_level, b2, sizeof b2), m);
-		return;
-	}
-
-	/* rising on the recent segment: leak only when the data rule out every plausible warmup */
-	struct mgc_expfit e;
-	double span = x[n - 1] - x[c];
-	double s2 = sig_lvl * sig_lvl;
-	mgc_exp_profile(x + c, y + c, m, fmax(s2, 0), w->hx, &e);
-	double s2fit = e.rss_min / (double)(m > 3 ? m - 3 : 1);
-	if (s2fit > s2) {
-		mgc_exp_profile(x + c, y + c, m, s2fit, w->hx, &e);
-		s2 = s2fit;
-	}
-	int long_enough = m >= MGC_LEAK_MIN && span >= in->horizon;
-	int no_warmup = e.tau_lo >= MGC_LEAK_K * span;
-	int beyond_limit = in->limit > 0 && e.tau_lo >= MGC_LEAK_K_LIMIT * span && e.level_lo > in->limit;
-	if (long_enough && (no_warmup || beyond_limit)) {
-		out->verdict = MGC_VERDICT_LEAK;
-		out->confidence = tr.z > 3 && no_warmup ? 0.95 : 0.8;
-		mgc_why(out, "leak: %s per x unit for %g x units (%zu points) without slowing; any warmup would "
-			"need tau >= %.0f", mgc_bytes(tr.slope, b1, sizeof b1), span, m, e.tau_lo);
-		return;
-	}
-	/* growing: when will we know? */
-	out->verdict = MGC_VERDICT_GROWING;
-	out->confidence = tr.z > 3 ? 0.9 : 0.7;
-	if (e.identified && isfinite(e.level_hat) && e.level_hat > level)
-		out->projected_level = e.level_hat;
-	/* points needed for the data to exclude tau < K span on a straight line: (G/sigma) sqrt(m)
-	 * >= 2 z K sqrt(180) with G = r m, r = slope dx / sigma */
-	double r = tr.slope * dx / sqrt(s2);
-	double need = r > 0 ? pow(2 * 2.576 * MGC_LEAK_K * sqrt(180.0) / r, 2.0 / 3.0) : INFINITY;
-	if (need < MGC_LEAK_MIN)
-		need = MGC_LEAK_MIN;
-	double when = fmax(x[c] + need * dx, x[c] + in->horizon);
-	if (when < x[n - 1] + dx)
-		when = x[n - 1] + dx;
-	out->decidable_at = when;
-	if (isfinite(out->projected_level))
-		mgc_why(out, "growing %s per x unit; a saturating fit levels near %s, not yet confirmed",
-			mgc_bytes(tr.slope, b1, sizeof b1), mgc_bytes(out->projected_level, b2, sizeof b2));
-	else if (isfinite(out->x_to_oom))
-		mgc_why(out, "growing %s per x unit since x=%g; warmup or leak cannot be told yet; at this rate "
-			"the limit is reached at x=%.0f", mgc_bytes(tr.slope, b1, sizeof b1), x[c],
-			x[n - 1] + out->x_to_oom);
-	else
-		mgc_why(out, "growing %s per x unit since x=%g; warmup or leak cannot be told yet",
-			mgc_bytes(tr.slope, b1, sizeof b1), x[c]);
-}
-
-/* ---------------------------------------------------------------- periodic spikes */
-
-/* Period (in points) of recurring jumps, from the autocorrelation of the first differences, or 0. */
-static size_t mgc_period(const double *y, size_t n, double sigma, double *d)
-{
-	if (n < 4 * MGC_MIN_PERIODS)
-		return 0;
-	size_t nd = n - 1;
-	double mean = 0;
-	for (size_t i = 0; i < nd; i++) {
-		d[i] = y[i + 1] - y[i];
-		mean += d[i];
-	}
-	mean /= (double)nd;
-	double var = 0;
-	size_t big = 0;
-	for (size_t i = 0; i < nd; i++) {
-		d[i] -= mean;
-		var += d[i] * d[i];
-		big += fabs(d[i]) > 6 * sigma;
-	}
-	if (var <= 0 || big < MGC_MIN_PERIODS)
-		return 0;
-	double acf[MGC_MAX_POINTS / MGC_MIN_PERIODS + 1];
-	size_t pmax = nd / MGC_MIN_PERIODS;
-	double best = 0;
-	for (size_t p = 2; p <= pmax; p++) {
-		double s = 0;
-		for (size_t i = 0; i + p < nd; i++)
-			s += d[i] * d[i + p];
-		acf[p] = s / var;
-		if (acf[p] > best)
-			best = acf[p];
-	}
-	if (best < 0.3)
-		return 0;
-	for (size_t p = 3; p <= pmax; p++) { /* the fundamental, not a multiple */
-		if (acf[p] < 0.8 * best)
+	size_t longest = 0, k = 0, back = n / 4 + 2 < MGC_RAW_CAP ? n / 4 + 2 : MGC_RAW_CAP;
+	for (size_t j = 0; j + 2 < n; j++) { /* the landing needs a point after it */
+		double land = mgc_med3(y, n, j + 1);
+		if (!(land - mgc_med3(y, n, j) < -jump))
 			continue;
-		/* the jumps must recur all along: most windows of p differences hold a big one
-		 * (a ramp that stopped, or one burst, is not periodic) */
-		size_t windows = nd / p, hit = 0;
-		for (size_t w = 0; w < windows; w++) {
-			int any = 0;
-			for (size_t i = w * p; i < (w + 1) * p; i++)
-				any |= fabs(d[i]) > 6 * sigma;
-			hit += any;
+		double lvl = land + 0.5 * jump;
+		size_t i = j;
+		while (i > 0 && mgc_med3(y, n, i) > lvl && j - i < back)
+			i--;
+		if (mgc_med3(y, n, i) > lvl) /* a drop below all that came before: memory given back */
+			continue;
+		if (j - i > longest)
+			longest = j - i;
+		k++;
+	}
+	*count = k;
+	return longest;
+}
+
+/* The bins of one floor block [a, b) without their spikes (into w->clean): a bin above `top` is
+ * replaced by the median of those below it, so the noise of the level can be measured there. */
+static void mgc_unspike(struct mgc_work *w, size_t a, size_t b, double top)
+{
+	size_t k = 0;
+	for (size_t i = a; i < b; i++)
+		if (w->py[i] <= top)
+			w->s2[k++] = w->py[i];
+	double med = k ? mgc_median_inplace(w->s2, k) : top;
+	for (size_t i = a; i < b; i++)
+		w->clean[i] = w->py[i] <= top ? w->py[i] : med;
+}
+
+/* The floor: with spikes, the minima of blocks of input points wider than the longest spike
+ * (whole bins, aligned at the first point so a growing prefix keeps its blocks, a short last
+ * block merged into the one before); without, the bins' medians. A rising floor is a rising
+ * series: no point is dropped for its height. */
+static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, size_t n0, size_t per,
+		      struct mgc_floor *fl)
+{
+	size_t n = w->pn;
+	double sigma = fmax(mgc_raw_noise(y0, n0, w->raw), 1.0);
+	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, &fl->nexc);
+	size_t B = longest ? (longest + per) / per : 1, cap = n / MGC_MIN_BLOCKS; /* in bins */
+	if (B > cap)
+		B = cap > 1 ? cap : 1;
+	fl->bins = B;
+	fl->spike_x = longest && n0 > 1 ? (double)longest * (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 0;
+	fl->excess = 0;
+	size_t k = 0;
+	for (size_t a = 0; a < n;) {
+		size_t b = a + B <= n ? a + B : n, lo = a;
+		if (n - b < (B + 1) / 2) /* a short last block joins this one */
+			b = n;
+		for (size_t i = a; i < b; i++)
+			if (w->pmin[i] < w->pmin[lo])
+				lo = i;
+		w->fx[k] = B > 1 ? w->pminx[lo] : w->px[a];
+		w->fy[k] = B > 1 ? w->pmin[lo] : w->py[a];
+		for (size_t i = a; i < b; i++)
+			fl->excess = fmax(fl->excess, w->pmax[i] - w->fy[k]);
+		mgc_unspike(w, a, b, w->fy[k] + 0.5 * MGC_SPIKE_SIGMAS * sigma);
+		k++;
+		a = b;
+	}
+	w->fn = k;
+}
+
+/* ---------------------------------------------------------------- the decision's context */
+
+struct mgc_core_in {
+	double limit;         /* bytes; 0 = unknown */
+	double delta_abs;     /* the caller's smallest meaningful growth per x */
+	int headroom;         /* 1: the series is a process's memory: the limit's headroom counts */
+	double horizon;       /* a rise after the run settled must last this long to be a leak */
+	double start_horizon; /* ... and a rise from the start of the run this long */
+	double dx;            /* x between two original samples (mean) */
+	double x_first;       /* the run's first x */
+	double x_last;        /* ... and its last (the floor's last point may lie before it) */
+	size_t n0;            /* the input's points */
+	const double *epochs; /* epoch boundaries (x), increasing; NULL: the run marks no epochs */
+	size_t nepochs;       /* boundaries crossed so far (0: still in the first epoch) */
+	int x_is_steps;
+};
+
+struct mgc_seg {
+	size_t a, b;                  /* floor points [a, b) */
+	double slope, lo, hi, icpt;   /* Theil-Sen line and its interval */
+	int flat;                     /* no meaningful rise */
+};
+
+struct mgc_ctx {
+	const struct mgc_core_in *in;
+	struct mgc_work *w;
+	const double *x, *y; /* the floor */
+	size_t n;
+	struct mgc_floor fl;
+	double sigma;        /* step-to-step noise */
+	double phi;          /* the noise's lag-1 autocorrelation (AR(1) coefficient) */
+	double sig_lvl;      /* the noise's marginal sigma: how far the level wanders */
+	double level;        /* the floor's level at the last point */
+	double peak;         /* the level plus the highest spike */
+	double delta;        /* the smallest growth per x that matters */
+	struct mgc_seg seg[MGC_MAX_CP + 1];
+	size_t nseg;
+};
+
+/* ---------------------------------------------------------------- step 3: noise */
+
+/* The lag-1 autocorrelation r of the differences in 6 or more windows of W = 8..32 points (each
+ * about its own mean, clipped at `clip` from its median so jumps do not count): -(1 - phi)/2 for AR(1)
+ * noise, -1/2 for white noise, whatever the trend. The median over the windows gives phi. */
+static double mgc_ar_phi(const double *y, size_t n, double clip, double *scratch)
+{
+	size_t W = n / 6 > 32 ? 32 : n / 6, k = 0;
+	if (W < 8) /* fewer than 6 windows: a kink or two in the trend would decide the median */
+		return 0;
+	double *r = scratch, d[32], tmp[32];
+	for (size_t s = 0; s + W < n; s += W) {
+		double mean = 0, num = 0, den = 0;
+		for (size_t i = 0; i < W; i++)
+			d[i] = y[s + i + 1] - y[s + i];
+		double med = mgc_median_copy(d, W, tmp);
+		for (size_t i = 0; i < W; i++) {
+			d[i] = fmin(fmax(d[i] - med, -clip), clip);
+			mean += d[i];
 		}
-		return windows >= MGC_MIN_PERIODS && (double)hit >= 0.75 * (double)windows ? p : 0;
+		mean /= (double)W;
+		for (size_t i = 0; i < W; i++) {
+			den += (d[i] - mean) * (d[i] - mean);
+			if (i)
+				num += (d[i] - mean) * (d[i - 1] - mean);
+		}
+		r[k++] = den > 0 ? num / den : -0.5;
+	}
+	double phi = 1 + 2 * mgc_median_inplace(r, k);
+	phi -= 1.5 / (double)W * (1 - phi); /* small-window bias */
+	return fmin(fmax(phi, 0), 0.97);
+}
+
+/* Noise of y[0..n) from its second differences (a trend, even a curving one, cancels in them):
+ * sd(D2) = sigma_m sqrt(2 (1 - phi)(3 - phi)) for AR(1) noise of marginal sigma_m. Writes phi and
+ * returns sigma_m; *step gets the step-to-step noise sigma_m sqrt(1 - phi). */
+static double mgc_noise_of(const double *y, size_t n, double *scratch, double *phi, double *step)
+{
+	double *d = scratch + n + 1, sd2 = 0;
+	if (n >= 4) {
+		for (size_t i = 0; i + 2 < n; i++)
+			d[i] = y[i + 2] - 2 * y[i + 1] + y[i];
+		sd2 = 1.4826 * mgc_mad_scratch(d, n - 2, scratch);
+	}
+	*phi = mgc_ar_phi(y, n, 5 * sd2, scratch);
+	*step = sd2 / sqrt(2 * (3 - *phi));
+	return *step / sqrt(1 - *phi);
+}
+
+/* sigma (step to step), phi and sig_lvl (how far the level wanders) of the floor. A floor of
+ * block minima has few points and hides the noise's memory: the input's bins without their
+ * spikes then say how far AR(1) noise wanders (sig_lvl) and its phi at the blocks' spacing. */
+static void mgc_noise(struct mgc_ctx *c)
+{
+	double med = mgc_median_copy(c->y, c->n, c->w->s1), fl = fmax(1.0, 1e-9 * fabs(med));
+	double step, phi, lvl = mgc_noise_of(c->y, c->n, c->w->s1, &c->phi, &step);
+	c->sigma = fmax(step, fl);
+	c->sig_lvl = fmax(lvl, c->sigma);
+	size_t bins = c->fl.bins;
+	if (bins > 1) {
+		double raw = mgc_noise_of(c->w->clean, c->w->pn, c->w->s1, &phi, &step);
+		c->sig_lvl = fmax(c->sig_lvl, raw);
+		c->phi = fmax(c->phi, pow(phi, (double)bins));
+	}
+}
+
+/* ---------------------------------------------------------------- step 4: segments */
+
+/* Change points by binary segmentation at the level's noise scale; a second pass at the residual
+ * scale when the series wanders more than that (noise the AR estimate missed). */
+static size_t mgc_change_points(struct mgc_ctx *c, size_t *cp)
+{
+	const double *x = c->x, *y = c->y;
+	size_t n = c->n, ncp = 0;
+	if (n < 2 * MGC_LMIN)
+		return 0;
+	struct mgc_work *w = c->w;
+	double span = x[n - 1] - x[0], med = mgc_median_copy(y, n, w->s1), scale = c->sig_lvl;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			w->t[i] = (x[i] - x[0]) / span;
+			w->yn[i] = (y[i] - med) / scale;
+		}
+		mgc_sums_fill(&w->sums, w->t, w->yn, n);
+		ncp = mgc_binseg(&w->sums, n, MGC_CP_PENALTY * log((double)n), MGC_LMIN, MGC_MAX_CP, cp);
+		if (pass == 1)
+			break;
+		size_t a = 0;
+		for (size_t s = 0; s <= ncp; s++) {
+			size_t b = s < ncp ? cp[s] : n;
+			struct mgc_trend tr;
+			double rs;
+			mgc_seg_trend(x, y, a, b, c->phi, w, &tr, &rs);
+			for (size_t i = a; i < b; i++)
+				w->hy[i] = y[i] - tr.intercept - tr.slope * x[i];
+			a = b;
+		}
+		double rsig = 1.4826 * mgc_mad_scratch(w->hy, n, w->s1);
+		if (!(rsig > 1.5 * scale))
+			break;
+		scale = rsig;
+	}
+	return ncp;
+}
+
+/* Trailing change points between two flat stretches at nearly the same level (a prefetch queue
+ * draining at the end of a run, a cache trimmed once) do not start a new regime: merged, so a
+ * long plateau is not judged on its last few points. */
+static size_t mgc_merge_trailing(struct mgc_ctx *c, size_t *cp, size_t ncp)
+{
+	const double *x = c->x, *y = c->y;
+	size_t n = c->n;
+	double ymin = y[0], ymax = y[0];
+	for (size_t i = 1; i < n; i++) {
+		ymin = fmin(ymin, y[i]);
+		ymax = fmax(ymax, y[i]);
+	}
+	double range = ymax - ymin;
+	while (ncp >= 1 && range > 0) {
+		size_t pa = ncp >= 2 ? cp[ncp - 2] : 0, pb = cp[ncp - 1];
+		if (pb - pa < 4 || n - pb < 2)
+			break;
+		struct mgc_trend t1, t2;
+		double r1, r2;
+		mgc_seg_trend(x, y, pa, pb, c->phi, c->w, &t1, &r1);
+		mgc_seg_trend(x, y, pb, n, c->phi, c->w, &t2, &r2);
+		double l1 = mgc_median_copy(y + pa, pb - pa, c->w->s1);
+		double l2 = mgc_median_copy(y + pb, n - pb, c->w->s1);
+		double d1 = fabs(t1.slope) * (x[pb - 1] - x[pa]);
+		double d2 = fabs(t2.slope) * (x[n - 1] - x[pb]);
+		if (d1 > 0.04 * range || d2 > 0.04 * range || fabs(l1 - l2) > 0.05 * range)
+			break;
+		ncp--;
+	}
+	return ncp;
+}
+
+static double mgc_seg_len(const struct mgc_ctx *c, const struct mgc_seg *s)
+{
+	return c->x[s->b - 1] - c->x[s->a];
+}
+
+/* No meaningful rise: it rose less than 2 level sigmas over its length, or its interval lies
+ * below delta, or it straddles delta and either the slope is under delta/2 or a constant beats a
+ * line by BIC (RSS floored at m sigma^2). */
+static int mgc_seg_is_flat(const struct mgc_ctx *c, const struct mgc_seg *s)
+{
+	if (s->slope * mgc_seg_len(c, s) < 2 * c->sig_lvl) /* it rose less than the noise: no growth yet */
+		return 1;
+	if (s->lo > c->delta)
+		return 0;
+	if (s->hi < c->delta || s->slope < 0.5 * c->delta)
+		return 1;
+	size_t m = s->b - s->a;
+	double mean = 0, rss_c = 0, rss_l = 0;
+	for (size_t i = s->a; i < s->b; i++)
+		mean += c->y[i];
+	mean /= (double)m;
+	for (size_t i = s->a; i < s->b; i++) {
+		double r = c->y[i] - s->icpt - s->slope * c->x[i];
+		rss_c += (c->y[i] - mean) * (c->y[i] - mean);
+		rss_l += r * r;
+	}
+	double fl = c->sig_lvl * c->sig_lvl * (double)m;
+	double bic_c = (double)m * log(fmax(rss_c, fl) / (double)m) + log((double)m);
+	double bic_l = (double)m * log(fmax(rss_l, fl) / (double)m) + 2 * log((double)m);
+	return bic_c <= bic_l;
+}
+
+/* The meaningful growth: what reaches the limit within the run horizon (1e6 steps or seconds),
+ * from the headroom left above the peaks; with no limit known, what doubles the memory within
+ * it. Never below the caller's floor. */
+static double mgc_delta(const struct mgc_ctx *c)
+{
+	double head = 0;
+	if (c->in->headroom)
+		head = c->in->limit > 0 ? c->in->limit - c->peak : c->level;
+	return fmax(c->in->delta_abs, head > 0 ? head / MGC_RUN_HORIZON : 0);
+}
+
+/* Segments with their lines; the level, peak and meaningful growth; which segments are flat. */
+static void mgc_segments(struct mgc_ctx *c)
+{
+	size_t cp[MGC_MAX_CP];
+	size_t ncp = mgc_change_points(c, cp);
+	if (ncp)
+		ncp = mgc_merge_trailing(c, cp, ncp);
+	c->nseg = ncp + 1;
+	for (size_t s = 0; s <= ncp; s++) {
+		struct mgc_seg *g = &c->seg[s];
+		struct mgc_trend tr;
+		double rs;
+		g->a = s ? cp[s - 1] : 0;
+		g->b = s < ncp ? cp[s] : c->n;
+		mgc_seg_trend(c->x, c->y, g->a, g->b, c->phi, c->w, &tr, &rs);
+		g->slope = tr.slope;
+		g->lo = tr.slope_lo;
+		g->hi = tr.slope_hi;
+		g->icpt = tr.intercept;
+	}
+	const struct mgc_seg *last = &c->seg[ncp];
+	c->level = last->icpt + last->slope * c->in->x_last;
+	c->peak = fmax(c->level, c->y[c->n - 1]) + c->fl.excess;
+	c->delta = mgc_delta(c);
+	for (size_t s = 0; s <= ncp; s++)
+		c->seg[s].flat = mgc_seg_is_flat(c, &c->seg[s]);
+}
+
+/* The floor's level at x: the line of the segment holding x. */
+static double mgc_level_at(const struct mgc_ctx *c, double x)
+{
+	size_t s = 0;
+	while (s + 1 < c->nseg && x >= c->x[c->seg[s + 1].a])
+		s++;
+	return c->seg[s].icpt + c->seg[s].slope * x;
+}
+
+/* The level now, robustly: the median of the last few floor points. */
+static double mgc_level_now(const struct mgc_ctx *c)
+{
+	size_t k = c->n < 5 ? c->n : 5;
+	return mgc_median_copy(c->y + c->n - k, k, c->w->s1);
+}
+
+
+/* ---------------------------------------------------------------- step 5: the growth regimes */
+
+/* One reading of the current growth: a regime that began with segment s. */
+struct mgc_cand {
+	size_t s;            /* first segment */
+	int late;            /* it began after a flat stretch long enough to say the run had settled */
+	double x_on;         /* onset */
+	double lvl_on;       /* the floor's level just before */
+	double dur;          /* x from the onset to the last point */
+	double rise;         /* the floor's rise since the onset */
+	double h1, h2;       /* ... over the first and the second half of that time */
+	double rate, lo, hi; /* Theil-Sen over the regime: its average rate, pauses included */
+	double z;            /* Mann-Kendall Z of the regime */
+	double wander;       /* how far the settled stretch before it wandered over as long (late only) */
+	double gap;          /* the longest flat stretch inside */
+	double pause;        /* the flat stretch at the end */
+	double climb;        /* x from the onset to the pause */
+	int events;          /* separate rises: jumps and rising segments */
+	int continuous;      /* one rising segment covers half the time */
+	int decel;           /* a saturating exponential fits the growth clearly better than a line;
+			      * -1: not yet tested (mgc_cand_decel) */
+	size_t a0, end;      /* the floor points of the growth: from the last point before it to the pause */
+};
+
+/* How long a flat stretch must be to say the run had settled (and a rise after it is late). */
+static double mgc_settle(const struct mgc_ctx *c)
+{
+	return fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
+}
+
+/* How long any leak has risen, at least: the warmup horizon and MGC_MIN_SAMPLES samples. */
+static double mgc_min_rise(const struct mgc_ctx *c)
+{
+	return fmax(c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
+}
+
+static double mgc_seg_at(const struct mgc_ctx *c, size_t s, double x)
+{
+	return c->seg[s].icpt + c->seg[s].slope * x;
+}
+
+/* Events, gaps and the pause of the regime from segment k->s. */
+static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
+{
+	size_t last = c->nseg - 1, pause_seg = c->seg[last].flat && last > k->s ? last : last + 1;
+	k->pause = pause_seg <= last ? c->in->x_last - c->x[c->seg[last].a] : 0;
+	k->climb = (pause_seg <= last ? c->x[c->seg[last].a] : c->in->x_last) - k->x_on;
+	k->gap = 0;
+	k->events = 0;
+	k->continuous = 0;
+	for (size_t i = k->s; i <= last; i++) {
+		const struct mgc_seg *g = &c->seg[i];
+		double len = mgc_seg_len(c, g);
+		if (i > 0 && mgc_seg_at(c, i, c->x[g->a]) - mgc_seg_at(c, i - 1, c->x[g->a - 1]) > 3 * c->sig_lvl)
+			k->events++;
+		if (!g->flat) {
+			k->events += g->slope * len > 2 * c->sig_lvl;
+			k->continuous |= len >= 0.5 * k->dur;
+		} else if (i < pause_seg) {
+			k->gap = fmax(k->gap, len);
+		}
+	}
+}
+
+/* The saturating exponential profiled over floor points [a, b) (at least 8), binned to at most
+ * MGC_EXP_CAP medians, the likelihood's noise the larger of the level's and the fit's own
+ * residuals (so the steps of a staircase do not count as curvature). */
+static void mgc_exp_fit(const struct mgc_ctx *c, size_t a, size_t b, struct mgc_expfit *e)
+{
+	struct mgc_work *w = c->w;
+	size_t m = b - a, per = (m + MGC_EXP_CAP - 1) / MGC_EXP_CAP, k = 0;
+	for (size_t i = a; i < b; i += per) {
+		size_t j = i + per < b ? i + per : b;
+		double sx = 0;
+		for (size_t q = i; q < j; q++)
+			sx += c->x[q];
+		w->bx[k] = sx / (double)(j - i);
+		w->by[k] = per > 1 ? mgc_median_copy(c->y + i, j - i, w->s2) : c->y[i];
+		k++;
+	}
+	double s2 = c->sig_lvl * c->sig_lvl / (double)per;
+	mgc_exp_profile(w->bx, w->by, k, s2, w->hx, e);
+	double s2fit = e->rss_min / (double)(k > 3 ? k - 3 : 1);
+	if (s2fit > s2)
+		mgc_exp_profile(w->bx, w->by, k, s2fit, w->hx, e);
+}
+
+/* Does a saturating exponential describe points [a, b) clearly better than a line, with a time
+ * constant within twice their span? */
+static int mgc_decelerates(const struct mgc_ctx *c, size_t a, size_t b)
+{
+	if (b - a < 8)
+		return 0;
+	struct mgc_expfit e;
+	mgc_exp_fit(c, a, b, &e);
+	return e.identified && e.tau_hat < 2 * (c->x[b - 1] - c->x[a]);
+}
+
+/* A rise after the run settled is no warmup; one from the start must not be slowing down (a
+ * staircase's irregular steps can look like it, so late rises skip this test). Tested once, when
+ * a rule needs it. */
+static int mgc_cand_decel(const struct mgc_ctx *c, struct mgc_cand *k)
+{
+	if (k->decel < 0)
+		k->decel = !k->late && mgc_decelerates(c, k->a0, k->end);
+	return k->decel;
+}
+
+/* The differences of points [a, b) `span` x apart (at most half their length) into d from k on;
+ * returns the new count. */
+static size_t mgc_lag_diffs(const struct mgc_ctx *c, size_t a, size_t b, double span, double *d, size_t k)
+{
+	double len = b > a ? c->x[b - 1] - c->x[a] : 0;
+	if (b - a < 8 || !(len > 0))
+		return k;
+	size_t lag = (size_t)((double)(b - a - 1) * fmin(span, 0.5 * len) / len);
+	if (lag < 1)
+		lag = 1;
+	for (size_t i = a; i + lag < b; i++)
+		d[k++] = c->y[i + lag] - c->y[i];
+	return k;
+}
+
+/* How far points [a, b) wandered between points `span` x apart: the robust spread of those
+ * differences about their median. White noise gives sigma sqrt 2 at any span; AR(1) noise wanders
+ * further the longer the span, as a rise would have to beat. 0 for fewer than 8 points. */
+static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double span)
+{
+	double *d = c->w->s1 + c->n + 1;
+	size_t k = mgc_lag_diffs(c, a, b, span, d, 0);
+	return k ? 1.4826 * mgc_mad_scratch(d, k, c->w->s1) : 0;
+}
+
+/* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
+static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
+{
+	const struct mgc_seg *g = c->seg;
+	size_t n = c->n, a0 = s ? g[s].a - 1 : 0;
+	memset(k, 0, sizeof(*k));
+	k->s = s;
+	k->x_on = c->x[a0]; /* the last point before the rise: the earliest onset the data allow */
+	k->lvl_on = mgc_seg_at(c, s ? s - 1 : 0, c->x[a0]);
+	k->dur = c->in->x_last - k->x_on;
+	k->rise = c->level - k->lvl_on;
+	if (!(k->rise > 0) || !(k->dur > 0) || n - a0 < 4)
+		return 0;
+	double mid = mgc_level_at(c, k->x_on + 0.5 * k->dur);
+	k->h1 = mid - k->lvl_on;
+	k->h2 = c->level - mid;
+	mgc_cand_shape(c, k);
+	k->late = s > 0 && g[s - 1].flat && mgc_seg_len(c, &g[s - 1]) >= mgc_settle(c) &&
+		  mgc_seg_len(c, &g[s - 1]) >= k->gap;
+	k->wander = k->late ? mgc_wander(c, g[s - 1].a, g[s - 1].b, k->dur) : 0;
+	struct mgc_trend tr;
+	double rs;
+	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
+	k->rate = tr.slope;
+	k->lo = tr.slope_lo;
+	k->hi = tr.slope_hi;
+	k->z = tr.z;
+	k->a0 = a0;
+	k->end = k->pause > 0 ? g[c->nseg - 1].a : n;
+	k->decel = -1;
+	return 1;
+}
+
+/* The first epoch boundary after x, or INFINITY. */
+static double mgc_epoch_after(const struct mgc_core_in *in, double x)
+{
+	for (size_t i = 0; in->epochs && i < in->nepochs; i++)
+		if (in->epochs[i] > x)
+			return in->epochs[i];
+	return INFINITY;
+}
+
+/* Epochs: growth from the start of the run (or of a phase) that goes on past the next epoch
+ * boundary at half its rate or more, for long enough to measure, is no cache filling epoch 1. */
+static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	double b = mgc_epoch_after(c->in, k->x_on);
+	double need = fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
+	if (!(k->x_on + k->climb >= b + need))
+		return 0;
+	size_t i = 0;
+	while (i < c->n && c->x[i] < b)
+		i++;
+	if (c->n - i < 4 || i < 2)
+		return 0;
+	struct mgc_trend after;
+	double rs;
+	mgc_seg_trend(c->x, c->y, i, c->n, c->phi, c->w, &after, &rs);
+	double before = (mgc_level_at(c, b) - k->lvl_on) / (b - k->x_on);
+	return after.slope_lo > c->delta && after.slope >= 0.5 * before;
+}
+
+/* How long a pause ends a leak: a sustained rise that stops has stopped (MGC_MIN_SAMPLES samples
+ * or a quarter of the warmup horizon); a staircase pauses between its steps, so it must stay flat
+ * for three of its longest gaps, the warmup horizon and a quarter of its climb. Either way the
+ * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat for a while). */
+static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
+	if (k->continuous && k->gap == 0)
+		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
+	return fmax(fmax(mgc_min_rise(c), noise), fmax(3 * k->gap, 0.25 * k->climb));
+}
+
+/* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
+ * sigmas with a rate interval above the meaningful growth, in one sustained rise or
+ * MGC_MIN_EVENTS steps, not slowing down, and is not paused for long; before it paused it had
+ * risen for the warmup horizon (and MGC_MIN_SAMPLES samples) and then one of: it began after the
+ * run had settled; from the start (or after a faster warmup it outlasted) it went on for the
+ * start horizon (no epochs marked) or past an epoch boundary; at its rate the limit comes in
+ * less than half the time it has been growing (no epochs marked: with them, the boundary
+ * decides). The time rules look at the rise up to the pause: a pause that begins before a rule
+ * is met is no leak yet. */
+static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, size_t s0)
+{
+	double x_end = k->x_on + k->climb;
+	const char *rule = NULL;
+	if (!(k->lo > c->delta) || !(k->rise >= MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0))) ||
+	    k->climb < mgc_min_rise(c))
+		return NULL;
+	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
+		return NULL;
+	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
+		return NULL;
+	if (k->late)
+		return "late onset";
+	/* a steady rise that outlasted a faster warmup before it (no flat between) */
+	if (k->s != s0 && (!k->continuous || k->climb < k->x_on - c->in->x_first))
+		return NULL;
+	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
+		rule = c->in->epochs ? "epoch" : "start horizon";
+	else if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom &&
+		 (c->in->limit - c->peak) / k->rate <= 0.5 * k->climb)
+		rule = "limit horizon";
+	return rule && !mgc_cand_decel(c, k) ? rule : NULL;
+}
+
+/* When would regime k be called a leak, should it go on as it does? INFINITY if never. */
+static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s0)
+{
+	if (!(k->rate > 0))
+		return INFINITY;
+	double xl = c->in->x_last;
+	double t = fmax(k->x_on + mgc_min_rise(c), xl + (MGC_RISE_SIGMAS * c->sig_lvl - k->rise) / k->rate);
+	if (k->late)
+		return t;
+	if (k->s != s0)
+		t = fmax(t, 2 * k->x_on - c->in->x_first);
+	double t_start = c->in->x_first + c->in->start_horizon;
+	if (c->in->epochs)
+		t_start = mgc_epoch_after(c->in, k->x_on) + fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
+	double t_lim = INFINITY; /* (head - rate (t - xl)) / rate <= (t - x_on) / 2 */
+	if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom)
+		t_lim = ((c->in->limit - c->peak) / k->rate + xl + 0.5 * k->x_on) / 1.5;
+	t = fmax(t, fmin(t_start, t_lim));
+	return isfinite(t) && mgc_cand_decel(c, k) ? INFINITY : t;
+}
+
+/* ---------------------------------------------------------------- step 6: the verdict */
+
+/* Steps until the limit at `rate` from the peaks; INFINITY without a limit or a rise. */
+static double mgc_to_oom(const struct mgc_ctx *c, double rate)
+{
+	if (!(c->in->limit > 0) || !(rate > 0))
+		return INFINITY;
+	double head = c->in->limit - c->peak;
+	return head > 0 ? head / rate : 0;
+}
+
+static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, const char *rule,
+			 struct mgc_fit *out)
+{
+	char b1[32], b2[32];
+	const char *u = mgc_unit(c->in->x_is_steps);
+	out->verdict = MGC_VERDICT_LEAK;
+	out->confidence = k->z > 3 && k->rise >= 2 * MGC_RISE_SIGMAS * c->sig_lvl ? 0.95 : 0.8;
+	out->slope = k->rate;
+	out->slope_lo = k->lo;
+	out->slope_hi = k->hi;
+	out->change_at = k->x_on;
+	out->x_to_oom = mgc_to_oom(c, k->rate);
+	mgc_why(out, "leak: %s per %s since %s %g (%s in all%s)", mgc_bytes(k->rate, b1, sizeof b1), u, u,
+		k->x_on, mgc_bytes(k->rise, b2, sizeof b2), k->continuous ? "" : ", in steps");
+	if (!strcmp(rule, "late onset"))
+		mgc_why_add(out, ", after the run had settled: a late onset, no warmup");
+	else if (!strcmp(rule, "epoch"))
+		mgc_why_add(out, ", on into the next epoch at the same rate: epoch, no cache filling");
+	else if (!strcmp(rule, "start horizon"))
+		mgc_why_add(out, " from the start, longer than any warmup: start horizon %g", c->in->start_horizon);
+	else
+		mgc_why_add(out, "; at this rate the limit comes in %.0f %ss, sooner than it has grown: limit horizon",
+			    out->x_to_oom, u);
+	if (k->pause > 0)
+		mgc_why_add(out, "; paused for %g", k->pause);
+}
+
+/* Where the regime that ends in the last segment began: after the last flat stretch that is long
+ * enough to have settled and longer than twice any flat stretch after it. */
+static size_t mgc_regime_start(const struct mgc_ctx *c, double *gap)
+{
+	size_t last = c->nseg - 1, s = last;
+	*gap = 0;
+	while (s > 0) {
+		double len = mgc_seg_len(c, &c->seg[s - 1]);
+		if (c->seg[s - 1].flat && len >= mgc_min_rise(c) && len >= 2 * *gap)
+			break;
+		if (c->seg[s - 1].flat)
+			*gap = fmax(*gap, len);
+		s--;
+	}
+	return s;
+}
+
+/* A later regime that began after the run had settled and is a leak by itself: its onset and rate
+ * describe the leak better than an earlier reading that spans the flat stretch before it. */
+static void mgc_prefer_late(const struct mgc_ctx *c, size_t from, size_t s0, struct mgc_cand *k,
+			    const char **rule)
+{
+	struct mgc_cand late;
+	for (size_t s = from; s < c->nseg; s++) {
+		if (!c->seg[s - 1].flat || !mgc_candidate(c, s, &late) || !late.late)
+			continue;
+		const char *r = mgc_leak_rule(c, &late, s0);
+		if (r) {
+			*k = late;
+			*rule = r;
+			return;
+		}
+	}
+}
+
+/* A leak by any reading of the growth, the earliest onset first (a late onset preferred): returns
+ * 1 with the regime in *k and its rule, else 0 with the soonest x by which one reading will be
+ * decided in *eta. */
+static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char **rule, double *eta)
+{
+	double gap;
+	size_t s0 = mgc_regime_start(c, &gap);
+	int slowing = 0; /* the whole regime decelerates: no promise from a part of it */
+	*eta = INFINITY;
+	for (size_t s = 0; s < c->nseg; s++) {
+		if (!mgc_candidate(c, s, k))
+			continue;
+		*rule = mgc_leak_rule(c, k, s0);
+		if (*rule) {
+			if (!k->late)
+				mgc_prefer_late(c, s + 1, s0, k, rule);
+			return 1;
+		}
+		if (s == s0)
+			slowing = mgc_cand_decel(c, k);
+		if (slowing && !k->late)
+			continue;
+		/* by then it is a leak if it goes on, or, should it stop just before, a plateau once
+		 * it has stayed flat as long as mgc_judge_flat asks: known either way */
+		double t = mgc_leak_eta(c, k, s0);
+		t += fmax(fmax(0.25 * (t - c->x[c->seg[s0].a]), 1.5 * k->gap), MGC_MIN_PLATEAU * c->in->dx) +
+		     c->in->dx;
+		*eta = fmin(*eta, t);
 	}
 	return 0;
+}
+
+/* Was the series up to floor point m (its first m points) a leak? The context *e (on *in) is
+ * that prefix's, the reading in *k. */
+static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t m, struct mgc_core_in *in, struct mgc_ctx *e,
+			   struct mgc_cand *k, const char **rule)
+{
+	double eta;
+	*in = *c->in;
+	in->x_last = c->x[m - 1];
+	*e = (struct mgc_ctx){.in = in, .w = c->w, .x = c->x, .y = c->y, .n = m, .fl = c->fl};
+	mgc_noise(e);
+	mgc_segments(e);
+	return mgc_find_leak(e, k, rule, &eta);
+}
+
+/* Where a leak said earlier is looked for: the start of the last segment, then 1, 2, 4, 8 and 16
+ * floor points back, the nearest first. The ladder costs up to 5 classifications: only for a
+ * process's memory (sites have their cohorts, and mgmon classifies many of them each frame), and
+ * not after a pause of a quarter of the run (that ends any leak it could find). Only when the
+ * floor rose 4 level sigmas in all. */
+static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	size_t nc = 0;
+	if (!(c->level - mgc_seg_at(c, 0, c->x[0]) >= MGC_RISE_SIGMAS * c->sig_lvl))
+		return 0;
+	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN)
+		cuts[nc++] = L->a;
+	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first)))
+		return nc;
+	for (size_t j = 1; j <= MGC_LADDER; j *= 2)
+		if (c->n >= 2 * MGC_LMIN + j && c->n - j != L->a)
+			cuts[nc++] = c->n - j;
+	return nc;
+}
+
+/* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
+ * paused for as long as ends that leak (mgc_retract), nor fallen back. The nearest earlier prefix
+ * that was a leak decides. (A new change point near the end must not undo the evidence that had
+ * accumulated.) */
+static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	size_t cuts[6], nc = mgc_leak_cuts(c, cuts), i = 0;
+	struct mgc_core_in in;
+	struct mgc_ctx e;
+	struct mgc_cand k;
+	const char *rule;
+	while (i < nc && !mgc_leak_at_cut(c, cuts[i], &in, &e, &k, &rule))
+		i++;
+	if (i == nc)
+		return 0;
+	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
+	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
+	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0;
+	if (pause >= mgc_retract(&e, &k) || c->level < e.level - 2 * c->sig_lvl)
+		return 0;
+	k.pause = pause;
+	k.dur = c->in->x_last - k.x_on;
+	k.rise = c->level - k.lvl_on;
+	mgc_say_leak(c, &k, rule, out);
+	mgc_why_add(out, "; said since %s %g, nothing has ended it", mgc_unit(c->in->x_is_steps), in.x_last);
+	return 1;
+}
+
+/* The last j points of flat segment L all stand 5 level sigmas above the rest of it: a new step. */
+static int mgc_jumped(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j)
+{
+	double med = mgc_median_copy(c->y + L->a, L->b - L->a - j, c->w->s1);
+	for (size_t i = c->n - j; i < c->n; i++)
+		if (!(c->y[i] - med > 5 * c->sig_lvl))
+			return 0;
+	return 1;
+}
+
+static int mgc_say_jump(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j, struct mgc_fit *out)
+{
+	char b1[32];
+	const char *u = mgc_unit(c->in->x_is_steps);
+	double med = mgc_median_copy(c->y + L->a, L->b - L->a - j, c->w->s1);
+	out->verdict = MGC_VERDICT_GROWING;
+	out->confidence = 0.5;
+	out->change_at = c->x[c->n - j];
+	out->x_to_oom = INFINITY;
+	out->decidable_at = c->x[c->n - j] + mgc_min_rise(c);
+	mgc_why(out, "flat until %s %g, then a step of %s: a new rise or a level shift, too recent to tell", u,
+		c->x[c->n - j - 1], mgc_bytes(mgc_level_now(c) - med, b1, sizeof b1));
+	return 1;
+}
+
+/* The last points rise again after a flat stretch (a step, or a steady rise): `growing`, the late
+ * rise reopens the verdict. */
+static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	size_t n = c->n, m = L->b - L->a, k = MGC_LMIN + 1;
+	char b1[32];
+	if (m >= 6 && mgc_jumped(c, L, 3))
+		return mgc_say_jump(c, L, 3, out);
+	if (m < 2 * MGC_LMIN + 2)
+		return 0;
+	struct mgc_trend tt;
+	double rs;
+	mgc_seg_trend(c->x, c->y, n - k, n, c->phi, c->w, &tt, &rs);
+	double seg_med = mgc_median_copy(c->y + L->a, m - k, c->w->s1);
+	if (!(tt.slope_lo > c->delta) || !(c->y[n - 1] - seg_med > 4 * c->sig_lvl))
+		return 0;
+	out->verdict = MGC_VERDICT_GROWING;
+	out->confidence = 0.6;
+	out->slope = tt.slope;
+	out->slope_lo = tt.slope_lo;
+	out->slope_hi = tt.slope_hi;
+	out->change_at = c->x[n - k];
+	out->x_to_oom = mgc_to_oom(c, tt.slope);
+	out->decidable_at = c->x[n - k] + mgc_min_rise(c);
+	mgc_why(out, "flat until %s %g, rising again since (%s per %s over the last %zu points)",
+		mgc_unit(c->in->x_is_steps), c->x[n - k], mgc_bytes(tt.slope, b1, sizeof b1),
+		mgc_unit(c->in->x_is_steps), k);
+	return 1;
+}
+
+/* One of the last 3 points of flat segment L, or all of the last 3 input bins (the floor lags
+ * by a block), stand 3 level sigmas above the rest of it: no confident flat verdict while
+ * something may be starting (a spike in progress also counts: it only costs confidence). */
+static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
+{
+	size_t m = L->b - L->a, j = 3, pn = c->w->pn;
+	if (m <= 2 * j || pn < j)
+		return 0;
+	double med = mgc_median_copy(c->y + L->a, m - j, c->w->s1), bins = INFINITY;
+	for (size_t i = c->n - j; i < c->n; i++)
+		if (c->y[i] - med > 3 * c->sig_lvl)
+			return 1;
+	for (size_t i = pn - j; i < pn; i++)
+		bins = fmin(bins, c->w->py[i]);
+	return bins - med > 3 * c->sig_lvl;
+}
+
+/* The x where the growth levelled: a linear-then-flat fit over the segment before and the last. */
+static double mgc_levelled_at(const struct mgc_ctx *c)
+{
+	struct mgc_work *w = c->w;
+	size_t a = c->nseg >= 2 ? c->seg[c->nseg - 2].a : 0, k = c->n - a;
+	double med = mgc_median_copy(c->y, c->n, w->s1);
+	for (size_t i = 0; i < k; i++) {
+		w->hx[i] = c->x[a + i] - c->x[a];
+		w->hy[i] = (c->y[a + i] - med) / c->sig_lvl;
+	}
+	mgc_sums_fill(&w->sums, w->hx, w->hy, k);
+	double rss;
+	size_t at = mgc_hinge(w->hx, k, &w->sums, &rss);
+	return fmin(c->x[a + at], c->x[c->seg[c->nseg - 1].a]);
+}
+
+/* The last segment is flat: stable, a plateau, or a pause that is not yet a plateau (known by the
+ * time it would be a plateau, or, should the growth resume, by `eta`, when it would be a leak). */
+static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	char b1[32], b2[32], b3[32];
+	const char *u = mgc_unit(c->in->x_is_steps);
+	double rise = c->level - mgc_seg_at(c, 0, c->x[0]);
+	out->x_to_oom = INFINITY;
+	if (c->nseg == 1 || rise < fmax(3 * c->sig_lvl, 8 * c->delta * c->in->dx)) {
+		out->verdict = MGC_VERDICT_STABLE;
+		out->confidence = L->hi < c->delta && !mgc_rising_end(c, L) ? 0.95 : 0.8;
+		mgc_why(out, "no meaningful growth: %s per %s (interval %s .. %s) at %s", mgc_bytes(L->slope, b1, 16),
+			u, mgc_bytes(L->lo, b1 + 16, 16), mgc_bytes(L->hi, b2, 16), mgc_bytes(c->level, b2 + 16, 16));
+		return;
+	}
+	double gap, flat_len = c->in->x_last - c->x[L->a];
+	size_t s0 = mgc_regime_start(c, &gap), m = L->b - L->a;
+	double climb = c->x[L->a] - c->x[c->seg[s0].a];
+	double level = mgc_median_copy(c->y + L->a, m, c->w->s1);
+	if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * gap || flat_len < 0.25 * climb) {
+		out->verdict = MGC_VERDICT_GROWING;
+		out->confidence = 0.5;
+		out->projected_level = level;
+		out->decidable_at = c->x[L->a] + fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), 0.25 * climb);
+		if (isfinite(eta))
+			out->decidable_at = fmax(out->decidable_at, eta);
+		else if (gap > 0) /* it paused and grew again before, and would never be a leak: no promise */
+			out->decidable_at = NAN;
+		mgc_why(out, "grew %s, flat since %s %g but not for long enough to call it a plateau",
+			mgc_bytes(rise, b1, sizeof b1), u, c->x[L->a]);
+		return;
+	}
+	out->verdict = MGC_VERDICT_PLATEAU;
+	out->plateau_at = mgc_levelled_at(c);
+	out->plateau_level = level;
+	/* confident once flat for twice the climb and the warmup horizon, and three of its gaps (a
+	 * staircase pauses; a slow one may not be over) */
+	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
+	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
+		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
+	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) ? 0.95 : 0.8;
+	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
+		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
+		mgc_bytes(L->slope, b3, sizeof b3), u);
+}
+
+/* A saturating exponential over the last segment, when it is identified. */
+static int mgc_saturates(const struct mgc_ctx *c, const struct mgc_seg *L, struct mgc_expfit *e)
+{
+	if (L->b - L->a < 8)
+		return 0;
+	mgc_exp_fit(c, L->a, L->b, e);
+	return e->identified && isfinite(e->level_hat);
+}
+
+/* The growth levels off: the saturating fit of the last segment leaves less than 2 level sigmas to
+ * come. A `plateau` (of medium confidence: the tail may still creep). */
+static void mgc_say_levelling(const struct mgc_ctx *c, const struct mgc_seg *L, const struct mgc_expfit *e,
+			      struct mgc_fit *out)
+{
+	char b1[32], b2[32];
+	double left = mgc_seg_at(c, c->nseg - 1, c->x[L->a]);
+	out->verdict = MGC_VERDICT_PLATEAU;
+	out->confidence = 0.8;
+	out->x_to_oom = INFINITY;
+	out->decidable_at = NAN;
+	out->plateau_level = e->level_hat;
+	out->plateau_at = fmin(c->in->x_last,
+			       c->x[L->a] + e->tau_hat * log(fmax(1.0, (e->level_hat - left) / c->sig_lvl)));
+	mgc_why(out, "warmup levelling off: a saturating fit (time constant %.0f %ss) levels at %s, %s above now",
+		e->tau_hat, mgc_unit(c->in->x_is_steps), mgc_bytes(e->level_hat, b1, sizeof b1),
+		mgc_bytes(fmax(0, e->level_hat - mgc_level_now(c)), b2, sizeof b2));
+}
+
+/* The last segment rises and no reading makes it a leak yet: `growing`, when we will know, and the
+ * OOM at this rate once the rise is clear (3 level sigmas, or the wander of all that came before
+ * it, over MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the limit. */
+static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	char b1[32], b2[32];
+	const char *u = mgc_unit(c->in->x_is_steps);
+	double xl = c->in->x_last;
+	struct mgc_expfit e;
+	int sat = mgc_saturates(c, L, &e);
+	if (sat && e.level_hat - mgc_level_now(c) < 2 * c->sig_lvl) {
+		mgc_say_levelling(c, L, &e, out);
+		return;
+	}
+	out->verdict = MGC_VERDICT_GROWING;
+	out->confidence = L->lo > 0 ? 0.9 : 0.7;
+	if (sat) /* it slows down: known when the fit has less than a level sigma left to rise */
+		eta = c->x[L->a] + e.tau_hat * log(fmax(1.0, (e.level_hat - mgc_seg_at(c, c->nseg - 1, c->x[L->a])) /
+							 c->sig_lvl));
+	out->decidable_at = isfinite(eta) ? fmax(eta, xl + c->in->dx) : NAN;
+	out->projected_level = sat ? e.level_hat : NAN;
+	double seg_rise = L->slope * (xl - c->x[L->a]);
+	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
+	int clear = seg_rise >= 3 * noise && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
+	if (clear && (!sat || e.level_hat + c->fl.excess >= c->in->limit))
+		out->x_to_oom = mgc_to_oom(c, L->slope);
+	if (sat)
+		mgc_why(out, "growing %s per %s; a saturating fit levels near %s, not yet confirmed",
+			mgc_bytes(L->slope, b1, sizeof b1), u, mgc_bytes(e.level_hat, b2, sizeof b2));
+	else
+		mgc_why(out, "growing %s per %s since %s %g; warmup or leak cannot be told yet",
+			mgc_bytes(L->slope, b1, sizeof b1), u, u, c->x[L->a]);
+	if (isfinite(out->x_to_oom))
+		mgc_why_add(out, "; at this rate the limit is reached at %s %.0f", u, xl + out->x_to_oom);
+}
+
+/* Fewer than 8 points: `growing` if it clearly rose, else `stable`. */
+static void mgc_judge_few(const struct mgc_ctx *c, struct mgc_fit *out)
+{
+	const double *x = c->x, *y = c->y;
+	size_t n = c->n;
+	char b1[32];
+	double s = n >= 2 ? (y[n - 1] - y[0]) / (x[n - 1] - x[0]) : 0;
+	const struct mgc_seg *L = &c->seg[0];
+	if (n >= 3 && s > c->delta && y[n - 1] - y[0] > 3 * c->sigma && L->lo > 0) {
+		out->verdict = MGC_VERDICT_GROWING;
+		out->confidence = 0.5;
+		out->x_to_oom = mgc_to_oom(c, L->slope);
+		out->decidable_at = x[0] + 8 * c->in->dx;
+		mgc_why(out, "only %zu points, rising %s per %s; too few to tell a warmup from a leak", n,
+			mgc_bytes(L->slope, b1, sizeof b1), mgc_unit(c->in->x_is_steps));
+	} else {
+		out->verdict = MGC_VERDICT_STABLE;
+		out->confidence = 0.5;
+		out->x_to_oom = INFINITY;
+		mgc_why(out, "only %zu points and no clear rise", n);
+	}
+}
+
+/* The decision on the floor (docs/CLASSIFIER.md, "Method"). */
+static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
+{
+	mgc_noise(c);
+	mgc_segments(c);
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	out->noise = c->sigma;
+	out->level = c->level;
+	out->slope = L->slope;
+	out->slope_lo = L->lo;
+	out->slope_hi = L->hi;
+	out->change_at = c->nseg > 1 ? c->x[L->a] : NAN;
+	out->period = c->fl.bins > 1 ? c->fl.spike_x : 0;
+	if (c->n < 8) {
+		mgc_judge_few(c, out);
+		return;
+	}
+	struct mgc_cand k;
+	const char *rule;
+	double eta;
+	if (mgc_find_leak(c, &k, &rule, &eta))
+		mgc_say_leak(c, &k, rule, out);
+	else if (mgc_leak_before(c, out))
+		;
+	else if (L->flat && !mgc_late_rise(c, out))
+		mgc_judge_flat(c, eta, out);
+	else if (!L->flat)
+		mgc_judge_rising(c, eta, out);
+	if (c->fl.bins > 1)
+		mgc_why_add(out, "; judged on the floor under %zu spikes up to %.0f %ss long", c->fl.nexc,
+			    c->fl.spike_x, mgc_unit(c->in->x_is_steps));
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -863,6 +1280,19 @@ static int mgc_check(const double *x, const double *y, size_t n)
 	return 0;
 }
 
+/* Epoch boundaries, when given, are finite and increasing. */
+static int mgc_check_opts(const struct mgc_classify_opts *opts)
+{
+	if (!opts || !opts->nepochs)
+		return 0;
+	if (!opts->epochs) /* boundaries without their x */
+		return -EINVAL;
+	for (size_t i = 0; i < opts->nepochs; i++)
+		if (!isfinite(opts->epochs[i]) || (i && !(opts->epochs[i] > opts->epochs[i - 1])))
+			return -EINVAL;
+	return 0;
+}
+
 static void mgc_fit_init(struct mgc_fit *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -875,145 +1305,55 @@ static void mgc_fit_init(struct mgc_fit *f)
 	f->projected_level = NAN;
 }
 
+static int mgc_x_is_steps(const struct mgc_classify_opts *opts)
+{
+	return !opts || opts->x_is_steps;
+}
+
 static double mgc_horizon(const struct mgc_classify_opts *opts)
 {
 	if (opts && opts->warmup_horizon > 0)
 		return opts->warmup_horizon;
-	return opts && !opts->x_is_steps ? 3600.0 : 200.0;
+	return mgc_x_is_steps(opts) ? 200.0 : 3600.0;
 }
 
-/* Classifies the (already checked) series; `delta_abs` is the absolute slope floor. */
+/* Classifies the (already checked) series; `delta_abs` is the smallest growth per x that matters
+ * to the caller, `headroom` says whether the limit's headroom applies (a process's memory, not a
+ * site's). */
 static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
-			     const struct mgc_classify_opts *opts, double delta_abs, struct mgc_fit *out)
+			     const struct mgc_classify_opts *opts, double delta_abs, int headroom,
+			     struct mgc_fit *out)
 {
-	size_t n = n0 > MGC_MAX_POINTS ? MGC_BIN_POINTS : n0;
-	size_t words = (size_t)MGC_TS_CAP * MGC_TS_CAP / 2 + 2 * MGC_TS_CAP + 16 * n0 + 64;
-	double *mem = malloc(words * sizeof(double));
+	size_t per = 1;
+	while ((n0 + per - 1) / per > MGC_MAX_POINTS)
+		per *= 2;
+	size_t m = (n0 + per - 1) / per;
+	struct mgc_work w;
+	double *mem = mgc_work_alloc(&w, m > per ? m : per);
 	if (!mem)
 		return -ENOMEM;
-	struct mgc_work w;
-	double *p = mem;
-	w.pairs = p, p += (size_t)MGC_TS_CAP * MGC_TS_CAP / 2;
-	w.bx = p, p += MGC_TS_CAP;
-	w.by = p, p += MGC_TS_CAP;
-	w.s1 = p, p += 2 * n0 + 2;
-	w.s2 = p, p += n0 + 1;
-	w.t = p, p += n0 + 1;
-	w.yn = p, p += n0 + 1;
-	w.hx = p, p += n0 + 1;
-	w.hy = p, p += n0 + 1;
-	w.sums.t = p, p += n0 + 1;
-	w.sums.tt = p, p += n0 + 1;
-	w.sums.y = p, p += n0 + 1;
-	w.sums.ty = p, p += n0 + 1;
-	w.sums.yy = p, p += n0 + 1;
-	double *x = p;
-	p += n0 + 1;
-	double *y = p;
-	p += n0 + 1;
-
-	/* bin long inputs to n medians, the last bin ending at the last point */
-	if (n0 > MGC_MAX_POINTS) {
-		size_t per = (n0 + n - 1) / n;
-		size_t nb = 0;
-		for (size_t end = n0; end > 0 && nb < n;) {
-			size_t beg = end > per ? end - per : 0;
-			double mx = 0;
-			for (size_t i = beg; i < end; i++)
-				mx += x0[i];
-			x[n - 1 - nb] = mx / (double)(end - beg);
-			y[n - 1 - nb] = mgc_median_copy(y0 + beg, end - beg, w.s2);
-			nb++;
-			end = beg;
-		}
-		memmove(x, x + (n - nb), nb * sizeof(double));
-		memmove(y, y + (n - nb), nb * sizeof(double));
-		n = nb;
-	} else {
-		memcpy(x, x0, n * sizeof(double));
-		memcpy(y, y0, n * sizeof(double));
-	}
-	out->npoints = n;
-
-	/* 1e-4 of the level per step; 1e-6 per second (8.6% a day) */
-	struct mgc_core_in in = {x, y, n, delta_abs, opts && !opts->x_is_steps ? 1e-6 : 1e-4,
-				 opts ? opts->limit : 0, mgc_horizon(opts)};
-	double sigma = mgc_noise_scratch(y, n, w.s1);
-	size_t per = mgc_period(y, n, fmax(sigma, 1.0), w.hx);
-	if (per && n / per < 8) {
-		/* Too few periods for a floor series to decide on: set the spikes aside instead (the
-		 * points more than 6 sigma above the lowest point within half a period) and judge the
-		 * rest, which keeps most of the points. */
-		size_t half = per / 2, k = 0;
-		double *mx = w.t, *my = w.yn, *ex = w.hx;
-		for (size_t i = 0; i < n; i++) {
-			size_t a = i > half ? i - half : 0, b = i + half + 1 < n ? i + half + 1 : n;
-			double lo = y[a];
-			for (size_t j = a; j < b; j++)
-				lo = fmin(lo, y[j]);
-			ex[i] = y[i] - lo;
-		}
-		/* a spike stands 6 sigma above the local floor; when sigma is degenerate (a series
-		 * that holds still between jumps) and that leaves too little, a spike is what stands
-		 * out of the usual height above the floor */
-		double thr = 6 * fmax(sigma, 1.0);
-		for (int pass = 0; pass < 2 && k < 8; pass++) {
-			if (pass == 1) {
-				double emed = mgc_median_copy(ex, n, w.s1);
-				double emad = 1.4826 * mgc_mad_scratch(ex, n, w.s1);
-				thr = fmax(emed + 6 * emad, thr);
-			}
-			k = 0;
-			for (size_t i = 0; i < n; i++) {
-				if (ex[i] <= thr) {
-					mx[k] = x[i];
-					my[k] = y[i];
-					k++;
-				}
-			}
-		}
-		if (k >= 8) {
-			double period_x = (double)per * mgc_dx_median(x, n, w.s1);
-			decide_reduced(&in, &w, x, y, mx, my, k, period_x, out);
-			size_t len = strlen(out->why);
-			if (len + 48 < sizeof(out->why))
-				snprintf(out->why + len, sizeof(out->why) - len,
-					 " (spikes every %g x set aside)", period_x);
-			free(mem);
-			return 0;
-		}
-	}
-	if (per) {
-		/* per-period floor and peaks, windows ending at the last point */
-		size_t np = n / per, first = n - np * per;
-		double peak = -INFINITY;
-		double *mx = w.t, *my = w.yn;
-		for (size_t j = 0; j < np; j++) {
-			size_t a = first + j * per, best = a;
-			for (size_t i = a; i < a + per; i++) {
-				if (y[i] < y[best])
-					best = i;
-				if (j + 2 >= np && y[i] > peak) /* the last two periods' peak */
-					peak = y[i];
-			}
-			mx[j] = x[best];
-			my[j] = y[best];
-		}
-		double period_x = (double)per * mgc_dx_median(x, n, w.s1);
-		/* the floor is classified as a series of its own */
-		decide_reduced(&in, &w, x, y, mx, my, np, period_x, out);
-		if (opts && opts->limit > 0 && out->slope > 0 &&
-		    (out->verdict == MGC_VERDICT_GROWING || out->verdict == MGC_VERDICT_LEAK)) {
-			double head = opts->limit - peak;
-			out->x_to_oom = head > 0 ? head / out->slope : 0;
-		}
-		size_t len = strlen(out->why);
-		if (len + 40 < sizeof(out->why))
-			snprintf(out->why + len, sizeof(out->why) - len, " (floor under spikes every %g x)",
-				 period_x);
-	} else {
-		mgc_decide(&in, &w, out);
-	}
+	w.pn = mgc_prepare(x0, y0, n0, per, &w);
+	out->npoints = w.pn;
+	struct mgc_core_in in = {
+		.limit = opts ? opts->limit : 0,
+		.delta_abs = delta_abs,
+		.headroom = headroom,
+		.horizon = mgc_horizon(opts),
+		.start_horizon = MGC_START_FACTOR * mgc_horizon(opts),
+		.dx = n0 > 1 ? (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 1,
+		.x_first = x0[0],
+		.x_last = x0[n0 - 1],
+		.n0 = n0,
+		.epochs = opts ? opts->epochs : NULL,
+		.nepochs = opts && opts->epochs ? opts->nepochs : 0,
+		.x_is_steps = mgc_x_is_steps(opts),
+	};
+	struct mgc_ctx c = {.in = &in, .w = &w};
+	mgc_floor(&w, x0, y0, n0, per, &c.fl);
+	c.x = w.fx;
+	c.y = w.fy;
+	c.n = w.fn;
+	mgc_decide(&c, out);
 	free(mem);
 	return 0;
 }
@@ -1023,18 +1363,18 @@ static double mgc_delta_abs(const struct mgc_classify_opts *opts, double fallbac
 {
 	if (opts && opts->min_growth > 0)
 		return opts->min_growth;
-	return opts && !opts->x_is_steps ? fallback_seconds : fallback_steps;
+	return mgc_x_is_steps(opts) ? fallback_steps : fallback_seconds;
 }
 
 int mgc_classify(const double *x, const double *y, size_t n, const struct mgc_classify_opts *opts,
 		 struct mgc_fit *out)
 {
-	if (!out || mgc_check(x, y, n))
+	if (!out || mgc_check(x, y, n) || mgc_check_opts(opts))
 		return -EINVAL;
 	struct mgc_fit f;
 	mgc_fit_init(&f);
-	/* defaults: 1 MiB per step, 16 KiB per second (about 1.3 GiB a day) */
-	int rc = mgc_classify_impl(x, y, n, opts, mgc_delta_abs(opts, 1048576.0, 16384.0), &f);
+	/* defaults: 16 KiB per step, 1 KiB per second (above them, the limit's headroom decides) */
+	int rc = mgc_classify_impl(x, y, n, opts, mgc_delta_abs(opts, 16384.0, 1024.0), 1, &f);
 	if (rc == 0)
 		*out = f;
 	return rc;
@@ -1043,14 +1383,22 @@ int mgc_classify(const double *x, const double *y, size_t n, const struct mgc_cl
 /* Cohort evidence of one site: the survival rate (bytes per step of birth still alive) of the
  * last complete birth buckets. Returns 1 = survivors from every recent bucket at an undiminished
  * rate (leak), -1 = recent buckets hold (almost) nothing (warmup or transient), 0 = no opinion. */
+/* The bucket of the current step, within the site's cohorts (ncohorts > 0). A step is a double:
+ * beyond 2^62 it is clamped before the conversion (out of range is undefined behaviour), and every
+ * step from 2^30 falls in the last bucket anyway. */
+static unsigned mgc_cohort_now(const struct mgc_site_evidence *ev)
+{
+	double step = ev->last_step > 0 ? fmin(ev->last_step, 0x1p62) : 0;
+	unsigned k = mgc_cohort_bucket((uint64_t)step);
+	return k < ev->ncohorts ? k : ev->ncohorts - 1;
+}
+
 static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_recent)
 {
 	*rate_recent = 0;
 	if (!ev->cohorts || ev->ncohorts == 0 || !(ev->last_step >= 8))
 		return 0;
-	unsigned kcur = mgc_cohort_bucket((uint64_t)ev->last_step);
-	if (kcur >= ev->ncohorts)
-		kcur = ev->ncohorts - 1;
+	unsigned kcur = mgc_cohort_now(ev);
 	if (kcur < 4)
 		return 0;
 	/* buckets kcur-3 .. kcur-1 are complete: every allocation in them is at least one bucket old */
@@ -1085,12 +1433,12 @@ static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_r
 int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
 		      struct mgc_fit *out)
 {
-	if (!ev || !out || mgc_check(ev->x, ev->live, ev->n))
+	if (!ev || !out || mgc_check(ev->x, ev->live, ev->n) || mgc_check_opts(opts))
 		return -EINVAL;
 	struct mgc_fit f;
 	mgc_fit_init(&f);
 	/* sites are small: the floor is 64 bytes per step / 1 byte per second unless given */
-	int rc = mgc_classify_impl(ev->x, ev->live, ev->n, opts, mgc_delta_abs(opts, 64.0, 1.0), &f);
+	int rc = mgc_classify_impl(ev->x, ev->live, ev->n, opts, mgc_delta_abs(opts, 64.0, 1.0), 0, &f);
 	if (rc)
 		return rc;
 	double rate;
@@ -1100,6 +1448,7 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 	 * of the run before the current bucket: exact (no noise), so half the horizon suffices */
 	/* the recent segment may be a short pause (a drained prefetch queue): the second half of
 	 * the window rising is enough when the cohorts already show survivors from every step */
+	char b2[32];
 	int rose = f.slope_lo > 0 || ev->live[ev->n - 1] > ev->live[ev->n / 2];
 	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) &&
 	    (f.verdict == MGC_VERDICT_GROWING || f.verdict == MGC_VERDICT_LEAK) && rose) {
@@ -1113,10 +1462,10 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 		f.projected_level = NAN;
 		snprintf(f.why, sizeof(f.why),
 			 "leak: survivors from every recent step (%s per step born since step %.0f still live), "
-			 "live grows %s per x unit",
+			 "live grows %s per %s",
 			 mgc_bytes(rate, b1, sizeof b1),
-			 (double)mgc_cohort_first_step(mgc_cohort_bucket((uint64_t)ev->last_step) - 3),
-			 mgc_bytes(f.slope, b1 + 16, 16));
+			 (double)mgc_cohort_first_step(mgc_cohort_now(ev) - 3),
+			 mgc_bytes(f.slope, b2, sizeof b2), mgc_unit(mgc_x_is_steps(opts)));
 	} else if (op < 0 && f.verdict == MGC_VERDICT_LEAK) {
 		f.verdict = MGC_VERDICT_GROWING;
 		f.confidence = 0.6;
@@ -1125,6 +1474,35 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 	}
 	*out = f;
 	return 0;
+}
+
+/* RSS that rose and levelled after live memory had already levelled: the rise is the allocator
+ * keeping freed memory (a one-off retention), not a warmup of the program. Turns *fr into
+ * `retention` and returns 1 when so. */
+static int mgc_retained_plateau(const double *x, const double *rss, const double *live, const double *free_kept,
+				size_t n, int x_is_steps, const struct mgc_fit *fl, struct mgc_fit *fr)
+{
+	double scratch[5];
+	if (fr->verdict != MGC_VERDICT_PLATEAU || n < 8 || !(fl->level > 0))
+		return 0;
+	/* from where live memory first reached 90% of its level: what did each gain since? */
+	size_t i0 = 0;
+	while (i0 + 1 < n && live[i0] < 0.9 * fl->level)
+		i0++;
+	size_t k = n - i0 < 5 ? n - i0 : 5;
+	double rss_gain = fr->plateau_level - mgc_median_copy(rss + i0, k, scratch);
+	double live_gain = fl->level - mgc_median_copy(live + i0, k, scratch);
+	double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
+	if (n - i0 < 8 || !(rss_gain > 4 * fr->noise) || !(rss_gain > 0.2 * fr->plateau_level) ||
+	    !(live_gain < 0.25 * rss_gain) || kept < 0.25 * rss_gain)
+		return 0;
+	char b1[32], b2[32], b3[32];
+	fr->verdict = MGC_VERDICT_RETENTION;
+	mgc_why(fr, "retention: RSS rose %s after live allocations levelled at %s %g (they moved %s)",
+		mgc_bytes(rss_gain, b1, sizeof b1), mgc_unit(x_is_steps), x[i0], mgc_bytes(live_gain, b2, sizeof b2));
+	if (isfinite(kept) && kept > 0)
+		mgc_why_add(fr, "; the allocator keeps %s more freed memory", mgc_bytes(kept, b3, sizeof b3));
+	return 1;
 }
 
 int mgc_classify_process(const double *x, const double *rss, const double *live,
@@ -1140,9 +1518,10 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		rc = mgc_classify(x, live, n, opts, &fl);
 	if (rc)
 		return rc;
+	char b1[32], b2[32];
+	const char *u = mgc_unit(mgc_x_is_steps(opts));
 	int rss_grows = (fr.verdict == MGC_VERDICT_GROWING || fr.verdict == MGC_VERDICT_LEAK) &&
 			fr.slope_lo > 0;
-	double fr_scratch[5];
 	/* live does not grow: flat verdict, or its growth explains under a quarter of RSS's */
 	int live_flat = !(fl.verdict == MGC_VERDICT_GROWING || fl.verdict == MGC_VERDICT_LEAK) ||
 			fl.slope < 0.25 * fr.slope;
@@ -1150,62 +1529,26 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	 * its own verdict (a slope under the absolute floor is still the program's memory). */
 	if (isfinite(fl.slope) && isfinite(fr.slope) && fl.slope >= 0.5 * fr.slope)
 		live_flat = 0;
-	/* RSS that rose and levelled after live memory had already levelled: the rise is the
-	 * allocator keeping freed memory (a one-off retention), not a warmup of the program. */
-	if (fr.verdict == MGC_VERDICT_PLATEAU && n >= 8 && live_flat && fl.level > 0) {
-		/* from where live memory first reached 90% of its level: what did each gain since? */
-		size_t i0 = 0;
-		while (i0 + 1 < n && live[i0] < 0.9 * fl.level)
-			i0++;
-		size_t k = n - i0 < 5 ? n - i0 : 5;
-		double rss0 = mgc_median_copy(rss + i0, k, fr_scratch);
-		double live0 = mgc_median_copy(live + i0, k, fr_scratch);
-		double rss_gain = fr.plateau_level - rss0;
-		double live_gain = fl.level - live0;
-		double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
-		if (n - i0 >= 8 && rss_gain > 4 * fr.noise && rss_gain > 0.2 * fr.plateau_level &&
-		    live_gain < 0.25 * rss_gain && !(kept < 0.25 * rss_gain)) {
-			char b1[32], b2[32], b3[32];
-			fr.verdict = MGC_VERDICT_RETENTION;
-			snprintf(fr.why, sizeof(fr.why),
-				 "retention: RSS rose %s after live allocations levelled at x=%g (they moved %s)%s%s%s",
-				 mgc_bytes(rss_gain, b1, sizeof b1), x[i0], mgc_bytes(live_gain, b2, sizeof b2),
-				 isfinite(kept) && kept > 0 ? "; the allocator keeps " : "",
-				 isfinite(kept) && kept > 0 ? mgc_bytes(kept, b3, sizeof b3) : "",
-				 isfinite(kept) && kept > 0 ? " more freed memory" : "");
-			*out = fr;
-			return 0;
-		}
+	if (live_flat && mgc_retained_plateau(x, rss, live, free_kept, n, mgc_x_is_steps(opts), &fl, &fr)) {
+		*out = fr;
+		return 0;
 	}
 	/* Retention is memory the allocator keeps: where its free bytes are known they must explain
 	 * a good share of the growth. RSS that grows with neither live allocations nor kept free
 	 * memory (copy-on-write pages of a forked worker, untracked memory) keeps its own verdict. */
-	if (rss_grows && live_flat && n >= 8 && free_kept) {
-		double kept_rise = free_kept[n - 1] - free_kept[0];
-		double rss_rise = rss[n - 1] - rss[0];
-		if (rss_rise > 0 && kept_rise < 0.25 * rss_rise) {
-			char b1[32], b2[32];
-			size_t len = strlen(fr.why);
-			if (len + 120 < sizeof(fr.why))
-				snprintf(fr.why + len, sizeof(fr.why) - len,
-					 "; neither live allocations nor the allocator's free memory (%s of %s) explain it",
-					 mgc_bytes(kept_rise, b1, sizeof b1), mgc_bytes(rss_rise, b2, sizeof b2));
-			live_flat = 0;
-		}
+	double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN, rss_rise = rss[n - 1] - rss[0];
+	if (rss_grows && live_flat && n >= 8 && free_kept && rss_rise > 0 && kept < 0.25 * rss_rise) {
+		mgc_why_add(&fr, "; neither live allocations nor the allocator's free memory (%s of %s) explain it",
+			    mgc_bytes(kept, b1, sizeof b1), mgc_bytes(rss_rise, b2, sizeof b2));
+		live_flat = 0;
 	}
 	if (rss_grows && live_flat && n >= 8) {
-		char b1[32], b2[32];
-		double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN;
 		fr.verdict = MGC_VERDICT_RETENTION;
+		mgc_why(&fr, "retention: RSS grows %s per %s while live allocations ", mgc_bytes(fr.slope, b1, sizeof b1), u);
 		if (isfinite(kept) && kept > 0)
-			snprintf(fr.why, sizeof(fr.why),
-				 "retention: RSS grows %s per x unit while live allocations do not; the allocator "
-				 "keeps %s more freed memory",
-				 mgc_bytes(fr.slope, b1, sizeof b1), mgc_bytes(kept, b2, sizeof b2));
+			mgc_why_add(&fr, "do not; the allocator keeps %s more freed memory", mgc_bytes(kept, b2, sizeof b2));
 		else
-			snprintf(fr.why, sizeof(fr.why),
-				 "retention: RSS grows %s per x unit while live allocations stay at %s",
-				 mgc_bytes(fr.slope, b1, sizeof b1), mgc_bytes(fl.level, b2, sizeof b2));
+			mgc_why_add(&fr, "stay at %s", mgc_bytes(fl.level, b2, sizeof b2));
 	}
 	*out = fr;
 	return 0;
@@ -1229,18 +1572,22 @@ int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *
 		if (!(rate > 0) || leak_slope < 0.5 * rate)
 			return 0;
 		snprintf(proc->why, sizeof proc->why,
-			 "leaking sites whose survivors come from every recent step grow %s per x unit, "
-			 "%.0f%% of RSS's growth", mgc_bytes(leak_slope, b1, sizeof b1), 100.0 * leak_slope / rate);
+			 "leaking sites whose survivors come from every recent step grow %s per %s, "
+			 "%.0f%% of RSS's growth", mgc_bytes(leak_slope, b1, sizeof b1), mgc_unit(x_is_steps),
+			 100.0 * leak_slope / rate);
 		proc->slope = rate;
 	} else {
-		/* the classifier's relative floor: the sites' own growth is exact, no noise margin */
-		double floor = x_is_steps ? fmax(4096.0, 1e-4 * level) : fmax(64.0, 1e-6 * level);
+		/* the classifier's meaningful growth (what reaches the limit within the run horizon, or
+		 * doubles the memory without one); the sites' own growth is exact, no noise margin */
+		double head = limit > 0 ? limit - level : level;
+		double floor = fmax(x_is_steps ? 4096.0 : 64.0, head > 0 ? head / MGC_RUN_HORIZON : 0);
 		if (leak_slope < floor)
 			return 0;
 		snprintf(proc->why, sizeof proc->why,
 			 "RSS looks %s (noise %s), but leaking sites whose survivors come from every recent "
-			 "step grow %s per x unit", v == MGC_VERDICT_STABLE ? "stable" : "levelled",
-			 mgc_bytes(proc->noise, b1, sizeof b1), mgc_bytes(leak_slope, b2, sizeof b2));
+			 "step grow %s per %s", v == MGC_VERDICT_STABLE ? "stable" : "levelled",
+			 mgc_bytes(proc->noise, b1, sizeof b1), mgc_bytes(leak_slope, b2, sizeof b2),
+			 mgc_unit(x_is_steps));
 		proc->slope = leak_slope;
 		proc->slope_lo = proc->slope_hi = leak_slope;
 		proc->plateau_at = proc->plateau_level = NAN;

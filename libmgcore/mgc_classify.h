@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mgc_stats.h" /* mgc_trend, mgc_mad, mgc_noise_sigma */
+
 enum mgc_verdict {
 	MGC_VERDICT_STABLE = 0,    /* no meaningful growth */
 	MGC_VERDICT_PLATEAU = 1,   /* grew, then levelled (warmup) */
@@ -20,18 +22,28 @@ const char *mgc_verdict_name(enum mgc_verdict v);
 
 struct mgc_classify_opts {
 	double limit;      /* memory limit in the series' unit (bytes); 0 = unknown: no OOM projection */
-	double min_growth; /* smallest growth per x unit that matters (absolute floor); 0 = default */
+	double min_growth; /* smallest growth per step (or second) that matters (absolute floor);
+			    * 0 = default: 16 KiB per step, 1 KiB per second (64 B, 1 B for sites); above
+			    * it, what reaches `limit` within 10^6 steps (seconds), or doubles the level */
 	int x_is_steps;    /* 1: x is training steps; 0: x is seconds */
-	/* Added: the longest warmup considered plausible, in x units; 0 = default (200 steps, or 3600
-	 * seconds). A series that rises in a straight line is `growing`, never `leak`, until it has risen
-	 * for this long: no statistic can tell such a line from a warmup that has not ended yet. */
+	/* Added: the warmup horizon, in x units; 0 = default (200 steps, or 3600 seconds). A rise is a
+	 * leak only once it has lasted this long (and 20 samples): no statistic tells a straight line
+	 * from a warmup that has not ended. A rise that began after the series had been flat for half
+	 * of it needs no more; one from the start of the run needs 5 of them (the start horizon: 1000
+	 * steps, a dataset cache filling epoch 1), unless epochs are marked (below). */
 	double warmup_horizon;
+	/* Added: epochs, when the run marks them (a CSV `epoch` column, mgprobe_label("epoch")): the x
+	 * where each epoch after the first begins, increasing, as many as have begun (nepochs, may be 0:
+	 * still in the first epoch). NULL: the run marks no epochs. Growth from the start that stops
+	 * at the first boundary is a cache filling epoch 1; growth that goes on past it is a leak. */
+	const double *epochs;
+	size_t nepochs;
 };
 
 struct mgc_fit {
 	enum mgc_verdict verdict;
 	double confidence;     /* 0..1 */
-	double slope;          /* growth per x unit over the recent segment (Theil-Sen) */
+	double slope;          /* growth per step (or second) over the recent segment (Theil-Sen) */
 	double slope_lo;       /* its confidence interval */
 	double slope_hi;
 	double plateau_at;     /* x where the series levelled; NAN when not a plateau */
@@ -44,12 +56,14 @@ struct mgc_fit {
 	char why[200];         /* one sentence of evidence, plain words */
 	/* Added fields (after the original contract; callers may ignore them): */
 	double projected_level; /* growing: level a saturating fit predicts, when one is identified; NAN otherwise */
-	double period;          /* x length of the periodic spikes/sawtooth the verdict looked through; 0 if none */
-	size_t npoints;         /* points the verdict used after decimation (inputs above 1024 points are binned) */
+	double period;          /* x length of the longest spike (or sawtooth period) the verdict looked
+				 * through by judging the floor under spikes; 0 if none */
+	size_t npoints;         /* points after binning (inputs above 1024 points are binned in powers of 2) */
 };
 
 /* Classifies the series (x[i], y[i]), i < n, x strictly increasing. Returns 0 and fills *out,
- * or -EINVAL for n == 0, NULL pointers, non-finite values or x not increasing (out untouched). */
+ * or -EINVAL for n == 0, NULL pointers, non-finite values, x not increasing, or epochs that do not
+ * increase or are missing for nepochs > 0 (out untouched), or -ENOMEM. */
 int mgc_classify(const double *x, const double *y, size_t n, const struct mgc_classify_opts *opts,
 		 struct mgc_fit *out);
 
@@ -77,44 +91,20 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 			 const double *free_kept, size_t n, const struct mgc_classify_opts *opts,
 			 struct mgc_fit *out);
 
-/* The statistics the classifier is built from, exported for tests and for tools that want the
- * raw numbers. All are pure and thread-safe; each allocates its own scratch with malloc. */
-
-struct mgc_trend {
-	double slope;      /* Theil-Sen: median of the pairwise slopes (y_j - y_i)/(x_j - x_i) */
-	double slope_lo;   /* rank confidence interval: slopes number (N - C)/2 and (N + C)/2 + 1 */
-	double slope_hi;   /*   (1-based, rounded) of the N sorted ones, C = z * sqrt(var_s) */
-	double intercept;  /* median of y_i - slope * x_i */
-	double s;          /* Mann-Kendall S = sum over i < j of sgn(y_j - y_i) */
-	double var_s;      /* Var S with the tie correction (no autocorrelation correction) */
-	double z;          /* (S - sgn S)/sqrt(var_s); 0 when S == 0 */
-};
-
-/* Theil-Sen slope with its rank-based interval at normal quantile `z` (1.96 for 95%) and the
- * Mann-Kendall statistic of (x[i], y[i]), i < n, x strictly increasing. O(n^2) time; allocates
- * n(n-1)/2 doubles. Returns 0, -EINVAL (n < 2, NULL) or -ENOMEM. */
-int mgc_trend(const double *x, const double *y, size_t n, double z, struct mgc_trend *out);
-
-/* Median absolute deviation from the median (unscaled) of v[0..n); NAN for n == 0 or no memory. */
-double mgc_mad(const double *v, size_t n);
-
-/* Step-to-step noise: 1.4826 * MAD(first differences) / sqrt(2); 0 for n < 3, NAN for no memory. */
-double mgc_noise_sigma(const double *y, size_t n);
-
 /* The smallest growth a report of a whole process calls meaningful, per step and per second,
- * passed as min_growth for process series by mgreport and mgmon alike. The classifier's own
- * defaults (1 MiB/step) suit multi-GB training processes; a process of a few hundred MB leaking
- * 0.7 MB/step matters too. Relative growth (1e-4 of the level per x) still applies on top. */
+ * passed as min_growth for process series by mgreport and mgmon alike (a process of a few hundred
+ * MiB leaking 0.7 MiB/step matters). The limit's headroom over 10^6 steps applies on top. */
 #define MGC_PROCESS_MIN_GROWTH_STEP (64.0 * 1024)
 #define MGC_PROCESS_MIN_GROWTH_SEC (1024.0)
 
 /* What only the tracer sees decides earlier and more surely than RSS. Given the process verdict
- * (*proc, from mgc_classify_process on x/rss) and the leaking sites (their cohorts hold
- * survivors from every recent step): `leak_slope` is the sum of their slopes per x unit and
- * `leak_confidence` the top one's confidence. The verdict becomes `leak`
+ * (*proc, from mgc_classify_process on x/rss; or a device series and its CUDA sites) and the
+ * leaking sites (their cohorts hold survivors from every recent step): `leak_slope` is the sum of
+ * their slopes per step (or second) and `leak_confidence` the top one's confidence. The verdict becomes `leak`
  * - when RSS cannot tell yet (growing) and the sites account for at least half its growth;
  * - when RSS looks flat (stable, plateau: noise, or the allocator reusing memory it kept) but the
- *   sites grow by at least 1e-4 of RSS per step (1e-6 per second).
+ *   sites grow by the meaningful growth: what reaches `limit` within 10^6 steps (seconds), or
+ *   doubles RSS without a limit, and at least 4 KiB per step (64 B per second).
  * Returns 1 when it changed *proc, else 0. `limit` (bytes, 0 = unknown) gives the time to OOM. */
 int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *rss, size_t n,
 			   double leak_slope, double leak_confidence, int x_is_steps, double limit);

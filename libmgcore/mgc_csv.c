@@ -15,6 +15,8 @@
 #include <strings.h>
 
 #define MGC_CSV_MAX_FILE (256u << 20)
+#define MGC_CSV_MAX_BYTES 1152921504606846976.0 /* 2^60: no memory series is larger */
+#define MGC_CSV_MAX_X 9007199254740992.0        /* 2^53: steps and seconds stay exact below it */
 
 struct mgc_csv_ctx {
 	const char *origin;
@@ -168,6 +170,7 @@ void mgc_csv_free(struct mgc_csv *csv)
 	}
 	free(csv->series);
 	free(csv->x);
+	free(csv->epochs);
 	free(csv->x_name);
 	memset(csv, 0, sizeof(*csv));
 }
@@ -179,11 +182,38 @@ static int mgc_csv_reserve(struct mgc_csv *out, size_t cap)
 	if (!x)
 		return -ENOMEM;
 	out->x = x;
+	if (out->has_epochs) {
+		double *ep = realloc(out->epochs, cap * sizeof(double));
+		if (!ep)
+			return -ENOMEM;
+		out->epochs = ep;
+	}
 	for (size_t i = 0; i < out->nseries; i++) {
 		double *y = realloc(out->series[i].y, cap * sizeof(double));
 		if (!y)
 			return -ENOMEM;
 		out->series[i].y = y;
+	}
+	return 0;
+}
+
+/* The column a header cell names: the x axis (column 1), the `epoch` column, or a series. */
+static int mgc_csv_name_column(const struct mgc_csv_ctx *c, char *name, size_t j, size_t line,
+			       struct mgc_csv *out)
+{
+	if (j == 0) {
+		out->x_name = name;
+	} else if (strcasecmp(name, "epoch") == 0 && !out->epoch_col) {
+		out->epoch_col = j + 1;
+		out->has_epochs = 1;
+		free(name);
+	} else if (strcasecmp(name, "epoch") == 0) {
+		free(name);
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu: a second epoch column", line, j + 1);
+	} else {
+		struct mgc_csv_series *s = &out->series[out->nseries++];
+		s->name = name;
+		s->unit = mgc_csv_unit(name);
 	}
 	return 0;
 }
@@ -202,80 +232,130 @@ static int mgc_csv_header(const struct mgc_csv_ctx *c, const char *b, const char
 		free(cells);
 		return mgc_csv_fail(c, -ENOMEM, "out of memory");
 	}
+	out->ncols = ncols;
 	mgc_csv_split(b, e, cells, ncols);
 	int rc = 0;
 	for (size_t j = 0; j < ncols && rc == 0; j++) {
 		char *name = mgc_csv_strdup_cell(cells[j]);
-		if (!name) {
+		if (!name)
 			rc = mgc_csv_fail(c, -ENOMEM, "out of memory");
-			break;
-		}
-		if (!name[0]) {
+		else if (!name[0]) {
 			free(name);
 			rc = mgc_csv_fail(c, -EINVAL, "line %zu, column %zu: empty column name in the header",
 					  line, j + 1);
-			break;
-		}
-		if (j == 0) {
-			out->x_name = name;
 		} else {
-			out->series[j - 1].name = name;
-			out->series[j - 1].unit = mgc_csv_unit(name);
-			out->nseries = j;
+			rc = mgc_csv_name_column(c, name, j, line, out);
 		}
 	}
 	free(cells);
+	if (rc == 0 && out->nseries == 0)
+		rc = mgc_csv_fail(c, -EINVAL, "line %zu: no series column besides the x axis and the epoch",
+				  line);
 	return rc;
 }
 
-static const char *mgc_csv_col_name(const struct mgc_csv *out, size_t j)
+/* The series of column j (0-based, not the x axis nor the epoch column). */
+static struct mgc_csv_series *mgc_csv_series_of(struct mgc_csv *out, size_t j)
 {
-	return j == 0 ? out->x_name : out->series[j - 1].name;
+	return &out->series[j - 1 - (out->epoch_col && j + 1 > out->epoch_col)];
 }
+
+static const char *mgc_csv_col_name(struct mgc_csv *out, size_t j)
+{
+	if (j == 0)
+		return out->x_name;
+	return out->epoch_col == j + 1 ? "epoch" : mgc_csv_series_of(out, j)->name;
+}
+
+/* One cell as a finite number, or one error line. */
+static int mgc_csv_cell_value(const struct mgc_csv_ctx *c, struct mgc_csv_cell cell, size_t line, size_t j,
+			      struct mgc_csv *out, double *v)
+{
+	int k = mgc_csv_number(cell, v);
+	int w = (int)(cell.e - cell.b);
+	if (k == -1 && w == 0)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): empty cell", line, j + 1,
+				    mgc_csv_col_name(out, j));
+	if (k == -1)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): '%.*s' is not a number", line, j + 1,
+				    mgc_csv_col_name(out, j), w > 40 ? 40 : w, cell.b);
+	if (k == -2)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): '%.*s' is not a finite number (NaN/inf)",
+				    line, j + 1, mgc_csv_col_name(out, j), w > 40 ? 40 : w, cell.b);
+	return 0;
+}
+
+/* The x of row r: finite, below 2^53 in size (exact), strictly after the row before. */
+static int mgc_csv_x(const struct mgc_csv_ctx *c, double v, size_t line, struct mgc_csv *out, size_t xline)
+{
+	size_t r = out->nrows;
+	if (fabs(v) > MGC_CSV_MAX_X)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column 1 (%s): x %.17g is beyond 2^53; not a step or a time",
+				    line, out->x_name, v);
+	if (r > 0 && v == out->x[r - 1])
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column 1 (%s): duplicate x %.17g (also on line %zu)", line,
+				    out->x_name, v, xline);
+	if (r > 0 && v < out->x[r - 1])
+		return mgc_csv_fail(c, -EINVAL,
+				    "line %zu, column 1 (%s): x goes back from %.17g (line %zu) to %.17g; x must increase",
+				    line, out->x_name, out->x[r - 1], xline, v);
+	out->x[r] = v;
+	return 0;
+}
+
+/* The epoch of row r: it never decreases; where it rises, the row's x is an epoch boundary. */
+static int mgc_csv_epoch(const struct mgc_csv_ctx *c, double v, size_t line, struct mgc_csv *out, double *last)
+{
+	size_t r = out->nrows;
+	if (r > 0 && v < *last)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (epoch): the epoch goes back from %.17g to %.17g",
+				    line, out->epoch_col, *last, v);
+	if (r > 0 && v > *last)
+		out->epochs[out->nepochs++] = out->x[r];
+	*last = v;
+	return 0;
+}
+
+/* A series value: not negative, and at most 2^60 bytes (1 EiB) once in bytes. */
+static int mgc_csv_y(const struct mgc_csv_ctx *c, double v, size_t line, size_t j, struct mgc_csv *out)
+{
+	struct mgc_csv_series *s = mgc_csv_series_of(out, j);
+	if (v < 0)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): negative value %.17g; memory is never negative",
+				    line, j + 1, s->name, v);
+	if (v * s->unit > MGC_CSV_MAX_BYTES)
+		return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): %.17g is more than 2^60 bytes (1 EiB); "
+				    "not a memory size", line, j + 1, s->name, v);
+	s->y[out->nrows] = v * s->unit;
+	return 0;
+}
+
+/* What the rows read so far leave for the next one. */
+struct mgc_csv_state {
+	size_t xline;      /* line of the last row */
+	double last_epoch; /* its epoch */
+};
 
 /* Checks and stores one data row. */
 static int mgc_csv_row(const struct mgc_csv_ctx *c, const char *b, const char *e, size_t line,
-		       struct mgc_csv_cell *cells, struct mgc_csv *out, size_t *xline)
+		       struct mgc_csv_cell *cells, struct mgc_csv *out, struct mgc_csv_state *st)
 {
-	size_t ncols = out->nseries + 1;
+	size_t ncols = out->ncols;
 	size_t got = mgc_csv_split(b, e, cells, ncols);
 	if (got != ncols)
 		return mgc_csv_fail(c, -EINVAL, "line %zu: %zu cells, the header has %zu columns", line, got,
 				    ncols);
-	size_t r = out->nrows;
-	for (size_t j = 0; j < ncols; j++) {
-		double v;
-		int k = mgc_csv_number(cells[j], &v);
-		int w = (int)(cells[j].e - cells[j].b);
-		if (k == -1 && w == 0)
-			return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): empty cell", line, j + 1,
-					    mgc_csv_col_name(out, j));
-		if (k == -1)
-			return mgc_csv_fail(c, -EINVAL, "line %zu, column %zu (%s): '%.*s' is not a number",
-					    line, j + 1, mgc_csv_col_name(out, j), w > 40 ? 40 : w, cells[j].b);
-		if (k == -2)
-			return mgc_csv_fail(c, -EINVAL,
-					    "line %zu, column %zu (%s): '%.*s' is not a finite number (NaN/inf)",
-					    line, j + 1, mgc_csv_col_name(out, j), w > 40 ? 40 : w, cells[j].b);
-		if (j == 0) {
-			if (r > 0 && v == out->x[r - 1])
-				return mgc_csv_fail(c, -EINVAL,
-						    "line %zu, column 1 (%s): duplicate x %.17g (also on line %zu)",
-						    line, out->x_name, v, *xline);
-			if (r > 0 && v < out->x[r - 1])
-				return mgc_csv_fail(c, -EINVAL,
-						    "line %zu, column 1 (%s): x goes back from %.17g (line %zu) to %.17g; x must increase",
-						    line, out->x_name, out->x[r - 1], *xline, v);
-			out->x[r] = v;
-		} else {
-			if (v < 0)
-				return mgc_csv_fail(c, -EINVAL,
-						    "line %zu, column %zu (%s): negative value %.17g; memory is never negative",
-						    line, j + 1, out->series[j - 1].name, v);
-			out->series[j - 1].y[r] = v * out->series[j - 1].unit;
-		}
+	for (size_t j = 0; j < ncols; j++) { /* the x first: an epoch boundary is at its row's x */
+		double v = 0;
+		int rc = mgc_csv_cell_value(c, cells[j], line, j, out, &v);
+		if (rc == 0)
+			rc = j == 0 ? mgc_csv_x(c, v, line, out, st->xline)
+			     : out->epoch_col == j + 1 ? mgc_csv_epoch(c, v, line, out, &st->last_epoch)
+						       : mgc_csv_y(c, v, line, j, out);
+		if (rc)
+			return rc;
 	}
-	*xline = line;
+	st->xline = line;
 	out->nrows++;
 	return 0;
 }
@@ -285,7 +365,8 @@ static int mgc_csv_parse_lines(const struct mgc_csv_ctx *c, const char *text, si
 {
 	const char *end = text + len;
 	const char *p = text;
-	size_t line = 0, header_line = 0, xline = 0, cap = 0;
+	size_t line = 0, header_line = 0, cap = 0;
+	struct mgc_csv_state st = {0, 0};
 	struct mgc_csv_cell *cells = NULL;
 	int rc = 0;
 	while (p < end) {
@@ -301,7 +382,7 @@ static int mgc_csv_parse_lines(const struct mgc_csv_ctx *c, const char *text, si
 				header_line = line;
 				rc = mgc_csv_header(c, p, e, line, out);
 				if (rc == 0) {
-					cells = calloc(out->nseries + 1, sizeof(*cells));
+					cells = calloc(out->ncols, sizeof(*cells));
 					if (!cells)
 						rc = mgc_csv_fail(c, -ENOMEM, "out of memory");
 				}
@@ -314,7 +395,7 @@ static int mgc_csv_parse_lines(const struct mgc_csv_ctx *c, const char *text, si
 						break;
 					}
 				}
-				rc = mgc_csv_row(c, p, e, line, cells, out, &xline);
+				rc = mgc_csv_row(c, p, e, line, cells, out, &st);
 			}
 			if (rc)
 				break;
@@ -330,7 +411,7 @@ static int mgc_csv_parse_lines(const struct mgc_csv_ctx *c, const char *text, si
 		return mgc_csv_fail(c, -ENODATA, "line %zu: a header but no data rows", header_line);
 	if (out->nrows == 1)
 		return mgc_csv_fail(c, -ENODATA,
-				    "only one data row (line %zu); need at least two points to see growth", xline);
+				    "only one data row (line %zu); need at least two points to see growth", st.xline);
 	for (size_t j = 0; j < out->nseries; j++) {
 		int any = 0;
 		for (size_t r = 0; r < out->nrows && !any; r++)

@@ -22,9 +22,15 @@
  * - Every further column is one series, in bytes, unless its name ends (case-insensitively) in
  *   `_kb`, `_mb`, `_gb` (also `_kib`, `_mib`, `_gib`): those are multiplied by 1024, 1024^2, 1024^3.
  *   The units are binary on purpose: RSS tools (ps, /proc, top, psutil/1024**2) print KiB/MiB.
+ * - One column (not the first) may be named `epoch` (any case): the training epoch of each row, a
+ *   number that never decreases. It is not a series: where it rises, a new epoch begins at that
+ *   row's x (`epochs`), and the classifier takes those boundaries as evidence (a cache that fills
+ *   during epoch 1 stops at its end; a leak carries on).
  * - Every data row has exactly as many cells as the header. Cells are plain decimal numbers
  *   (an exponent is allowed); empty cells, text, hex, NaN and infinities are rejected.
- * - Series values must be >= 0 and a series may not be all zeros (almost always a wrong column).
+ * - x values lie within +-2^53; series values must be >= 0 and at most 2^60 bytes once in bytes
+ *   (1 EiB: larger is no memory size), and a series may not be all zeros (almost always a wrong
+ *   column).
  * - At least two data rows are required (one point has no growth).
  */
 
@@ -41,6 +47,13 @@ struct mgc_csv {
 	double *x;         /* nrows values, strictly increasing */
 	size_t nseries;
 	struct mgc_csv_series *series;
+	/* Added: */
+	size_t ncols;      /* columns in the header (the x axis, the series, the epoch column) */
+	int has_epochs;    /* 1: the file has an `epoch` column */
+	size_t epoch_col;  /* its column, 1-based as in messages; 0: none */
+	double *epochs;    /* the x of each row whose epoch is higher than the row before's: where an
+			      epoch begins (nepochs of them, ascending; allocated whenever has_epochs) */
+	size_t nepochs;
 };
 
 /* Parses `len` bytes of CSV text into *out. `origin` names the input in messages (a path; NULL
@@ -49,8 +62,9 @@ struct mgc_csv {
  * where that applies, e.g. "run.csv: line 4, column 2 (rss_mb): 'abc' is not a number";
  * *out is then left empty (safe to pass to mgc_csv_free). Errors:
  *   -ENODATA  empty input, no header, no data rows, or a single data row
- *   -EINVAL   a malformed cell, a wrong cell count, NaN/inf, x not increasing or duplicated,
- *             a negative value, an all-zero column, an empty header name
+ *   -EINVAL   a malformed cell, a wrong cell count, NaN/inf, x not increasing, duplicated or beyond
+ *             2^53, a negative value or one above 2^60 bytes, an all-zero column, an empty header
+ *             name, an epoch that goes back, a second epoch column, no series column
  *   -ENOMEM   out of memory
  * err may be NULL when errlen is 0. Thread-safe; allocates with malloc. */
 int mgc_csv_parse(const char *text, size_t len, const char *origin, struct mgc_csv *out, char *err,

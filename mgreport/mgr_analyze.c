@@ -91,7 +91,7 @@ int mgr_analyze_series(const char *origin, const double *x, size_t n, int x_is_s
 {
 	memset(p, 0, sizeof *p);
 	p->origin = origin;
-	return mgc_analyze_columns(x, n, x_is_steps, names, ys, ncols, o->limit, &p->a);
+	return mgc_analyze_columns(x, n, x_is_steps, names, ys, ncols, o->epochs, o->nepochs, o->limit, &p->a);
 }
 
 void mgr_process_free(struct mgr_process *p)

@@ -29,6 +29,8 @@ struct mgr_process {
 struct mgr_options {
 	size_t top;          /* sites to report; 0 = all */
 	double limit;        /* --limit in bytes; 0 = the analysis's rule */
+	const double *epochs; /* --series: the CSV's epoch boundaries; NULL: no epoch column */
+	size_t nepochs;
 };
 
 /* Builds the report model for one trace. 0 or -ENOMEM. The symbolizer may be shared. */

@@ -57,7 +57,7 @@ static void usage(FILE *f)
 		"  --json               machine-readable output (docs/report-json.md)\n"
 		"  --series FILE.csv    classify external series: first column steps or seconds,\n"
 		"                       each further column bytes (_kb/_mb/_gb in its name: KiB,\n"
-		"                       MiB, GiB)\n"
+		"                       MiB, GiB); a column named epoch gives each row's epoch\n"
 		"  --top N              sites to report (default 20; 0 = all)\n"
 		"  --limit SIZE         memory limit for time-to-OOM, in binary units (32G = 32 GiB,\n"
 		"                       512M = 512 MiB; default: the trace's cgroup limit, else the\n"
@@ -472,6 +472,8 @@ static int run_series(struct mgr_ctx *c)
 		names[i] = csv.series[i].name;
 		ys[i] = csv.series[i].y;
 	}
+	c->opt.epochs = csv.has_epochs ? csv.epochs : NULL;
+	c->opt.nepochs = csv.nepochs;
 	if (mgr_analyze_series(c->series_csv, csv.x, csv.nrows, csv.x_is_steps, names, ys, csv.nseries,
 			       &c->opt, &p) < 0) {
 		fprintf(stderr, "mgreport: out of memory\n");

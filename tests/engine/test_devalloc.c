@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify_test.h"
+#include "mg_test.h"
 #include "mge_devalloc.h"
-
-CT_DEFINE_FAILURES;
 
 #define KiB ((size_t)1 << 10)
 #define MiB ((size_t)1 << 20)
@@ -55,8 +53,8 @@ static struct mge_devbuf *get(struct mge_devalloc *a, size_t bytes)
 {
 	struct mge_devbuf *b = NULL;
 
-	CT_INT(mge_devalloc_alloc(a, bytes, &b), 0);
-	CT_TRUE(b != NULL, "alloc(%zu) gave a block", bytes);
+	MG_EQ(mge_devalloc_alloc(a, bytes, &b), 0);
+	MG_TRUE(b != NULL, "alloc(%zu) gave a block", bytes);
 	return b;
 }
 
@@ -70,18 +68,18 @@ static struct mge_devalloc_stats stats(const struct mge_devalloc *a)
 
 static void test_rounding(void)
 {
-	CT_INT(mge_devalloc_round(0), 512);
-	CT_INT(mge_devalloc_round(1), 512);
-	CT_INT(mge_devalloc_round(512), 512);
-	CT_INT(mge_devalloc_round(513), 1024);
-	CT_INT(mge_devalloc_round(MiB + 1), MiB + 512);
-	CT_INT(mge_devalloc_segment_bytes(1), 2 * MiB);
-	CT_INT(mge_devalloc_segment_bytes(MiB), 2 * MiB);
-	CT_INT(mge_devalloc_segment_bytes(MiB + 1), 20 * MiB);
-	CT_INT(mge_devalloc_segment_bytes(10 * MiB - 512), 20 * MiB);
-	CT_INT(mge_devalloc_segment_bytes(10 * MiB), 10 * MiB);
-	CT_INT(mge_devalloc_segment_bytes(11 * MiB), 12 * MiB);
-	CT_INT(mge_devalloc_segment_bytes(12 * MiB + 1), 14 * MiB);
+	MG_EQ(mge_devalloc_round(0), 512);
+	MG_EQ(mge_devalloc_round(1), 512);
+	MG_EQ(mge_devalloc_round(512), 512);
+	MG_EQ(mge_devalloc_round(513), 1024);
+	MG_EQ(mge_devalloc_round(MiB + 1), MiB + 512);
+	MG_EQ(mge_devalloc_segment_bytes(1), 2 * MiB);
+	MG_EQ(mge_devalloc_segment_bytes(MiB), 2 * MiB);
+	MG_EQ(mge_devalloc_segment_bytes(MiB + 1), 20 * MiB);
+	MG_EQ(mge_devalloc_segment_bytes(10 * MiB - 512), 20 * MiB);
+	MG_EQ(mge_devalloc_segment_bytes(10 * MiB), 10 * MiB);
+	MG_EQ(mge_devalloc_segment_bytes(11 * MiB), 12 * MiB);
+	MG_EQ(mge_devalloc_segment_bytes(12 * MiB + 1), 14 * MiB);
 }
 
 /* A fixed sequence, every number worked out by hand in the comments. */
@@ -95,47 +93,47 @@ static void test_sequence(void)
 	/* 100 B -> 512 B, small pool: segment 1 (2 MiB), split: [512 used][2 MiB - 512 free]. */
 	b1 = get(a, 100);
 	st = stats(a);
-	CT_INT(b1->size, 512);
-	CT_INT(st.segments, 1);
-	CT_INT(st.reserved_bytes, 2 * MiB);
-	CT_INT(st.allocated_bytes, 512);
-	CT_INT(st.cached_blocks, 1);
+	MG_EQ(b1->size, 512);
+	MG_EQ(st.segments, 1);
+	MG_EQ(st.reserved_bytes, 2 * MiB);
+	MG_EQ(st.allocated_bytes, 512);
+	MG_EQ(st.cached_blocks, 1);
 	/* 1 MiB is still small: best fit is segment 1's rest, right after b1. */
 	b2 = get(a, MiB);
-	CT_TRUE((char *)b2->ptr == (char *)b1->ptr + 512, "b2 follows b1 in segment 1");
-	CT_INT(stats(a).segments, 1);
+	MG_TRUE((char *)b2->ptr == (char *)b1->ptr + 512, "b2 follows b1 in segment 1");
+	MG_EQ(stats(a).segments, 1);
 	/* Another 1 MiB: segment 1 has 1 MiB - 512 left: segment 2 (2 MiB), rest 1 MiB cached. */
 	b3 = get(a, MiB);
 	st = stats(a);
-	CT_INT(st.segments, 2);
-	CT_INT(st.reserved_bytes, 4 * MiB);
-	CT_INT(st.cached_blocks, 2);
+	MG_EQ(st.segments, 2);
+	MG_EQ(st.reserved_bytes, 4 * MiB);
+	MG_EQ(st.cached_blocks, 2);
 	/* 3 MiB: large pool: segment 3 (20 MiB), the 17 MiB rest is split off. */
 	b4 = get(a, 3 * MiB);
 	st = stats(a);
-	CT_INT(st.segments, 3);
-	CT_INT(st.reserved_bytes, 24 * MiB);
-	CT_INT(st.cached_blocks, 3);
+	MG_EQ(st.segments, 3);
+	MG_EQ(st.reserved_bytes, 24 * MiB);
+	MG_EQ(st.cached_blocks, 3);
 	/* 12 MiB fits the 17 MiB rest: split, 5 MiB left; no new segment. */
 	b5 = get(a, 12 * MiB);
-	CT_TRUE((char *)b5->ptr == (char *)b4->ptr + 3 * MiB, "b5 follows b4 in segment 3");
-	CT_INT(stats(a).segments, 3);
+	MG_TRUE((char *)b5->ptr == (char *)b4->ptr + 3 * MiB, "b5 follows b4 in segment 3");
+	MG_EQ(stats(a).segments, 3);
 	/* 12 MiB again: nothing cached fits; >= 10 MiB: a segment of exactly 12 MiB, not split. */
 	b6 = get(a, 12 * MiB);
 	st = stats(a);
-	CT_INT(st.segments, 4);
-	CT_INT(st.reserved_bytes, 36 * MiB);
-	CT_INT(b6->size, 12 * MiB);
+	MG_EQ(st.segments, 4);
+	MG_EQ(st.reserved_bytes, 36 * MiB);
+	MG_EQ(b6->size, 12 * MiB);
 	/* 4.5 MiB: best fit is the 5 MiB rest (not a 2 MiB small rest: other pool); 0.5 MiB left is
 	 * not worth a large block (<= 1 MiB): the whole 5 MiB is handed out. */
 	b7 = get(a, 4 * MiB + 512 * KiB);
 	st = stats(a);
-	CT_INT(b7->size, 5 * MiB);
-	CT_INT(st.segments, 4);
-	CT_INT(st.allocated_bytes, 512 + MiB + MiB + 3 * MiB + 12 * MiB + 12 * MiB + 5 * MiB);
-	CT_INT(st.peak_allocated_bytes, st.allocated_bytes);
-	CT_INT(st.active_blocks, 7);
-	CT_INT(st.cached_blocks, 2);
+	MG_EQ(b7->size, 5 * MiB);
+	MG_EQ(st.segments, 4);
+	MG_EQ(st.allocated_bytes, 512 + MiB + MiB + 3 * MiB + 12 * MiB + 12 * MiB + 5 * MiB);
+	MG_EQ(st.peak_allocated_bytes, st.allocated_bytes);
+	MG_EQ(st.active_blocks, 7);
+	MG_EQ(st.cached_blocks, 2);
 	/* Free everything, in an order that needs merging both ways. */
 	mge_devalloc_free(a, b2);
 	mge_devalloc_free(a, b1);
@@ -145,26 +143,26 @@ static void test_sequence(void)
 	mge_devalloc_free(a, b3);
 	mge_devalloc_free(a, b6);
 	st = stats(a);
-	CT_INT(st.allocated_bytes, 0);
-	CT_INT(st.active_blocks, 0);
-	CT_INT(st.segments, 4);
-	CT_INT(st.reserved_bytes, 36 * MiB);
-	CT_INT(st.cached_blocks, 4); /* one block per segment: fully coalesced */
-	CT_INT(st.segment_frees, 0);
+	MG_EQ(st.allocated_bytes, 0);
+	MG_EQ(st.active_blocks, 0);
+	MG_EQ(st.segments, 4);
+	MG_EQ(st.reserved_bytes, 36 * MiB);
+	MG_EQ(st.cached_blocks, 4); /* one block per segment: fully coalesced */
+	MG_EQ(st.segment_frees, 0);
 	/* A 20 MiB request now takes segment 3 whole: coalescing made it one block again. */
 	b1 = get(a, 20 * MiB);
-	CT_TRUE(b1->ptr == b4->ptr, "the coalesced segment 3 serves 20 MiB");
-	CT_INT(stats(a).segments, 4);
+	MG_TRUE(b1->ptr == b4->ptr, "the coalesced segment 3 serves 20 MiB");
+	MG_EQ(stats(a).segments, 4);
 	mge_devalloc_free(a, b1);
-	CT_INT(mge_devalloc_empty_cache(a), 4);
+	MG_EQ(mge_devalloc_empty_cache(a), 4);
 	st = stats(a);
-	CT_INT(st.segments, 0);
-	CT_INT(st.reserved_bytes, 0);
-	CT_INT(st.cached_blocks, 0);
-	CT_INT(st.segment_allocs, 4);
-	CT_INT(st.segment_frees, 4);
-	CT_INT(st.peak_reserved_bytes, 36 * MiB);
-	CT_INT(c.live, 0);
+	MG_EQ(st.segments, 0);
+	MG_EQ(st.reserved_bytes, 0);
+	MG_EQ(st.cached_blocks, 0);
+	MG_EQ(st.segment_allocs, 4);
+	MG_EQ(st.segment_frees, 4);
+	MG_EQ(st.peak_reserved_bytes, 36 * MiB);
+	MG_EQ(c.live, 0);
 	mge_devalloc_destroy(a);
 }
 
@@ -207,24 +205,24 @@ static void test_warmup(void)
 	 * segments). Segment 1 takes the kept blocks, x (384 KiB), labels, the 1 MiB conv and pool0
 	 * (256 KiB); idx0 (256 KiB) does not fit the 239.5 KiB left: segment 2 opens, and the later
 	 * blocks fill both, best fit. */
-	CT_INT(first.segments, 2);
-	CT_INT(first.reserved_bytes, 4 * MiB);
-	CT_INT(first.allocated_bytes, 144 * KiB);
-	CT_INT(first.peak_allocated_bytes, 144 * KiB + step_bytes);
+	MG_EQ(first.segments, 2);
+	MG_EQ(first.reserved_bytes, 4 * MiB);
+	MG_EQ(first.allocated_bytes, 144 * KiB);
+	MG_EQ(first.peak_allocated_bytes, 144 * KiB + step_bytes);
 	for (int s = 0; s < 50; s++)
 		one_step(a, 0, keep, 8);
 	st = stats(a);
-	CT_INT(st.segment_allocs, first.segment_allocs);
-	CT_INT(st.reserved_bytes, first.reserved_bytes);
-	CT_INT(st.allocated_bytes, first.allocated_bytes);
-	CT_INT(st.peak_allocated_bytes, first.peak_allocated_bytes);
+	MG_EQ(st.segment_allocs, first.segment_allocs);
+	MG_EQ(st.reserved_bytes, first.reserved_bytes);
+	MG_EQ(st.allocated_bytes, first.allocated_bytes);
+	MG_EQ(st.peak_allocated_bytes, first.peak_allocated_bytes);
 	/* Blocks in use stay; only empty segments go back. */
-	CT_INT(mge_devalloc_empty_cache(a), 1);
-	CT_INT(stats(a).segments, 1);
+	MG_EQ(mge_devalloc_empty_cache(a), 1);
+	MG_EQ(stats(a).segments, 1);
 	for (int i = 0; i < 8; i++)
 		mge_devalloc_free(a, keep[i]);
-	CT_INT(mge_devalloc_empty_cache(a), 1);
-	CT_INT(c.live, 0);
+	MG_EQ(mge_devalloc_empty_cache(a), 1);
+	MG_EQ(c.live, 0);
 	mge_devalloc_destroy(a);
 }
 
@@ -245,23 +243,23 @@ static void test_leak(void)
 		st = stats(a);
 		/* The step holds 2 small segments from step 1 on; the kept blocks, large ones. */
 		if (s == 12 || s == 13 || s == 129) {
-			CT_INT(st.segments - 2, s / 13 + 1);
-			CT_INT(st.reserved_bytes, 4 * MiB + (size_t)(s / 13 + 1) * 20 * MiB);
+			MG_EQ(st.segments - 2, s / 13 + 1);
+			MG_EQ(st.reserved_bytes, 4 * MiB + (size_t)(s / 13 + 1) * 20 * MiB);
 		}
 	}
-	CT_INT(kept[12]->size, 2 * MiB);
-	CT_INT(kept[11]->size, 3 * MiB / 2);
+	MG_EQ(kept[12]->size, 2 * MiB);
+	MG_EQ(kept[11]->size, 3 * MiB / 2);
 	st = stats(a);
-	CT_INT(st.segments, 12);
-	CT_INT(st.reserved_bytes, 204 * MiB);
-	CT_INT(st.active_blocks, 130);
+	MG_EQ(st.segments, 12);
+	MG_EQ(st.reserved_bytes, 204 * MiB);
+	MG_EQ(st.active_blocks, 130);
 	for (int s = 0; s < 130; s++)
 		mge_devalloc_free(a, kept[s]);
 	st = stats(a);
-	CT_INT(st.reserved_bytes, 204 * MiB); /* freed is cached, not returned */
-	CT_INT(st.cached_blocks, 12);
-	CT_INT(mge_devalloc_empty_cache(a), 12);
-	CT_INT(c.live, 0);
+	MG_EQ(st.reserved_bytes, 204 * MiB); /* freed is cached, not returned */
+	MG_EQ(st.cached_blocks, 12);
+	MG_EQ(mge_devalloc_empty_cache(a), 12);
+	MG_EQ(c.live, 0);
 	mge_devalloc_destroy(a);
 }
 
@@ -275,21 +273,21 @@ static void test_out_of_memory(void)
 
 	b = get(a, 100);
 	mge_devalloc_free(a, b);
-	CT_INT(stats(a).reserved_bytes, 2 * MiB);
+	MG_EQ(stats(a).reserved_bytes, 2 * MiB);
 	/* 3 MiB needs a 20 MiB segment: 22 MiB > the cap; the cached 2 MiB segment goes first. */
 	b = get(a, 3 * MiB);
 	st = stats(a);
-	CT_INT(st.segments, 1);
-	CT_INT(st.reserved_bytes, 20 * MiB);
-	CT_INT(st.segment_frees, 1);
+	MG_EQ(st.segments, 1);
+	MG_EQ(st.reserved_bytes, 20 * MiB);
+	MG_EQ(st.segment_frees, 1);
 	/* 30 MiB cannot be had even with the cache empty: -ENOMEM, NULL, nothing changed. */
-	CT_INT(mge_devalloc_alloc(a, 30 * MiB, &big), -ENOMEM);
-	CT_TRUE(big == NULL, "a failed alloc sets *out to NULL");
-	CT_INT(stats(a).reserved_bytes, 20 * MiB);
-	CT_INT(stats(a).active_blocks, 1);
+	MG_EQ(mge_devalloc_alloc(a, 30 * MiB, &big), -ENOMEM);
+	MG_TRUE(big == NULL, "a failed alloc sets *out to NULL");
+	MG_EQ(stats(a).reserved_bytes, 20 * MiB);
+	MG_EQ(stats(a).active_blocks, 1);
 	mge_devalloc_free(a, b);
 	mge_devalloc_destroy(a);
-	CT_INT(c.live, 0);
+	MG_EQ(c.live, 0);
 }
 
 /* Writes (check 0) or checks (check 1) block b's byte pattern `k`, every 256 bytes and its last
@@ -322,7 +320,7 @@ static void test_random(void)
 		seed = seed * 1103515245u + 12345u;
 		k = (int)((seed >> 8) % 64);
 		if (live[k]) {
-			CT_INT(pattern(live[k], (unsigned char)k, 1), 0);
+			MG_EQ(pattern(live[k], (unsigned char)k, 1), 0);
 			mge_devalloc_free(a, live[k]);
 			live[k] = NULL;
 		} else {
@@ -333,10 +331,10 @@ static void test_random(void)
 	}
 	for (int k = 0; k < 64; k++)
 		mge_devalloc_free(a, live[k]);
-	CT_INT(stats(a).cached_blocks, stats(a).segments);
-	CT_INT(stats(a).allocated_bytes, 0);
+	MG_EQ(stats(a).cached_blocks, stats(a).segments);
+	MG_EQ(stats(a).allocated_bytes, 0);
 	mge_devalloc_destroy(a);
-	CT_INT(c.live, 0);
+	MG_EQ(c.live, 0);
 }
 
 int main(void)
@@ -347,10 +345,5 @@ int main(void)
 	test_leak();
 	test_out_of_memory();
 	test_random();
-	if (ct_failures) {
-		fprintf(stderr, "test_devalloc: %d checks failed\n", ct_failures);
-		return 1;
-	}
-	printf("test_devalloc: all checks passed\n");
-	return 0;
+	return mg_test_done("engine-devalloc");
 }

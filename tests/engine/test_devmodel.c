@@ -8,12 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classify_test.h"
+#include "mg_test.h"
 #include "mge_devmodel.h"
 #include "mge_loader.h"
 #include "mge_rng.h"
-
-CT_DEFINE_FAILURES;
 
 /* Tensors bit for bit: the index of the first difference, or -1. */
 static long first_diff(const float *a, const float *b, size_t n)
@@ -29,15 +27,15 @@ static void compare_models(const struct mge_model *cpu, const struct mge_model *
 	for (int l = 0; l < MGE_LAYERS; l++) {
 		long d;
 		d = first_diff(cpu->w[l]->data, dev->w[l]->data, cpu->w[l]->numel);
-		CT_TRUE(d < 0, "step %d: w[%d] differs at %ld: cpu %.9g dev %.9g", step, l, d,
+		MG_TRUE(d < 0, "step %d: w[%d] differs at %ld: cpu %.9g dev %.9g", step, l, d,
 			d < 0 ? 0.0 : cpu->w[l]->data[d], d < 0 ? 0.0 : dev->w[l]->data[d]);
 		d = first_diff(cpu->b[l]->data, dev->b[l]->data, cpu->b[l]->numel);
-		CT_TRUE(d < 0, "step %d: b[%d] differs at %ld", step, l, d);
+		MG_TRUE(d < 0, "step %d: b[%d] differs at %ld", step, l, d);
 		d = first_diff(cpu->gw[l]->data, dev->gw[l]->data, cpu->gw[l]->numel);
-		CT_TRUE(d < 0, "step %d: gw[%d] differs at %ld: cpu %.9g dev %.9g", step, l, d,
+		MG_TRUE(d < 0, "step %d: gw[%d] differs at %ld: cpu %.9g dev %.9g", step, l, d,
 			d < 0 ? 0.0 : cpu->gw[l]->data[d], d < 0 ? 0.0 : dev->gw[l]->data[d]);
 		d = first_diff(cpu->gb[l]->data, dev->gb[l]->data, cpu->gb[l]->numel);
-		CT_TRUE(d < 0, "step %d: gb[%d] differs at %ld", step, l, d);
+		MG_TRUE(d < 0, "step %d: gb[%d] differs at %ld", step, l, d);
 	}
 }
 
@@ -54,15 +52,15 @@ static void run(int n, int steps, uint64_t seed)
 	int xdims[4] = { n, 3, MGE_RES, MGE_RES };
 	struct mge_rng r;
 
-	CT_INT(mge_model_init(&cpu, pool, 8, seed), 0);
-	CT_INT(mge_model_init(&back, pool, 8, seed + 1), 0);
+	MG_EQ(mge_model_init(&cpu, pool, 8, seed), 0);
+	MG_EQ(mge_model_init(&back, pool, 8, seed + 1), 0);
 	for (int l = 0; l < MGE_LAYERS; l++) {
 		/* Somewhere to download the device's gradients to. */
 		back.gw[l] = mge_tensor_new(pool, back.w[l]->ndim, back.w[l]->dims);
 		back.gb[l] = mge_tensor_new(pool, back.b[l]->ndim, back.b[l]->dims);
 	}
 	mge_optim_init(&opt, 3e-3f);
-	CT_INT(mge_devmodel_init(&dm, &dev, a, &cpu, &opt), 0);
+	MG_EQ(mge_devmodel_init(&dm, &dev, a, &cpu, &opt), 0);
 	mge_rng_init(&r, seed, 0x7e57, (uint64_t)n, 0);
 	for (int s = 1; s <= steps; s++) {
 		struct mge_tensor *x = mge_tensor_new(pool, 4, xdims);
@@ -75,51 +73,51 @@ static void run(int n, int steps, uint64_t seed)
 			x->data[i] = mge_rng_range(&r, -2.0f, 2.0f);
 		for (int k = 0; k < n; k++)
 			labels32[k] = labels[k] = (int)mge_rng_below(&r, 8);
-		CT_INT(mge_model_train_step(&cpu, x, labels, losses_c, &loss_c, &correct_c), 0);
-		CT_INT(mge_optim_step(&opt, &cpu), 0);
+		MG_EQ(mge_model_train_step(&cpu, x, labels, losses_c, &loss_c, &correct_c), 0);
+		MG_EQ(mge_optim_step(&opt, &cpu), 0);
 
-		CT_INT(mge_devalloc_alloc(a, x->numel * sizeof(float), &dx), 0);
-		CT_INT(mge_devalloc_alloc(a, (size_t)n * sizeof(int32_t), &dl), 0);
-		CT_INT(mge_dev_upload(&dev, dx->ptr, x->data, x->numel * sizeof(float)), 0);
-		CT_INT(mge_dev_upload(&dev, dl->ptr, labels32, (size_t)n * sizeof(int32_t)), 0);
-		CT_INT(mge_devmodel_train_step(&dm, dx->ptr, dl->ptr, n, losses_d, &loss_d, &correct_d), 0);
-		CT_INT(mge_devmodel_optim_step(&dm), 0);
+		MG_EQ(mge_devalloc_alloc(a, x->numel * sizeof(float), &dx), 0);
+		MG_EQ(mge_devalloc_alloc(a, (size_t)n * sizeof(int32_t), &dl), 0);
+		MG_EQ(mge_dev_upload(&dev, dx->ptr, x->data, x->numel * sizeof(float)), 0);
+		MG_EQ(mge_dev_upload(&dev, dl->ptr, labels32, (size_t)n * sizeof(int32_t)), 0);
+		MG_EQ(mge_devmodel_train_step(&dm, dx->ptr, dl->ptr, n, losses_d, &loss_d, &correct_d), 0);
+		MG_EQ(mge_devmodel_optim_step(&dm), 0);
 		mge_devalloc_free(a, dx);
 		mge_devalloc_free(a, dl);
 		mge_tensor_free(x);
 
-		CT_TRUE(first_diff(losses_c, losses_d, (size_t)n) < 0, "n %d step %d: per-sample losses", n, s);
-		CT_TRUE(!memcmp(&loss_c, &loss_d, sizeof(float)), "n %d step %d: loss cpu %.9g dev %.9g", n, s,
+		MG_TRUE(first_diff(losses_c, losses_d, (size_t)n) < 0, "n %d step %d: per-sample losses", n, s);
+		MG_TRUE(!memcmp(&loss_c, &loss_d, sizeof(float)), "n %d step %d: loss cpu %.9g dev %.9g", n, s,
 			loss_c, loss_d);
-		CT_INT(correct_d, correct_c);
-		CT_INT(mge_devmodel_download(&dm, &back), 0);
+		MG_EQ(correct_d, correct_c);
+		MG_EQ(mge_devmodel_download(&dm, &back), 0);
 		compare_models(&cpu, &back, s);
-		CT_INT(mge_devmodel_tensors(&dm), 32);
+		MG_EQ(mge_devmodel_tensors(&dm), 32);
 
 		/* Activations go back every step: what stays allocated is the 32 tensors. AdamW's
 		 * state is born at the end of step 1, in space the activations had: step 2 may
 		 * reserve once more, and then no step does (the warmup is over). */
 		mge_devalloc_stats(a, &st);
-		CT_INT(st.active_blocks, 32);
+		MG_EQ(st.active_blocks, 32);
 		if (s == 1)
 			one = st;
 		if (s <= 2)
 			first = st;
-		CT_INT(st.segment_allocs, first.segment_allocs);
-		CT_INT(st.reserved_bytes, first.reserved_bytes);
+		MG_EQ(st.segment_allocs, first.segment_allocs);
+		MG_EQ(st.reserved_bytes, first.reserved_bytes);
 	}
 	printf("batch %d: segments %zu (%zu after step 1), reserved %.1f MiB, peak allocated %.2f MiB\n", n,
 	       st.segments, one.segments, (double)st.reserved_bytes / (1 << 20),
 	       (double)st.peak_allocated_bytes / (1 << 20));
 	mge_devmodel_free(&dm);
 	mge_devalloc_stats(a, &st);
-	CT_INT(st.active_blocks, 0);
-	CT_INT(st.allocated_bytes, 0);
+	MG_EQ(st.active_blocks, 0);
+	MG_EQ(st.allocated_bytes, 0);
 	mge_devalloc_destroy(a);
 	mge_model_free(&cpu);
 	mge_model_free(&back);
 	mge_optim_free(&opt);
-	CT_INT(mge_pool_destroy(pool), 0);
+	MG_EQ(mge_pool_destroy(pool), 0);
 }
 
 int main(void)
@@ -127,10 +125,7 @@ int main(void)
 	run(32, 5, 1);
 	run(5, 4, 2);
 	run(64, 4, 3); /* the 2 MiB first activation goes to the large pool */
-	if (ct_failures) {
-		fprintf(stderr, "test_devmodel: %d checks failed\n", ct_failures);
-		return 1;
-	}
-	printf("test_devmodel: the host-emulated device model matches the CPU model bit for bit\n");
-	return 0;
+	if (mg_test_failures == 0)
+		printf("test_devmodel: the host-emulated device model matches the CPU model bit for bit\n");
+	return mg_test_done("engine-devmodel");
 }

@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ys[i] = csv.series[i].y;
 		}
 		if (names && ys &&
-		    mgc_analyze_columns(csv.x, csv.nrows, csv.x_is_steps, names, ys, csv.nseries, 0, &a) == 0)
+		    mgc_analyze_columns(csv.x, csv.nrows, csv.x_is_steps, names, ys, csv.nseries,
+					csv.has_epochs ? csv.epochs : NULL, csv.nepochs, 0, &a) == 0)
 			mgc_analysis_free(&a);
 		free(names);
 		free(ys);

@@ -159,6 +159,10 @@ class TraceWriter:
     def step(self, t_ns, step):
         self.record(STEP, struct.pack("<QQ", t_ns, step))
 
+    def label(self, t_ns, step, text):
+        """mgprobe_label(text) at this step (a LABEL record)."""
+        self.record(LABEL, struct.pack("<QQII", t_ns, step, len(text), 0) + text)
+
     def child(self, t_ns, pid):
         self.record(CHILD, struct.pack("<QiI", t_ns, pid, 1))
 

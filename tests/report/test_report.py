@@ -446,6 +446,37 @@ def json_sites_in_place(tmp):
           doc.get("process"))
 
 
+def epochs(tmp):
+    """mgprobe_label("epoch ...") reaches the classifier: RSS rising 2 MiB per step from the start
+    for 1150 steps is a leak past the start horizon (1000 steps) in a run that marks no epochs, and
+    still `growing` (a cache may fill all of epoch 1) in one whose first epoch is marked."""
+    sys.path.insert(0, HERE)
+    import mgtrace
+    MB = 1 << 20
+
+    def write(name, marked):
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            w = mgtrace.TraceWriter(f)
+            w.process(cmdline=b"train.py")
+            t = 0
+            for step in range(1150):
+                t += 100_000_000
+                w.step(t, step)
+                if marked and step == 0:
+                    w.label(t, step, b"epoch 1")
+                w.snapshot(t, step, 2000 * MB + 2 * MB * step + (step % 5) * 4096, 0, 0,
+                           flags=mgtrace.SNAP_STEP)
+            w.end(t + 1000)
+        return path
+
+    for name, marked, want in (("no_epochs.mgt", False, "leak"), ("epoch1.mgt", True, "growing")):
+        rc, out, err = mgreport(["--json", "--limit", "80G", write(name, marked)])
+        rss = {s["name"]: s for s in json.loads(out)["series"]}.get("rss", {}) if rc == 0 else {}
+        check(rss.get("verdict") == want, "epochs %s: rss %s" % (name, want), want,
+              (rc, rss.get("verdict"), rss.get("why"), err))
+
+
 def main():
     global MGREPORT
     MGREPORT = os.path.abspath(sys.argv[1])
@@ -461,6 +492,7 @@ def main():
             json_sites_in_place(tmp)
             gpu(tmp)
             gpu_kinds(tmp)
+            epochs(tmp)
     print("%d of %d checks failed" % (failures, checks))
     return 1 if failures or not checks else 0
 
