@@ -265,6 +265,33 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 	return on_snapshot(L, L->dec, (uint32_t)off);
 }
 
+/* Makes room for node ids up to `id` (version 3's are sparse); new ones read as undefined. */
+static int nodes_room(struct loader *L, uint64_t id)
+{
+	if (id >= (1u << 31))
+		return -EBADMSG;
+	if (id < L->node_cap)
+		return 0;
+	size_t ncap = L->node_cap ? L->node_cap : 4096;
+	while (ncap <= id)
+		ncap *= 2;
+	uint64_t *ni = realloc(L->node_ip, ncap * sizeof *ni);
+	if (!ni)
+		return -ENOMEM;
+	L->node_ip = ni;
+	uint32_t *np = realloc(L->node_parent, ncap * sizeof *np);
+	if (!np)
+		return -ENOMEM;
+	L->node_parent = np;
+	for (size_t k = L->node_cap; k < ncap; k++)
+		np[k] = UINT32_MAX; /* undefined */
+	L->node_cap = ncap;
+	return 0;
+}
+
+static int set_stack(struct loader *L, uint32_t id, uint32_t leaf, uint32_t nframes, uint32_t kind,
+		     uint32_t gen);
+
 static int on_frames(struct loader *L, const unsigned char *p, uint32_t len)
 {
 	struct mgc_rec_frames fr;
@@ -274,28 +301,18 @@ static int on_frames(struct loader *L, const unsigned char *p, uint32_t len)
 	if (fr.first != L->nnodes + 1 || (uint64_t)fr.count * MGC_FRAME_NODE_SIZE > len - sizeof fr ||
 	    L->nnodes + fr.count >= (1u << 31))
 		return -EBADMSG;
-	size_t need = L->nnodes + 1 + fr.count;
-	if (need > L->node_cap) {
-		size_t ncap = L->node_cap ? L->node_cap : 4096;
-		while (ncap < need)
-			ncap *= 2;
-		uint64_t *ni = realloc(L->node_ip, ncap * sizeof *ni);
-		if (!ni)
-			return -ENOMEM;
-		L->node_ip = ni;
-		uint32_t *np = realloc(L->node_parent, ncap * sizeof *np);
-		if (!np)
-			return -ENOMEM;
-		L->node_parent = np;
-		L->node_cap = ncap;
-	}
+	int err = nodes_room(L, L->nnodes + fr.count);
+	if (err < 0)
+		return err;
 	const unsigned char *q = p + sizeof fr;
 	for (uint32_t i = 0; i < fr.count; i++, q += MGC_FRAME_NODE_SIZE) {
 		size_t id = L->nnodes + 1;
+		uint32_t parent;
 		memcpy(&L->node_ip[id], q, 8);
-		memcpy(&L->node_parent[id], q + 8, 4);
-		if (L->node_parent[id] >= id) /* a parent is always written first */
+		memcpy(&parent, q + 8, 4);
+		if (parent >= id) /* a parent is always written first */
 			return -EBADMSG;
+		L->node_parent[id] = parent;
 		L->nnodes++;
 	}
 	return 0;
@@ -308,33 +325,91 @@ static int on_stack2(struct loader *L, const unsigned char *p, uint32_t len)
 		return -EBADMSG;
 	for (uint32_t off = 0; off < len; off += sizeof st) {
 		memcpy(&st, p + off, sizeof st);
-		if (st.id == 0 || st.leaf > L->nnodes || st.nframes > MGC_MAX_FRAMES ||
-		    (st.leaf == 0) != (st.nframes == 0))
+		int err = set_stack(L, st.id, st.leaf, st.nframes, st.kind, st.gen);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+/* FRAMES3 (mgc_format.h): nodes with their ids, each defined once, its parent before it. */
+static int on_frames3(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	const unsigned char *q = p, *end = p + len;
+	int64_t id = 0;
+	uint64_t ip = 0;
+	while (q < end) {
+		uint64_t did, dpar, dip;
+		if (mgc_get_varint(&q, end, &did) < 0 || mgc_get_varint(&q, end, &dpar) < 0 ||
+		    mgc_get_varint(&q, end, &dip) < 0)
 			return -EBADMSG;
-		struct mgc_site *s = site_get(L, st.id);
-		if (!s)
-			return -ENOMEM;
-		uint64_t *ips = malloc((size_t)st.nframes * 8 + 8);
-		if (!ips)
-			return -ENOMEM;
-		uint32_t cur = st.leaf;
-		for (unsigned k = 0; k < st.nframes; k++) {
-			if (cur == 0) {
-				free(ips);
-				return -EBADMSG;
-			}
-			ips[k] = L->node_ip[cur];
-			cur = L->node_parent[cur];
-		}
-		if (cur != 0) {
+		id += mgc_unzigzag(did);
+		int64_t parent = id - mgc_unzigzag(dpar);
+		ip += (uint64_t)mgc_unzigzag(dip);
+		int err = id > 0 ? nodes_room(L, (uint64_t)id) : -EBADMSG;
+		if (err < 0)
+			return err;
+		if (parent < 0 || parent == id || (uint64_t)parent >= L->node_cap ||
+		    L->node_parent[id] != UINT32_MAX || (parent > 0 && L->node_parent[parent] == UINT32_MAX))
+			return -EBADMSG; /* a parent is defined first, a node once */
+		L->node_ip[id] = ip;
+		L->node_parent[id] = (uint32_t)parent;
+		if ((size_t)id > L->nnodes)
+			L->nnodes = (size_t)id;
+	}
+	return 0;
+}
+
+/* A site's stack: nframes frames from its leaf node up to the root. */
+static int set_stack(struct loader *L, uint32_t id, uint32_t leaf, uint32_t nframes, uint32_t kind,
+		     uint32_t gen)
+{
+	if (id == 0 || nframes > MGC_MAX_FRAMES || kind > UINT16_MAX || (leaf == 0) != (nframes == 0))
+		return -EBADMSG;
+	uint64_t *ips = malloc((size_t)nframes * 8 + 8);
+	if (!ips)
+		return -ENOMEM;
+	uint32_t cur = leaf;
+	for (unsigned k = 0; k < nframes; k++) {
+		if (cur == 0 || cur >= L->node_cap || L->node_parent[cur] == UINT32_MAX) {
 			free(ips);
 			return -EBADMSG;
 		}
-		free(s->ips);
-		s->ips = ips;
-		s->nframes = st.nframes;
-		s->kind = st.kind;
-		s->gen = st.gen;
+		ips[k] = L->node_ip[cur];
+		cur = L->node_parent[cur];
+	}
+	struct mgc_site *s = cur == 0 ? site_get(L, id) : NULL;
+	if (!s) {
+		free(ips);
+		return cur == 0 ? -ENOMEM : -EBADMSG;
+	}
+	free(s->ips);
+	s->ips = ips;
+	s->nframes = (uint16_t)nframes;
+	s->kind = (uint16_t)kind;
+	s->gen = gen;
+	return 0;
+}
+
+/* STACK3 (mgc_format.h): sites as leaves of the frame tree, in varints. */
+static int on_stack3(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	const unsigned char *q = p, *end = p + len;
+	int64_t id = 0, leaf = 0;
+	while (q < end) {
+		uint64_t v[5];
+		for (int k = 0; k < 5; k++)
+			if (mgc_get_varint(&q, end, &v[k]) < 0)
+				return -EBADMSG;
+		id += mgc_unzigzag(v[0]);
+		leaf += mgc_unzigzag(v[1]);
+		if (id <= 0 || id > UINT32_MAX || leaf < 0 || leaf > UINT32_MAX || v[2] > MGC_MAX_FRAMES ||
+		    v[3] > UINT16_MAX || v[4] > UINT32_MAX)
+			return -EBADMSG;
+		int err = set_stack(L, (uint32_t)id, (uint32_t)leaf, (uint32_t)v[2], (uint32_t)v[3],
+				    (uint32_t)v[4]);
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }
@@ -618,6 +693,10 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 		return on_frames(L, p, len);
 	case MGC_REC_STACK2:
 		return on_stack2(L, p, len);
+	case MGC_REC_FRAMES3:
+		return on_frames3(L, p, len);
+	case MGC_REC_STACK3:
+		return on_stack3(L, p, len);
 	case MGC_REC_STEP: {
 		struct mgc_rec_step s;
 		if (len < sizeof s)

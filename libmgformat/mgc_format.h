@@ -13,7 +13,7 @@
 #include "mgc_hash.h"
 
 #define MGC_TRACE_MAGIC "MGTRACE"     /* 7 chars + NUL = 8 bytes */
-#define MGC_TRACE_VERSION 2u   /* 2: stacks as a prefix tree (FRAMES + STACK2) */
+#define MGC_TRACE_VERSION 3u /* 2: stacks as a prefix tree (FRAMES + STACK2); 3: FRAMES3 + STACK3 */
 #define MGC_MAX_FRAMES 256u           /* hard cap on a stack's depth */
 #define MGC_COHORTS 32u               /* birth-step buckets per site */
 #define MGC_MAX_RECORD (64u << 20)    /* a reader rejects records longer than this */
@@ -55,6 +55,9 @@ enum mgc_rec_type {
 	MGC_REC_DEVMEM = 15,       /* struct mgc_rec_devmem + cells: CUDA bytes by kind and device, after its snapshot */
 	MGC_REC_DEVSITE = 16,      /* an array of struct mgc_rec_devsite: CUPTI activity details of device sites */
 	MGC_REC_PYCODE = 17,       /* struct mgc_rec_pycode + qualname + file + line table: a Python code object */
+	MGC_REC_FRAMES3 = 18,      /* frame-tree nodes with their ids, in varints (v3): see below */
+	MGC_REC_STACK3 = 19,       /* stacks as leaves of the frame tree, in varints (v3): see below */
+	MGC_REC_OVERHEAD = 20,     /* struct mgc_rec_overhead: the probe's own memory, at the end */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -163,6 +166,14 @@ struct mgc_rec_frames {
 };
 _Static_assert(sizeof(struct mgc_rec_frames) == 8, "frames record is frozen");
 #define MGC_FRAME_NODE_SIZE 12u
+
+/* Version 3 writes the same tree with the probe's own node ids, which need not be consecutive (a
+ * node no stack uses any more is freed in the probe and its id used again; only nodes of stacks
+ * in the file are ever written, and those are never freed, so an id is defined once per file).
+ * FRAMES3 is a sequence of nodes, each three varints: zigzag(id - previous id), zigzag(id -
+ * parent), zigzag(ip - previous ip) ("previous" within the record, starting at 0); a parent is
+ * defined before its children. STACK3 is a sequence of stacks, each five varints: zigzag(site -
+ * previous site), zigzag(leaf - previous leaf), nframes, kind, module generation. */
 
 struct mgc_rec_stack2 {
 	uint32_t id;      /* site id, > 0 */
@@ -294,6 +305,22 @@ struct mgc_rec_notice {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct mgc_rec_notice) == 16, "notice record is frozen");
+
+/* What the probe itself held in the process, written before END: so a report can tell the probe's
+ * memory from the program's ("other anonymous" includes it). */
+struct mgc_rec_overhead {
+	uint64_t mapped;       /* bytes the probe had mapped for its tables and buffers at the end */
+	uint64_t peak_mapped;  /* the most it had mapped at any time */
+	uint64_t live_entries; /* blocks in its live table at the end */
+	uint64_t live_bytes;   /* bytes of its live table */
+	uint32_t sites;        /* sites in memory at the end */
+	uint32_t sites_high;   /* the most site ids in use at once (the table's high-water mark) */
+	uint32_t nodes;        /* frame-tree nodes in memory at the end */
+	uint32_t nodes_high;
+	uint32_t threads;      /* thread records made */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_overhead) == 56, "overhead record is frozen");
 
 /* DEVMEM follows the snapshot it belongs to, in processes that have made a CUDA allocation: one
  * cell per (kind, device) ever seen, all of them every time (a cell that went to zero stays). Kind

@@ -175,7 +175,7 @@ static void *realloc_impl(void *p, size_t n)
 	/* Take the old block out of the table first: once the real realloc returns, another thread
 	 * may be handed the same address. */
 	struct mgp_entry en;
-	int had = mgp_live_remove((uint64_t)(uintptr_t)p, &en);
+	int had = mgp_record_take(p, &en);
 	void *q = mgp_real.realloc(p, n);
 	if (!q && n != 0) {
 		if (had) /* failed: the old block is untouched */

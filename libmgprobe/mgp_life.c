@@ -26,6 +26,7 @@
 #include "mgp_snapshot.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
+#include "mgp_thread.h"
 #include "mgp_trace.h"
 #include "mgp_writer.h"
 
@@ -162,9 +163,14 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	if (life.set.no_children)
 		drop_preload();
+	uint64_t budget = mgp_os_budget_init();
 	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(life.set.max_sites) < 0 ||
-	    mgp_modules_init() < 0) {
-		mgp_log("out of memory for the probe's tables: the program runs unprofiled");
+	    mgp_modules_init() < 0 || mgp_threads_init() < 0) {
+		if (budget != UINT64_MAX)
+			mgp_log("the address-space limit (ulimit -v) leaves the probe %llu KiB, too little "
+				"for its tables: the program runs unprofiled", (unsigned long long)(budget >> 10));
+		else
+			mgp_log("out of memory for the probe's tables: the program runs unprofiled");
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
@@ -213,6 +219,7 @@ static void finish(uint32_t reason, int status)
 	mgp_writer_snapshot(MGC_SNAP_FINAL); /* changed sites only: the reader carries the rest */
 	mgp_trace_perfmap(mgp_writer_pid());
 	mgp_shm_exit(status);
+	mgp_trace_overhead();
 	mgp_trace_end(reason, status);
 	mgp_trace_close();
 	mgp_state_set(MGP_CLOSED);
@@ -246,6 +253,7 @@ MGP_EXPORT int dlclose(void *handle)
 	/* Stacks that point into the library are written while it is still in the module map. */
 	if (mgp_writer_enter()) {
 		mgp_writer_modules();
+		mgp_trace_write_stacks();
 		mgp_writer_leave();
 	}
 	return real(handle);

@@ -11,8 +11,10 @@
 #include "mgp_capture.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_sites.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
+#include "mgp_thread.h"
 
 void mgp_record_oom(void)
 {
@@ -20,8 +22,7 @@ void mgp_record_oom(void)
 		mgp_log("out of memory for the probe's own tables: recording stopped, the program runs on");
 }
 
-/* Capture, then intern. Inline into the recording functions: see mgp_capture.h. */
-static inline uint32_t site_of_caller(unsigned kind)
+uint32_t mgp_record_site(unsigned kind)
 {
 	struct mgp_capture_buf buf;
 	unsigned n;
@@ -29,29 +30,50 @@ static inline uint32_t site_of_caller(unsigned kind)
 	return mgp_sites_intern(ips, n, kind);
 }
 
-uint32_t mgp_record_site(unsigned kind)
-{
-	return site_of_caller(kind);
-}
-
 void mgp_record_alloc(void *p, size_t n)
 {
 	int e = errno;
 	mgp_guard_enter();
-	uint32_t site = site_of_caller(MGC_KIND_HEAP);
-	uint32_t birth = mgp_step_birth();
-	if (__builtin_expect(mgp_live_insert((uint64_t)(uintptr_t)p, n, site, birth) == 0, 1))
-		mgp_site_on_alloc(mgp_site_get(site), n, birth);
+	struct mgp_capture_buf buf;
+	unsigned k;
+	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
+	unsigned bucket = mgp_step_bucket();
+	struct mgp_thread *t = mgp_thread_enter();
+	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_HEAP);
+	if (__builtin_expect(mgp_live_insert((uint64_t)(uintptr_t)p, n, site, bucket) == 0, 1))
+		mgp_thread_alloc(t, site, bucket, n, 0);
 	else
 		mgp_record_oom();
+	mgp_thread_leave(t);
 	mgp_guard_leave();
 	errno = e;
+}
+
+void mgp_record_free(void *p)
+{
+	struct mgp_entry en;
+	struct mgp_thread *t = mgp_thread_enter();
+	if (mgp_live_remove((uint64_t)(uintptr_t)p, &en))
+		mgp_thread_free(t, en.site, en.bucket, en.size, 0);
+	mgp_thread_leave(t);
+}
+
+int mgp_record_take(void *p, struct mgp_entry *en)
+{
+	return mgp_live_remove((uint64_t)(uintptr_t)p, en);
+}
+
+void mgp_record_gone(const struct mgp_entry *en)
+{
+	struct mgp_thread *t = mgp_thread_enter();
+	mgp_thread_free(t, en->site, en->bucket, en->size, 0);
+	mgp_thread_leave(t);
 }
 
 void mgp_record_restore(const struct mgp_entry *en)
 {
 	int e = errno;
-	if (mgp_live_insert(en->ptr, en->size, en->site, en->birth) < 0) {
+	if (mgp_live_insert(en->ptr, en->size, en->site, en->bucket) < 0) {
 		mgp_record_gone(en);
 		mgp_record_oom();
 	}
@@ -63,22 +85,28 @@ static inline uint64_t page_round(size_t n)
 	return ((uint64_t)n + 4095u) & ~(uint64_t)4095u;
 }
 
-/* A piece of a tracked mapping went away: the whole mapping (`last`) or some of its bytes. */
-static void mmap_removed(uint32_t site, uint64_t bytes, uint32_t birth, int last)
+/* A piece of a tracked mapping went away: the whole mapping (`last`) or some of its bytes. Runs
+ * with the thread's record (ctx) held. */
+static void mmap_removed(void *ctx, uint32_t site, uint64_t bytes, uint32_t bucket, int last)
 {
 	if (last)
-		mgp_site_on_free(mgp_site_get(site), bytes, birth);
+		mgp_thread_free(ctx, site, bucket, bytes, 0);
 	else
-		mgp_site_on_shrink(mgp_site_get(site), bytes, birth);
+		mgp_thread_shrink(ctx, site, bucket, bytes, 0);
+}
+
+static uint64_t remove_range(struct mgp_thread *t, uint64_t a, uint64_t n)
+{
+	return mgp_mmaps_remove(a, n, mmap_removed, t);
 }
 
 /* [a, a+n) is now a new private anonymous mapping made by the calling stack. */
-static void mapping_added(uint64_t a, uint64_t n)
+static void mapping_added(struct mgp_thread *t, const uintptr_t *ips, unsigned k, uint64_t a, uint64_t n)
 {
-	uint32_t site = site_of_caller(MGC_KIND_MMAP);
-	uint32_t birth = mgp_step_birth();
-	if (mgp_mmaps_add(a, n, site, birth) == 0)
-		mgp_site_on_alloc(mgp_site_get(site), n, birth);
+	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_MMAP);
+	unsigned bucket = mgp_step_bucket();
+	if (mgp_mmaps_add(a, n, site, bucket) == 0)
+		mgp_thread_alloc(t, site, bucket, n, 0);
 	else
 		mgp_record_oom();
 }
@@ -87,10 +115,18 @@ void mgp_record_mmap(void *addr, size_t len, int flags)
 {
 	int e = errno;
 	mgp_guard_enter();
+	struct mgp_capture_buf buf;
+	unsigned k = 0;
+	const uintptr_t *ips = NULL;
+	int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
+	if (anon)
+		ips = mgp_capture_stack(&buf, &k);
 	uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(len);
-	mgp_mmaps_remove(a, n, mmap_removed); /* MAP_FIXED may replace tracked memory */
-	if ((flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE)
-		mapping_added(a, n);
+	struct mgp_thread *t = mgp_thread_enter();
+	remove_range(t, a, n); /* MAP_FIXED may replace tracked memory */
+	if (anon)
+		mapping_added(t, ips, k, a, n);
+	mgp_thread_leave(t);
 	mgp_guard_leave();
 	errno = e;
 }
@@ -98,7 +134,9 @@ void mgp_record_mmap(void *addr, size_t len, int flags)
 void mgp_record_munmap(void *addr, size_t len)
 {
 	int e = errno;
-	mgp_mmaps_remove((uint64_t)(uintptr_t)addr, page_round(len), mmap_removed);
+	struct mgp_thread *t = mgp_thread_enter();
+	remove_range(t, (uint64_t)(uintptr_t)addr, page_round(len));
+	mgp_thread_leave(t);
 	errno = e;
 }
 
@@ -106,12 +144,17 @@ void mgp_record_mremap(void *old, size_t old_size, void *addr, size_t new_size)
 {
 	int e = errno;
 	mgp_guard_enter();
-	if (mgp_mmaps_remove((uint64_t)(uintptr_t)old, page_round(old_size), mmap_removed)) {
+	struct mgp_capture_buf buf;
+	unsigned k;
+	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
+	struct mgp_thread *t = mgp_thread_enter();
+	if (remove_range(t, (uint64_t)(uintptr_t)old, page_round(old_size))) {
 		/* Moved or resized tracked memory: a new allocation at this call site. */
 		uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(new_size);
-		mgp_mmaps_remove(a, n, mmap_removed);
-		mapping_added(a, n);
+		remove_range(t, a, n);
+		mapping_added(t, ips, k, a, n);
 	}
+	mgp_thread_leave(t);
 	mgp_guard_leave();
 	errno = e;
 }

@@ -11,7 +11,7 @@
 #include "mgc_format.h"
 #include "mgp_snapshot.h"
 
-/* Reserves buffers for up to max_sites sites. 0 or -ENOMEM. */
+/* Reserves the output buffer (the rest grows as needed). 0 or -ENOMEM. */
 int mgp_trace_init(uint32_t max_sites);
 
 /* Opens path for writing (O_EXCL when excl, else truncating) and writes the file header and the
@@ -22,13 +22,18 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p);
  * (mgp_modules_sync reads the map). */
 void mgp_trace_modules(void);
 
-/* Writes stack records for sites published since the last call. */
+/* Writes the stacks of every site in use that is not in the file yet (before a dlclose, while
+ * their modules are still mapped). Snapshots write the others' as the sites enter the file. */
 void mgp_trace_write_stacks(void);
+
+/* 1 when site id's stack is in this file (it is then never evicted). */
+int mgp_trace_site_written(uint32_t id);
 
 /* Completes and writes a snapshot whose process-level fields are filled (mgp_snapshot_take): visits
  * the sites that changed since the last one (all with MGC_SNAP_FULL), fills sn's site totals
- * (kept here by difference) and nsites even when the file has failed, writes the sites, then, in
- * a process with CUDA memory, its DEVMEM record and any new DEVSITE details. */
+ * (the sites' running totals) and nsites even when the file has failed, writes the stacks of the
+ * sites that enter the file and the sites' entries, then, in a process with CUDA memory, its
+ * DEVMEM record and any new DEVSITE details. */
 void mgp_trace_snapshot(struct mgc_rec_snapshot *sn);
 
 /* What the CUDA tracer (mgp_cupti.c, built only with CUPTI) lends the writer. */
@@ -43,6 +48,9 @@ void mgp_trace_step(uint64_t step);
 void mgp_trace_label(uint64_t step, const char *label);
 void mgp_trace_child(int pid, uint32_t how); /* how: enum mgc_child_how */
 void mgp_trace_end(uint32_t reason, int status);
+
+/* The probe's own memory (MGC_REC_OVERHEAD), before END. */
+void mgp_trace_overhead(void);
 
 /* Copies /tmp/perf-PID.map, where interpreters and JITs name their generated code (Python 3.12+
  * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs. */
