@@ -9,14 +9,55 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zstd.h>
+
+#define ZIN_CAP (128u << 10)
+#define ZWINDOW_LOG_MAX 24 /* refuse streams that would need more than 16 MiB of window */
 
 struct mgc_reader {
 	FILE *f;
 	unsigned char *buf;
 	size_t cap;
-	uint64_t off;
+	uint64_t off;      /* stream offset of the next record (decompressed bytes, header included) */
 	int done;
+	ZSTD_DStream *z;   /* MGC_FILE_ZSTD: the records come out of this */
+	unsigned char *zin;
+	ZSTD_inBuffer in;
+	int zend;          /* the file has no more input */
 };
+
+/* Up to n bytes of the record stream into p: the file's, or decompressed from it. A stream cut
+ * anywhere gives what its whole blocks hold. Returns the bytes read (short at the end). */
+static size_t stream_read(struct mgc_reader *r, void *p, size_t n)
+{
+	if (!r->z)
+		return fread(p, 1, n, r->f);
+	ZSTD_outBuffer out = {p, n, 0};
+	while (out.pos < n) {
+		if (r->in.pos == r->in.size && !r->zend) {
+			r->in.size = fread(r->zin, 1, ZIN_CAP, r->f);
+			r->in.pos = 0;
+			r->zend = r->in.size == 0;
+		}
+		size_t before = out.pos, used = r->in.pos;
+		size_t rc = ZSTD_decompressStream(r->z, &out, &r->in);
+		if (ZSTD_isError(rc) || (out.pos == before && r->in.pos == used && r->zend))
+			break; /* corrupt, or nothing more to come out */
+	}
+	return out.pos;
+}
+
+/* Sets up decompression for a version-3 file whose flags say zstd. 0 or -errno. */
+static int stream_zstd(struct mgc_reader *r)
+{
+	r->z = ZSTD_createDStream();
+	r->zin = malloc(ZIN_CAP);
+	if (!r->z || !r->zin ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(r->z, ZSTD_d_windowLogMax, ZWINDOW_LOG_MAX)))
+		return -ENOMEM;
+	r->in = (ZSTD_inBuffer){r->zin, 0, 0};
+	return 0;
+}
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -65,6 +106,13 @@ int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t
 		seterr(err, errlen, "%s: corrupt trace header", path);
 		return -EINVAL;
 	}
+	struct mgc_file_header3 h3 = {.h = h};
+	if (h.version >= 3 && (h.header_size < sizeof h3 || fseek(f, (long)sizeof h, SEEK_SET) != 0 ||
+			       fread(&h3.flags, 1, 8, f) != 8 || fseek(f, (long)h.header_size, SEEK_SET) != 0)) {
+		fclose(f);
+		seterr(err, errlen, "%s: corrupt trace header", path);
+		return -EINVAL;
+	}
 	struct mgc_reader *r = calloc(1, sizeof *r);
 	if (!r) {
 		fclose(f);
@@ -73,6 +121,11 @@ int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t
 	}
 	r->f = f;
 	r->off = h.header_size;
+	if ((h3.flags & MGC_FILE_ZSTD) && stream_zstd(r) < 0) {
+		mgc_reader_close(r);
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	*out = r;
 	return 0;
 }
@@ -82,7 +135,7 @@ int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, 
 	struct mgc_rec h;
 	if (r->done)
 		return 0;
-	size_t n = fread(&h, 1, sizeof h, r->f);
+	size_t n = stream_read(r, &h, sizeof h);
 	if (n == 0) {
 		r->done = 1;
 		return 0;
@@ -104,7 +157,7 @@ int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, 
 		r->buf = nb;
 		r->cap = ncap;
 	}
-	if (fread(r->buf, 1, padded, r->f) != padded || mgc_fnv1a(r->buf, h.len) != h.check) {
+	if (stream_read(r, r->buf, padded) != padded || mgc_fnv1a(r->buf, h.len) != h.check) {
 		r->done = 1;
 		return -EBADMSG;
 	}
@@ -126,6 +179,8 @@ void mgc_reader_close(struct mgc_reader *r)
 		return;
 	fclose(r->f);
 	free(r->buf);
+	ZSTD_freeDStream(r->z);
+	free(r->zin);
 	free(r);
 }
 
@@ -170,10 +225,17 @@ struct loader {
 	uint64_t *node_ip;
 	uint32_t *node_parent;
 	size_t nnodes, node_cap;
+	/* reading a forked child's base, the parent's file up to the fork (MGC_REC_FORKED) */
+	int base;       /* depth of parents being read: 0 while reading the file itself */
+	int base_missing; /* a parent's file could not be read: its nodes are unknown here */
+	int base_pid;   /* the parent whose PROCESS record must open its file */
+	uint64_t base_start;
 };
 
 static struct mgc_site *site_get(struct loader *L, uint32_t id);
 static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len);
+static int on_record(struct loader *L, uint32_t type, const unsigned char *p, uint32_t len);
+static int add_notice(struct loader *L, const char *text, size_t n);
 
 /* Decodes a SNAPSHOT2 (varints, mgc_format.h) into SNAPSHOT's fixed layout and reads that. */
 static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
@@ -349,9 +411,13 @@ static int on_frames3(struct loader *L, const unsigned char *p, uint32_t len)
 		int err = id > 0 ? nodes_room(L, (uint64_t)id) : -EBADMSG;
 		if (err < 0)
 			return err;
-		if (parent < 0 || parent == id || (uint64_t)parent >= L->node_cap ||
-		    L->node_parent[id] != UINT32_MAX || (parent > 0 && L->node_parent[parent] == UINT32_MAX))
-			return -EBADMSG; /* a parent is defined first, a node once */
+		if (parent < 0 || parent == id || L->node_parent[id] != UINT32_MAX)
+			return -EBADMSG; /* a node is defined once */
+		if (parent > 0 && ((uint64_t)parent >= L->node_cap || L->node_parent[parent] == UINT32_MAX)) {
+			if (!L->base_missing)
+				return -EBADMSG; /* a parent is defined first */
+			parent = 0; /* in the parent's file, which is missing: the stack ends here */
+		}
 		L->node_ip[id] = ip;
 		L->node_parent[id] = (uint32_t)parent;
 		if ((size_t)id > L->nnodes)
@@ -364,13 +430,18 @@ static int on_frames3(struct loader *L, const unsigned char *p, uint32_t len)
 static int set_stack(struct loader *L, uint32_t id, uint32_t leaf, uint32_t nframes, uint32_t kind,
 		     uint32_t gen)
 {
-	if (id == 0 || nframes > MGC_MAX_FRAMES || kind > UINT16_MAX || (leaf == 0) != (nframes == 0))
+	if (id == 0 || nframes > MGC_MAX_FRAMES || kind > UINT16_MAX ||
+	    ((leaf == 0) != (nframes == 0) && !L->base_missing))
 		return -EBADMSG;
 	uint64_t *ips = malloc((size_t)nframes * 8 + 8);
 	if (!ips)
 		return -ENOMEM;
 	uint32_t cur = leaf;
 	for (unsigned k = 0; k < nframes; k++) {
+		if (cur == 0 && L->base_missing) {
+			nframes = k; /* its outer frames are in the missing parent's file */
+			break;
+		}
 		if (cur == 0 || cur >= L->node_cap || L->node_parent[cur] == UINT32_MAX) {
 			free(ips);
 			return -EBADMSG;
@@ -466,6 +537,134 @@ static void append_point(struct mgc_trace *t, const struct mgc_point *p)
 	t->points[t->npoints++] = *p;
 }
 
+/* A parent's snapshot, read for a forked child's base: only the sites' values. */
+static int base_sites(struct loader *L, const unsigned char *p, uint32_t len, uint32_t nsites)
+{
+	size_t off = sizeof(struct mgc_rec_snapshot);
+	for (uint32_t i = 0; i < nsites; i++) {
+		struct mgc_rec_site e;
+		if (off + sizeof e > len)
+			return -EBADMSG;
+		memcpy(&e, p + off, sizeof e);
+		off += sizeof e;
+		if (off + (size_t)__builtin_popcount(e.cohort_mask) * 8 > len)
+			return -EBADMSG;
+		struct mgc_site *s = site_get(L, e.site);
+		if (!s)
+			return e.site == 0 ? -EBADMSG : -ENOMEM;
+		s->live_bytes = e.live_bytes;
+		s->live_count = e.live_count;
+		s->allocs = e.allocs;
+		s->alloc_bytes = e.alloc_bytes;
+		s->frees = e.frees;
+		s->peak_bytes = e.peak_bytes;
+		memset(s->cohorts, 0, sizeof s->cohorts);
+		for (unsigned k = 0; k < MGC_COHORTS; k++) {
+			if (e.cohort_mask & (1u << k)) {
+				memcpy(&s->cohorts[k], p + off, 8);
+				off += 8;
+			}
+		}
+		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
+	}
+	return 0;
+}
+
+/* The parent's file that a child's FORKED record names: its path, else the same name beside the
+ * child's file (traces copied elsewhere together). NULL when neither opens. */
+static struct mgc_reader *open_parent(const char *child, const char *path)
+{
+	struct mgc_reader *r = NULL;
+	if (mgc_reader_open(path, &r, NULL, 0) == 0)
+		return r;
+	const char *slash = strrchr(child, '/'), *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t dl = slash ? (size_t)(slash - child) + 1 : 0;
+	char *near = malloc(dl + strlen(base) + 1);
+	if (!near)
+		return NULL;
+	memcpy(near, child, dl);
+	strcpy(near + dl, base);
+	if (mgc_reader_open(near, &r, NULL, 0) < 0)
+		r = NULL;
+	free(near);
+	return r;
+}
+
+/* Reads the parent's records up to the fork into the loader (base mode). 0, or -ESRCH when the
+ * file there is another process's, or -errno. */
+static int read_base(struct loader *L, struct mgc_reader *r, const struct mgc_rec_forked *f)
+{
+	uint64_t prev_t = L->prev_t, prev_step = L->prev_step;
+	char prev_label[32];
+	int pid = L->base_pid;
+	uint64_t start = L->base_start;
+	memcpy(prev_label, L->prev_label, sizeof prev_label);
+	L->prev_t = L->prev_step = 0;
+	memset(L->prev_label, 0, sizeof L->prev_label);
+	L->base++;
+	L->base_pid = f->parent_pid;
+	L->base_start = f->parent_start_mono_ns;
+	int rc = 0;
+	uint32_t type, len;
+	const void *q;
+	for (;;) {
+		uint64_t at = mgc_reader_offset(r);
+		if (at >= f->parent_offset || (rc = mgc_reader_next(r, &type, &q, &len)) <= 0)
+			break;
+		if (mgc_reader_offset(r) > f->parent_offset || (rc = on_record(L, type, q, len)) < 0)
+			break;
+	}
+	L->base--;
+	L->base_pid = pid;
+	L->base_start = start;
+	L->prev_t = prev_t;
+	L->prev_step = prev_step;
+	memcpy(L->prev_label, prev_label, sizeof prev_label);
+	return rc < 0 ? rc : 0;
+}
+
+/* FORKED: the child's base is its parent's file up to the fork. Sites the parent had stay in the
+ * child's view with the values they had then (the child's snapshots name only what changed). A
+ * missing or foreign parent file leaves a notice, not an error: the child's own records read. */
+static int on_forked(struct loader *L, const unsigned char *p, uint32_t len)
+{
+	struct mgc_rec_forked f;
+	if (len < sizeof f || (memcpy(&f, p, sizeof f), f.path_len > len - sizeof f))
+		return -EBADMSG;
+	char *path = dupn(p + sizeof f, f.path_len);
+	if (!path)
+		return -ENOMEM;
+	struct mgc_reader *r = L->base < 16 ? open_parent(L->t->path, path) : NULL;
+	int rc = r ? read_base(L, r, &f) : -ENOENT;
+	mgc_reader_close(r);
+	if (rc < 0 && rc != -ENOMEM && rc != -ESRCH && rc != -ENOENT && rc != -EBADMSG) {
+		free(path);
+		return rc;
+	}
+	if (rc < 0) {
+		char text[600];
+		L->base_missing = 1;
+		int n = snprintf(text, sizeof text, "the parent's trace %s %s: sites and stacks from before the "
+				 "fork are missing", path, rc == -ESRCH ? "is another process's" : "cannot be read");
+		free(path);
+		return rc == -ENOMEM ? rc : add_notice(L, text, n > 0 && (size_t)n < sizeof text ? (size_t)n : 0);
+	}
+	free(path);
+	if (L->base)
+		return 0;
+	/* Every site the parent had is the child's from its start on. */
+	for (size_t i = 0; i < L->t->nsites; i++) {
+		struct mgc_site *s = L->t->sites[i];
+		if (s && (s->allocs || s->live_bytes) && !s->series) {
+			if (!(s->series = calloc(MGC_GRID, sizeof(float))))
+				return -ENOMEM;
+			s->seen = 1;
+		}
+	}
+	return 0;
+}
+
 static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 {
 	struct mgc_trace *t = L->t;
@@ -473,6 +672,8 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 	if (len < sizeof sn)
 		return -EBADMSG;
 	memcpy(&sn, p, sizeof sn);
+	if (L->base)
+		return base_sites(L, p, len, sn.nsites);
 	struct mgc_point pt = {0};
 	pt.t = (double)sn.t_ns / 1e9;
 	pt.step = sn.step;
@@ -592,10 +793,52 @@ static int on_devmem(struct loader *L, const unsigned char *p, uint32_t len)
 	return 0;
 }
 
+/* A notice for the report (at most 1000 kept). */
+static int add_notice(struct loader *L, const char *text, size_t n)
+{
+	struct mgc_trace *t = L->t;
+	if (t->nnotices >= 1000)
+		return 0;
+	if (grow((void **)&t->notices, &L->notice_cap, t->nnotices + 1, sizeof *t->notices) < 0)
+		return -ENOMEM;
+	if (!(t->notices[t->nnotices] = dupn(text, n)))
+		return -ENOMEM;
+	t->nnotices++;
+	return 0;
+}
+
+static int on_forked(struct loader *L, const unsigned char *p, uint32_t len);
+
+/* What a parent's file gives a forked child's base: its stacks, modules, code objects, the sites'
+ * values and its own parent's file; not its points, markers, children or end. */
+static int base_wants(uint32_t type)
+{
+	switch (type) {
+	case MGC_REC_MODULE_LOAD: case MGC_REC_MODULE_UNLOAD: case MGC_REC_STACK:
+	case MGC_REC_FRAMES: case MGC_REC_STACK2: case MGC_REC_FRAMES3: case MGC_REC_STACK3:
+	case MGC_REC_PYCODE: case MGC_REC_SNAPSHOT: case MGC_REC_SNAPSHOT2: case MGC_REC_FORKED:
+	case MGC_REC_DEVSITE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static int on_record(struct loader *L, uint32_t type, const unsigned char *p, uint32_t len)
 {
 	struct mgc_trace *t = L->t;
+	if (L->base && type == MGC_REC_PROCESS) {
+		struct mgc_rec_process pr;
+		if (len < sizeof pr)
+			return -EBADMSG;
+		memcpy(&pr, p, sizeof pr);
+		return pr.pid == L->base_pid && pr.start_mono_ns == L->base_start ? 0 : -ESRCH;
+	}
+	if (L->base && !base_wants(type))
+		return 0;
 	switch (type) {
+	case MGC_REC_FORKED:
+		return on_forked(L, p, len);
 	case MGC_REC_PROCESS: {
 		struct mgc_rec_process pr;
 		if (len < sizeof pr)
@@ -774,15 +1017,7 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 		memcpy(&nt, p, sizeof nt);
 		if (nt.len > len - sizeof nt)
 			return -EBADMSG;
-		if (t->nnotices < 1000) {
-			if (grow((void **)&t->notices, &L->notice_cap, t->nnotices + 1, sizeof *t->notices) < 0)
-				return -ENOMEM;
-			t->notices[t->nnotices] = dupn(p + sizeof nt, nt.len);
-			if (!t->notices[t->nnotices])
-				return -ENOMEM;
-			t->nnotices++;
-		}
-		return 0;
+		return add_notice(L, (const char *)p + sizeof nt, nt.len);
 	}
 	default:
 		return 0; /* a newer record type: skip */

@@ -26,6 +26,22 @@ struct mgc_file_header {
 };
 _Static_assert(sizeof(struct mgc_file_header) == 16, "file header is frozen");
 
+/* Version 3 files continue the header with flags (header_size 24 or more). */
+struct mgc_file_header3 {
+	struct mgc_file_header h;
+	uint32_t flags;       /* enum mgc_file_flags */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_file_header3) == 24, "v3 file header is frozen");
+
+enum mgc_file_flags {
+	/* Everything after the header is one zstd stream of records, flushed (ZSTD_e_flush) where
+	 * the writer flushes the file, so a cut file decompresses up to its last flush. Offsets that
+	 * records name (FORKED) count the decompressed stream from the start of the file, header
+	 * included, as if the file were not compressed. */
+	MGC_FILE_ZSTD = 1u,
+};
+
 /* Every record: this header, then `len` payload bytes, then zero padding to a multiple of 8.
  * `check` is FNV-1a (32 bit, mgc_fnv1a) of the payload: a reader stops at the first record whose length
  * runs past the end of the file or whose check does not match (a truncated or torn tail). */
@@ -58,6 +74,7 @@ enum mgc_rec_type {
 	MGC_REC_FRAMES3 = 18,      /* frame-tree nodes with their ids, in varints (v3): see below */
 	MGC_REC_STACK3 = 19,       /* stacks as leaves of the frame tree, in varints (v3): see below */
 	MGC_REC_OVERHEAD = 20,     /* struct mgc_rec_overhead: the probe's own memory, at the end */
+	MGC_REC_FORKED = 21,       /* struct mgc_rec_forked + the parent's trace path: a fork child's base */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -230,6 +247,7 @@ enum mgc_snapshot_flags {
 	MGC_SNAP_STEP = 1u,  /* taken at a step marker */
 	MGC_SNAP_FINAL = 2u, /* taken at exit */
 	MGC_SNAP_FULL = 4u,  /* lists every site, not only the changed ones */
+	MGC_SNAP_FORK = 8u,  /* taken just before a fork: a child's base (MGC_REC_FORKED) */
 };
 
 struct mgc_rec_snapshot {
@@ -305,6 +323,21 @@ struct mgc_rec_notice {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct mgc_rec_notice) == 16, "notice record is frozen");
+
+/* A forked child's trace starts where its parent's stood at the fork: the child's file refers to
+ * the parent's for its stacks, modules, code objects and every site's values (the parent writes
+ * a snapshot, flagged MGC_SNAP_FORK, just before it forks) instead of copying them. A reader
+ * reads the parent's file (the path as the parent wrote it; else the same name beside the
+ * child's file) up to `parent_offset` for those, then the child's own records, which add to them.
+ * Written right after PROCESS. Without the parent's file the child's own records still read,
+ * with what came from the parent unknown. */
+struct mgc_rec_forked {
+	int32_t parent_pid;
+	uint32_t path_len;           /* then the parent's trace path */
+	uint64_t parent_start_mono_ns; /* the parent's PROCESS start_mono_ns: tells its file */
+	uint64_t parent_offset;      /* stream bytes of the parent's file that the child's base is */
+};
+_Static_assert(sizeof(struct mgc_rec_forked) == 24, "forked record is frozen");
 
 /* What the probe itself held in the process, written before END: so a report can tell the probe's
  * memory from the program's ("other anonymous" includes it). */

@@ -41,6 +41,7 @@ static void atfork_prepare(void)
 {
 	mgp_guard_enter();
 	mgp_writer_lock();
+	mgp_life_fork_prepare();
 	mgp_threads_lock_all();
 	mgp_sites_lock();
 	mgp_mmaps_lock();

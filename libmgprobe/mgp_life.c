@@ -121,8 +121,10 @@ static void drop_preload(void)
 
 /* Both outputs for the process just read into life.proc: its trace (with a notice first, if
  * any), then its live segment (which may fail alone); then recording starts with a snapshot of
- * every site. 0, or -EIO when there is no trace (the process then runs unprofiled). */
-static int start_outputs(int root, int truncate_root, const char *notice)
+ * every site (`first_flags` MGC_SNAP_FULL), or of the sites changed since the parent's fork
+ * snapshot (0: a forked child whose file refers to its parent's). 0, or -EIO when there is no
+ * trace (the process then runs unprofiled). */
+static int start_outputs(int root, int truncate_root, const char *notice, uint32_t first_flags)
 {
 	if (open_trace(root, truncate_root) < 0)
 		return -EIO;
@@ -131,7 +133,7 @@ static int start_outputs(int root, int truncate_root, const char *notice)
 	mgp_writer_start(&life.proc);
 	mgp_shm_open(&life.proc);
 	mgp_state_set(MGP_RECORDING);
-	mgp_writer_snapshot(MGC_SNAP_FULL);
+	mgp_writer_snapshot(first_flags);
 	mgp_trace_flush();
 	return 0;
 }
@@ -164,7 +166,7 @@ __attribute__((constructor)) static void mgp_init(void)
 	if (life.set.no_children)
 		drop_preload();
 	uint64_t budget = mgp_os_budget_init();
-	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(life.set.max_sites) < 0 ||
+	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init((int)life.set.compress) < 0 ||
 	    mgp_modules_init() < 0 || mgp_threads_init() < 0) {
 		if (budget != UINT64_MAX)
 			mgp_log("the address-space limit (ulimit -v) leaves the probe %llu KiB, too little "
@@ -177,7 +179,7 @@ __attribute__((constructor)) static void mgp_init(void)
 	mgp_python_init((int)life.set.python);
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	choose_root(life.proc.pid, &root, &truncate_root);
-	if (start_outputs(root, truncate_root, NULL) < 0)
+	if (start_outputs(root, truncate_root, NULL, MGC_SNAP_FULL) < 0)
 		goto out;
 	mgp_fork_init();
 	mgp_sampler_start(life.set.interval_ms);
@@ -188,9 +190,10 @@ out:
 void mgp_life_forked(int had_cuda)
 {
 	uint64_t start_mono = mgp_now_ns(), start_real = mgp_real_ns();
-	mgp_trace_forget();
+	int based = mgp_trace_forget();
 	mgp_shm_forget();
-	mgp_modules_forget();
+	if (!based)
+		mgp_modules_forget();
 	if (!mgp_recording() || life.set.no_children) {
 		mgp_state_set(MGP_OFF);
 		return;
@@ -199,11 +202,19 @@ void mgp_life_forked(int had_cuda)
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	if (start_outputs(0, 0, had_cuda ? "CUDA memory is not traced in this forked child: CUDA cannot "
 					   "be used after fork, and the parent's device memory is not the "
-					   "child's" : NULL) < 0) {
+					   "child's" : NULL, based ? 0 : MGC_SNAP_FULL) < 0) {
 		mgp_state_set(MGP_OFF);
 		return;
 	}
 	mgp_sampler_start(life.set.interval_ms);
+}
+
+void mgp_life_fork_prepare(void)
+{
+	if (!mgp_writer_owner() || !mgp_trace_ok())
+		return;
+	mgp_writer_snapshot(MGC_SNAP_FORK);
+	mgp_trace_fork_point(life.path, life.proc.pid);
 }
 
 /* ---- the end ---- */

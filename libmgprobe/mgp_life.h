@@ -11,4 +11,8 @@
  * parent traced CUDA (the child's trace says why it has none). */
 void mgp_life_forked(int had_cuda);
 
+/* From the fork prepare handler, writer lock held: a snapshot in the parent's trace and the point
+ * a child's trace refers to (mgp_trace_fork_point). */
+void mgp_life_fork_prepare(void);
+
 #endif /* MGP_LIFE_H */

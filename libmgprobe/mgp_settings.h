@@ -20,6 +20,7 @@ struct mgp_settings {
 	uint32_t max_sites;
 	uint32_t no_children;
 	uint32_t python;     /* read Python frames (on unless MGPROBE_PYTHON is 0) */
+	uint32_t compress;   /* zstd-compress the trace (on unless MGPROBE_COMPRESS is 0) */
 };
 
 enum mgp_setting_kind {
@@ -56,6 +57,8 @@ static const struct mgp_setting mgp_setting_table[] = {
 	 "1: do not trace forked or exec'd child processes"},
 	{"MGPROBE_PYTHON", MGP_SETTING_FLAG, MGP_SETTING_AT(python), 0, 0, 1,
 	 "0: native frames only in Python programs (default 1: Python frames)"},
+	{"MGPROBE_COMPRESS", MGP_SETTING_FLAG, MGP_SETTING_AT(compress), 0, 0, 1,
+	 "0: write the trace uncompressed (default 1: zstd)"},
 	{"MGPROBE_OUTPUT_PID", MGP_SETTING_PID, MGP_SETTING_AT(output_pid), 0, 0, 0,
 	 "set by mgprobe run: the process that writes exactly MGPROBE_OUTPUT"},
 	{"MGPROBE_LIB", MGP_SETTING_LAUNCHER, 0, 0, 0, 0, 0,

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced: memory from the kernel */
+#include <zstd.h>
 
 #include "mgp_modules.h"
 #include "mgp_os.h"
@@ -38,6 +40,16 @@ static struct {
 	uint64_t start_mono;
 	char *out;    /* records not yet written to the file */
 	size_t len;
+	uint64_t stream_off;                            /* stream bytes so far (header included) */
+	int compress;                                   /* files are zstd streams (MGPROBE_COMPRESS) */
+	ZSTD_CCtx *z;                                   /* the file's zstd stream (NULL: plain) */
+	char *zbuf;
+	struct {
+		char path[2304];                        /* the parent's trace, for a forked child */
+		uint64_t offset, start_mono;
+		int pid;
+		int set;                                /* a fork point was written: the child refers */
+	} base;
 	struct buf scratch;                             /* site entries, strings */
 	struct buf stk;                                 /* frame nodes and stacks of a snapshot */
 	struct buf ids;                                 /* the changed-site list */
@@ -80,9 +92,9 @@ static void buf_drop(struct buf *b)
 	b->cap = 0;
 }
 
-int mgp_trace_init(uint32_t max_sites)
+int mgp_trace_init(int compress)
 {
-	(void)max_sites;
+	trace.compress = compress;
 	trace.out = mgp_os_alloc(OUT_CAP);
 	return trace.out ? 0 : -ENOMEM;
 }
@@ -137,9 +149,99 @@ static void fail(int err)
 	close_if_ours();
 }
 
-int mgp_trace_flush(void)
+/* Writes n bytes to the file. 0, or -errno after the trace failed (with one line). */
+static int write_all(const char *p, size_t n)
 {
 	size_t off = 0;
+	sigset_t old;
+	mgp_xfsz_hold(&old); /* a file-size limit stops the trace, not the program */
+	while (off < n) {
+		ssize_t r = write(trace.fd, p + off, n - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : ENOSPC;
+			mgp_xfsz_release(&old, e == EFBIG);
+			fail(e);
+			return -e;
+		}
+		off += (size_t)r;
+	}
+	mgp_xfsz_release(&old, 0);
+	return 0;
+}
+
+/* ---- compression: one zstd stream per file, flushed at every flush of the file ---- */
+
+#define ZBUF_CAP (128u << 10)
+#define ZLEVEL 3
+#define ZWINDOW_LOG 20 /* a 1 MiB window: the compressor's memory stays ~2 MiB */
+
+/* zstd's memory comes from the kernel, never malloc: a 16-byte header keeps each block's size. */
+static void *z_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	size_t len = n + 16;
+	char *p = mgp_os_alloc(len);
+	if (!p)
+		return NULL;
+	memcpy(p, &len, sizeof len);
+	return p + 16;
+}
+
+static void z_free(void *opaque, void *q)
+{
+	(void)opaque;
+	if (!q)
+		return;
+	size_t len;
+	memcpy(&len, (char *)q - 16, sizeof len);
+	mgp_os_free((char *)q - 16, len);
+}
+
+static void z_drop(void)
+{
+	ZSTD_freeCCtx(trace.z);
+	trace.z = NULL;
+	mgp_os_free(trace.zbuf, ZBUF_CAP);
+	trace.zbuf = NULL;
+}
+
+static int z_start(void)
+{
+	z_drop();
+	trace.z = ZSTD_createCCtx_advanced((ZSTD_customMem){z_alloc, z_free, NULL});
+	trace.zbuf = mgp_os_alloc(ZBUF_CAP);
+	if (!trace.z || !trace.zbuf ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(trace.z, ZSTD_c_compressionLevel, ZLEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(trace.z, ZSTD_c_windowLog, ZWINDOW_LOG))) {
+		z_drop();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Compresses and writes the buffered records: `end` closes the stream (the file is complete),
+ * else the stream is flushed so that what is written decompresses on its own. */
+static int z_write(const char *p, size_t n, ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = {p, n, 0};
+	for (;;) {
+		ZSTD_outBuffer out = {trace.zbuf, ZBUF_CAP, 0};
+		size_t left = ZSTD_compressStream2(trace.z, &out, &in, how);
+		if (ZSTD_isError(left)) {
+			fail(EIO);
+			return -EIO;
+		}
+		if (out.pos && write_all(trace.zbuf, out.pos) < 0)
+			return -EIO;
+		if (left == 0 && in.pos == in.size)
+			return 0;
+	}
+}
+
+static int flush_how(ZSTD_EndDirective how)
+{
 	if (!trace.ok) {
 		trace.len = 0;
 		return -EIO;
@@ -150,36 +252,21 @@ int mgp_trace_flush(void)
 		fail(EBADF); /* "Bad file descriptor": the program closed it */
 		return -EBADF;
 	}
-	sigset_t old;
-	mgp_xfsz_hold(&old); /* a file-size limit stops the trace, not the program */
-	while (off < trace.len) {
-		ssize_t r = write(trace.fd, trace.out + off, trace.len - off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			mgp_xfsz_release(&old, e == EFBIG);
-			trace.len = 0;
-			fail(e);
-			return -e;
-		}
-		if (r == 0) {
-			mgp_xfsz_release(&old, 0);
-			trace.len = 0;
-			fail(ENOSPC);
-			return -ENOSPC;
-		}
-		off += (size_t)r;
-	}
-	mgp_xfsz_release(&old, 0);
+	int r = trace.z ? z_write(trace.out, trace.len, how) : write_all(trace.out, trace.len);
 	trace.len = 0;
-	return 0;
+	return r;
+}
+
+int mgp_trace_flush(void)
+{
+	return trace.len ? flush_how(ZSTD_e_flush) : (trace.ok ? 0 : -EIO);
 }
 
 /* Appends raw bytes to the output buffer, flushing when full. */
 static void put(const void *p, size_t n)
 {
 	const char *s = p;
+	trace.stream_off += n;
 	while (n && trace.ok) {
 		if (trace.len == OUT_CAP && mgp_trace_flush() < 0)
 			return;
@@ -243,10 +330,15 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	if (err < 0)
 		return err;
 	trace.start_mono = p->start_mono_ns;
-	struct mgc_file_header fh = {.version = MGC_TRACE_VERSION,
-				     .header_size = sizeof(struct mgc_file_header)};
-	memcpy(fh.magic, MGC_TRACE_MAGIC, 8);
-	put(&fh, sizeof fh);
+	struct mgc_file_header3 fh = {.h = {.version = MGC_TRACE_VERSION,
+					    .header_size = sizeof(struct mgc_file_header3)},
+				      .flags = MGC_FILE_ZSTD};
+	memcpy(fh.h.magic, MGC_TRACE_MAGIC, 8);
+	if (!trace.compress || z_start() < 0)
+		fh.flags = 0; /* plain: asked for, or no memory for the compressor */
+	if (write_all((const char *)&fh, sizeof fh) < 0)
+		return -EIO;
+	trace.stream_off = sizeof fh;
 	struct mgc_rec_process pr = {
 		.pid = p->pid, .ppid = p->ppid,
 		.start_realtime_ns = p->start_realtime_ns, .start_mono_ns = p->start_mono_ns,
@@ -265,6 +357,13 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	memcpy(sc + pr.host_len, p->cmdline, pr.cmdline_len);
 	memcpy(sc + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
 	record3(MGC_REC_PROCESS, &pr, sizeof pr, sc, strings, NULL, 0);
+	if (trace.base.set) { /* a forked child: the parent's file holds the rest */
+		struct mgc_rec_forked f = {.parent_pid = trace.base.pid,
+					   .path_len = (uint32_t)strlen(trace.base.path),
+					   .parent_start_mono_ns = trace.base.start_mono,
+					   .parent_offset = trace.base.offset};
+		record3(MGC_REC_FORKED, &f, sizeof f, trace.base.path, f.path_len, NULL, 0);
+	}
 	return mgp_trace_flush();
 }
 
@@ -668,30 +767,48 @@ void mgp_trace_notice(const char *text)
 	record3(MGC_REC_NOTICE, &r, sizeof r, text, n, NULL, 0);
 }
 
-void mgp_trace_forget(void)
+void mgp_trace_fork_point(const char *path, int pid)
+{
+	trace.base.set = 0;
+	if (!trace.ok || mgp_trace_flush() < 0)
+		return;
+	mgp_fmt(trace.base.path, sizeof trace.base.path, "%s", path);
+	trace.base.offset = trace.stream_off;
+	trace.base.start_mono = trace.start_mono;
+	trace.base.pid = pid;
+	trace.base.set = 1;
+}
+
+int mgp_trace_forget(void)
 {
 	close_if_ours();
 	trace.ok = 0;
 	trace.len = 0;
-	trace.codes_written = 0;
-	trace.modules_gen = 0;
 	trace.snapshots = 0;
 	trace.ncells = 0;
 	trace.prev_t = trace.prev_step = 0;
 	memset(trace.prev_label, 0, sizeof trace.prev_label);
-	/* The child's file lists its own stacks; the parent's buffers are the parent's. */
-	mgp_chunks_discard(&trace.site_done);
-	mgp_chunks_discard(&trace.node_done);
+	z_drop(); /* the parent's compressor and buffers are the parent's */
 	buf_drop(&trace.scratch);
 	buf_drop(&trace.stk);
 	buf_drop(&trace.ids);
 	buf_drop(&nw.st);
 	nw.nodes_len = nw.st_len = 0;
+	if (trace.base.set)
+		return 1; /* the parent's file up to the fork has its stacks, modules and code objects */
+	/* No fork point (the parent's trace had failed): the child's file lists everything itself. */
+	trace.codes_written = 0;
+	trace.modules_gen = 0;
+	mgp_chunks_discard(&trace.site_done);
+	mgp_chunks_discard(&trace.node_done);
+	return 0;
 }
 
 void mgp_trace_close(void)
 {
-	mgp_trace_flush();
+	if (trace.ok)
+		flush_how(ZSTD_e_end);
+	z_drop();
 	close_if_ours();
 	trace.ok = 0;
 }

@@ -11,8 +11,9 @@
 #include "mgc_format.h"
 #include "mgp_snapshot.h"
 
-/* Reserves the output buffer (the rest grows as needed). 0 or -ENOMEM. */
-int mgp_trace_init(uint32_t max_sites);
+/* Reserves the output buffer (the rest grows as needed); compress: files are zstd streams
+ * (MGC_FILE_ZSTD). 0 or -ENOMEM. */
+int mgp_trace_init(int compress);
 
 /* Opens path for writing (O_EXCL when excl, else truncating) and writes the file header and the
  * process record. 0 or -errno (the file is then not created or left empty). */
@@ -61,9 +62,14 @@ void mgp_trace_notice(const char *text);
  * one message; the return is then -errno and every later call is a no-op. */
 int mgp_trace_flush(void);
 
-/* In a forked child: forget the parent's file, buffer and what was written, so the next
- * mgp_trace_open starts a self-contained file. */
-void mgp_trace_forget(void);
+/* Just before a fork (the fork snapshot written): flushes the file and remembers where it stands,
+ * so a child's file can refer to it (MGC_REC_FORKED) for everything written so far. */
+void mgp_trace_fork_point(const char *path, int pid);
+
+/* In a forked child: forget the parent's file, compressor and buffers. After a fork point the
+ * next mgp_trace_open writes a file that refers to the parent's (returns 1: what the parent wrote,
+ * its modules included, stays written); else a self-contained one (returns 0). */
+int mgp_trace_forget(void);
 
 /* 1 while a trace file is open and healthy. */
 int mgp_trace_ok(void);

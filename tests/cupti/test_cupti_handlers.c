@@ -661,7 +661,7 @@ static void test_trace_roundtrip(void)
 	static const struct mgp_trace_cuda cuda = {mgp_cupti_pool_cells, mgp_cupti_take_devsites};
 	char path[] = "/tmp/mg-cupti-trace-XXXXXX";
 	int fd = mkstemp(path);
-	if (fd < 0 || mgp_trace_init(4096) < 0) {
+	if (fd < 0 || mgp_trace_init(1) < 0) {
 		fprintf(stderr, "test_trace_roundtrip: setup failed\n");
 		failures++;
 		return;

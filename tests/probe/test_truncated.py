@@ -13,7 +13,7 @@ from probetest import Test
 t = Test("truncated", 2)
 prog, cuts = t.progs
 trace = t.path("attrib.mgt")
-r = t.probe([prog], trace)
+r = t.probe([prog], trace, extra_env={"MGPROBE_COMPRESS": "0"})  # records as laid out, no zstd
 t.eq("probe run: exit status", 0, r.returncode)
 data = open(trace, "rb").read()
 
@@ -167,6 +167,23 @@ with ThreadPoolExecutor(max_workers=2) as pool:
         t.eq(f"mgreport cut at {c}: snapshots", sum(x[2] in SNAPS for x in whole),
              rep["process"]["snapshots"])
         t.eq(f"mgreport cut at {c}: truncated", c != whole[-1][1], rep["process"]["truncated"])
+
+# ---- a compressed trace (the default): every cut loads, or fails with an error code, never a
+# crash; what loads grows with the cut (whole flushed blocks) up to the whole file ----
+ztrace = t.path("attrib-z.mgt")
+t.eq("probe run, compressed: exit status", 0, t.probe([prog], ztrace).returncode)
+zdata = open(ztrace, "rb").read()
+t.eq("compressed: the header says zstd", 1, struct.unpack_from("<I", zdata, 16)[0] & 1)
+zres = t.run([cuts, ztrace], timeout=60)
+t.eq("compressed cuts: exit status (no crash)", 0, zres.returncode)
+zgot = {int(l.split(" ", 1)[0]): l.split(" ")[1:] for l in zres.stdout.decode().splitlines()}
+t.eq("compressed cuts: one result per offset", len(zdata) + 1, len(zgot))
+whole_z = zgot.get(len(zdata), [])
+t.eq("compressed, whole file: snapshots, steps, ended, not truncated as the plain trace",
+     expect(recs, False).split()[1:5], whole_z[1:5])
+snaps = [int(zgot[c][1]) if zgot[c][0] == "0" else 0 for c in sorted(zgot)]
+t.eq("compressed cuts: snapshots never fall as the cut grows",
+     [], [c for c in range(1, len(snaps)) if snaps[c] < snaps[c - 1]][:10])
 
 # ---- malformed files ----
 bad_files = {
