@@ -537,6 +537,27 @@ static void append_point(struct mgc_trace *t, const struct mgc_point *p)
 	t->points[t->npoints++] = *p;
 }
 
+/* A site entry's values, its cohorts read from p at off (checked by the caller); returns the
+ * offset after them. */
+static size_t set_values(struct mgc_site *s, const struct mgc_rec_site *e, const unsigned char *p,
+			 size_t off)
+{
+	s->live_bytes = e->live_bytes;
+	s->live_count = e->live_count;
+	s->allocs = e->allocs;
+	s->alloc_bytes = e->alloc_bytes;
+	s->frees = e->frees;
+	s->peak_bytes = e->peak_bytes;
+	memset(s->cohorts, 0, sizeof s->cohorts);
+	for (unsigned k = 0; k < MGC_COHORTS; k++) {
+		if (e->cohort_mask & (1u << k)) {
+			memcpy(&s->cohorts[k], p + off, 8);
+			off += 8;
+		}
+	}
+	return off;
+}
+
 /* A parent's snapshot, read for a forked child's base: only the sites' values. */
 static int base_sites(struct loader *L, const unsigned char *p, uint32_t len, uint32_t nsites)
 {
@@ -552,19 +573,7 @@ static int base_sites(struct loader *L, const unsigned char *p, uint32_t len, ui
 		struct mgc_site *s = site_get(L, e.site);
 		if (!s)
 			return e.site == 0 ? -EBADMSG : -ENOMEM;
-		s->live_bytes = e.live_bytes;
-		s->live_count = e.live_count;
-		s->allocs = e.allocs;
-		s->alloc_bytes = e.alloc_bytes;
-		s->frees = e.frees;
-		s->peak_bytes = e.peak_bytes;
-		memset(s->cohorts, 0, sizeof s->cohorts);
-		for (unsigned k = 0; k < MGC_COHORTS; k++) {
-			if (e.cohort_mask & (1u << k)) {
-				memcpy(&s->cohorts[k], p + off, 8);
-				off += 8;
-			}
-		}
+		off = set_values(s, &e, p, off);
 		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
 	}
 	return 0;
@@ -727,19 +736,7 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 		if (s->updated_at && s->updated_at <= t->last_step_snapshot && !(sn.flags & MGC_SNAP_STEP))
 			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts); /* in force at that marker */
 		s->seen = 1;
-		s->live_bytes = e.live_bytes;
-		s->live_count = e.live_count;
-		s->allocs = e.allocs;
-		s->alloc_bytes = e.alloc_bytes;
-		s->frees = e.frees;
-		s->peak_bytes = e.peak_bytes;
-		memset(s->cohorts, 0, sizeof s->cohorts);
-		for (unsigned k = 0; k < MGC_COHORTS; k++) {
-			if (e.cohort_mask & (1u << k)) {
-				memcpy(&s->cohorts[k], p + off, 8);
-				off += 8;
-			}
-		}
+		off = set_values(s, &e, p, off);
 		/* Keep the cohorts as they were at the last step marker too: what came after (a
 		 * snapshot inside the last step, the exit's teardown) is not on the step axis. */
 		if (sn.flags & MGC_SNAP_STEP)
