@@ -36,15 +36,15 @@ SAMPLE = os.path.join(HERE, "..", "samples", "torch_vision_train.py")
 
 
 def tree(root):
-    """The pids of root and all its descendants (from /proc/PID/task/*/children)."""
-    out, todo = [], [root]
+    """(pid, parent pid) of root and all its descendants (from /proc/PID/task/*/children)."""
+    out, todo = [], [(root, 0)]
     while todo:
-        pid = todo.pop()
-        out.append(pid)
+        pid, parent = todo.pop()
+        out.append((pid, parent))
         try:
             for tid in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{tid}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
+                    todo += [(int(c), pid) for c in f.read().split()]
         except OSError:
             pass
     return out
@@ -63,39 +63,33 @@ def rollup(pid):
 
 class Watch(threading.Thread):
     """Samples the process tree's memory every 50 ms: the peak of the summed PSS, and each
-    process's peak private memory (keyed by pid)."""
+    process's peak private memory (keyed by pid) and its parent."""
 
     def __init__(self, pid):
         super().__init__(daemon=True)
-        self.pid, self.stop, self.peak_pss, self.private = pid, False, 0, {}
+        self.pid, self.stop, self.peak_pss, self.private, self.parent = pid, False, 0, {}, {}
 
     def run(self):
         while not self.stop:
             total = 0
-            for pid in tree(self.pid):
+            for pid, parent in tree(self.pid):
                 r = rollup(pid)
                 if r:
                     total += r[0]
                     self.private[pid] = max(self.private.get(pid, 0), r[1])
+                    self.parent[pid] = parent
             self.peak_pss = max(self.peak_pss, total)
             time.sleep(0.05)
 
 
-def python_workers(private, root):
-    """The private peaks of the forked workers: the python processes below the program (the
-    launchers, mgprobe and memray's own, are not workers; neither is the program itself)."""
-    prog = None
-    for pid in sorted(private):
-        try:
-            comm = open(f"/proc/{pid}/comm").read().strip()
-        except OSError:
-            comm = ""
-        if prog is None and pid != root and comm.startswith("python"):
-            prog = pid
-    return [v for pid, v in private.items() if pid not in (root, prog)]
+def workers(w, native):
+    """The private peaks of the forked workers: the children of the program, which is the root
+    natively and the root's (the launcher's: mgprobe, memray, heaptrack) child otherwise."""
+    progs = {w.pid} if native else {p for p, parent in w.parent.items() if parent == w.pid}
+    return [v for p, v in w.private.items() if w.parent.get(p) in progs]
 
 
-def run(cmd, cwd, env, watch=False):
+def run(cmd, cwd, env, watch=False, native=False):
     """Runs cmd in cwd. Returns a dict: step_ms (the sample's, or ms per mgtrain step), wall s,
     max RSS (wait4), peak summed PSS and the workers' private peaks (watch), trace bytes."""
     marks = {}
@@ -131,9 +125,9 @@ def run(cmd, cwd, env, watch=False):
          "files": len(os.listdir(cwd))}
     if w:
         r["pss"] = w.peak_pss
-        workers = python_workers(w.private, p.pid)
-        r["worker_private"] = statistics.mean(workers) if workers else 0
-        r["nworkers"] = len(workers)
+        ws = workers(w, native)
+        r["worker_private"] = statistics.mean(ws) if ws else 0
+        r["nworkers"] = len(ws)
     return r
 
 
@@ -221,7 +215,7 @@ def main():
                         continue
                     d = os.path.join(tmp, f"r{rep}-{j}")
                     os.makedirs(d)
-                    res.setdefault((j, who), []).append(run(cmd, d, env, watch))
+                    res.setdefault((j, who), []).append(run(cmd, d, env, watch, who == "native"))
                     shutil.rmtree(d)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -228,6 +228,7 @@ struct loader {
 	/* reading a forked child's base, the parent's file up to the fork (MGC_REC_FORKED) */
 	int base;       /* depth of parents being read: 0 while reading the file itself */
 	int base_missing; /* a parent's file could not be read: its nodes are unknown here */
+	int relative;   /* a forked child's file: site entries are changes since the fork */
 	int base_pid;   /* the parent whose PROCESS record must open its file */
 	uint64_t base_start;
 };
@@ -236,6 +237,44 @@ static struct mgc_site *site_get(struct loader *L, uint32_t id);
 static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len);
 static int on_record(struct loader *L, uint32_t type, const unsigned char *p, uint32_t len);
 static int add_notice(struct loader *L, const char *text, size_t n);
+
+/* What a site held when a forked child started: its values read from the parent's file. */
+struct mgc_site_base {
+	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
+	uint64_t cohorts[MGC_COHORTS];
+};
+
+/* A forked child's entry holds changes since the fork (mgc_format.h, MGC_REC_FORKED): live bytes,
+ * count and cohorts zigzagged. Turns e and coh into the site's values: the base (its values when
+ * the child first names it, which are the parent's at the fork) plus the changes. */
+static int from_fork(struct loader *L, struct mgc_rec_site *e, uint64_t coh[MGC_COHORTS])
+{
+	struct mgc_site *s = site_get(L, e->site);
+	if (!s)
+		return -ENOMEM;
+	if (!s->base) {
+		if (!(s->base = malloc(sizeof *s->base)))
+			return -ENOMEM;
+		*s->base = (struct mgc_site_base){s->live_bytes, s->live_count, s->allocs, s->alloc_bytes,
+						  s->frees, s->peak_bytes, {0}};
+		memcpy(s->base->cohorts, s->cohorts, sizeof s->cohorts);
+	}
+	const struct mgc_site_base *b = s->base;
+	e->live_bytes = b->live_bytes + (uint64_t)mgc_unzigzag(e->live_bytes);
+	e->live_count = b->live_count + (uint64_t)mgc_unzigzag(e->live_count);
+	e->allocs += b->allocs;
+	e->alloc_bytes += b->alloc_bytes;
+	e->frees += b->frees;
+	e->peak_bytes = b->live_bytes + e->peak_bytes > b->peak_bytes ? b->live_bytes + e->peak_bytes
+									  : b->peak_bytes;
+	e->cohort_mask = 0;
+	for (unsigned c = 0; c < MGC_COHORTS; c++) {
+		coh[c] = b->cohorts[c] + (uint64_t)mgc_unzigzag(coh[c]);
+		if (coh[c] && coh[c] < (1ull << 62)) /* a negative bucket: in flight, left out */
+			e->cohort_mask |= 1u << c;
+	}
+	return 0;
+}
 
 /* Decodes a SNAPSHOT2 (varints, mgc_format.h) into SNAPSHOT's fixed layout and reads that. */
 static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
@@ -302,16 +341,24 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 		struct mgc_rec_site e = {.site = (uint32_t)id, .cohort_mask = (uint32_t)f[7],
 					 .live_bytes = f[1], .live_count = f[2], .allocs = f[3],
 					 .alloc_bytes = f[4], .frees = f[5], .peak_bytes = f[6]};
+		uint64_t coh[MGC_COHORTS];
+		for (unsigned c = 0; c < MGC_COHORTS; c++) {
+			coh[c] = 0;
+			if ((e.cohort_mask & (1u << c)) && mgc_get_varint(&q, end, &coh[c]) < 0)
+				return -EBADMSG;
+		}
+		if (L->relative) {
+			int rc = from_fork(L, &e, coh);
+			if (rc < 0)
+				return rc;
+		}
 		memcpy(L->dec + off, &e, sizeof e);
 		off += sizeof e;
 		for (unsigned c = 0; c < MGC_COHORTS; c++) {
-			if (!(e.cohort_mask & (1u << c)))
-				continue;
-			uint64_t cv;
-			if (mgc_get_varint(&q, end, &cv) < 0)
-				return -EBADMSG;
-			memcpy(L->dec + off, &cv, 8);
-			off += 8;
+			if (e.cohort_mask & (1u << c)) {
+				memcpy(L->dec + off, &coh[c], 8);
+				off += 8;
+			}
 		}
 	}
 	if (L->dec_cap < sizeof sn) {
@@ -606,12 +653,13 @@ static int read_base(struct loader *L, struct mgc_reader *r, const struct mgc_re
 {
 	uint64_t prev_t = L->prev_t, prev_step = L->prev_step;
 	char prev_label[32];
-	int pid = L->base_pid;
+	int pid = L->base_pid, relative = L->relative;
 	uint64_t start = L->base_start;
 	memcpy(prev_label, L->prev_label, sizeof prev_label);
 	L->prev_t = L->prev_step = 0;
 	memset(L->prev_label, 0, sizeof L->prev_label);
 	L->base++;
+	L->relative = 0; /* unless the parent's own file has a FORKED record */
 	L->base_pid = f->parent_pid;
 	L->base_start = f->parent_start_mono_ns;
 	int rc = 0;
@@ -624,7 +672,15 @@ static int read_base(struct loader *L, struct mgc_reader *r, const struct mgc_re
 		if (mgc_reader_offset(r) > f->parent_offset || (rc = on_record(L, type, q, len)) < 0)
 			break;
 	}
+	/* The bases of this level's entries were its own parent's values: the next level takes its. */
+	for (size_t i = 0; i < L->t->nsites; i++) {
+		if (L->t->sites[i]) {
+			free(L->t->sites[i]->base);
+			L->t->sites[i]->base = NULL;
+		}
+	}
 	L->base--;
+	L->relative = relative;
 	L->base_pid = pid;
 	L->base_start = start;
 	L->prev_t = prev_t;
@@ -644,6 +700,7 @@ static int on_forked(struct loader *L, const unsigned char *p, uint32_t len)
 	char *path = dupn(p + sizeof f, f.path_len);
 	if (!path)
 		return -ENOMEM;
+	L->relative = 1; /* this file's entries (the child's, or a parent's being read) */
 	struct mgc_reader *r = L->base < 16 ? open_parent(L->t->path, path) : NULL;
 	int rc = r ? read_base(L, r, &f) : -ENOENT;
 	mgc_reader_close(r);
@@ -1120,6 +1177,7 @@ void mgc_trace_free(struct mgc_trace *t)
 			free(t->sites[i]->ips);
 			free(t->sites[i]->series);
 			free(t->sites[i]->cuda);
+			free(t->sites[i]->base);
 			free(t->sites[i]);
 		}
 	}

@@ -66,6 +66,8 @@ struct mgc_devcell {
 	uint64_t peak;  /* highest bytes seen */
 };
 
+struct mgc_site_base;
+
 struct mgc_site {
 	uint32_t id;
 	uint16_t kind;    /* mgc_kind_make: memory kind, CUDA device + 1 in the high byte */
@@ -80,6 +82,7 @@ struct mgc_site {
 	float *series;    /* live bytes at each grid point (t.npoints of them), NULL if never seen */
 	struct mgc_rec_devsite *cuda; /* CUDA sites: what activity records said (DEVSITE), or NULL */
 	uint32_t filled;  /* internal: grid points filled so far */
+	struct mgc_site_base *base; /* internal: a forked child's values of the site at the fork */
 	uint64_t first_step_seen;
 };
 

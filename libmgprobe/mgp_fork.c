@@ -58,7 +58,6 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	unlock_all();
-	mgp_threads_forked(); /* the parent's other threads are not here: their deltas are ours */
 	mgp_life_forked(mgp_cuda_fork_child()); /* CUDA first: before the child's first snapshot */
 	mgp_guard_leave();
 }

@@ -19,6 +19,7 @@
 #include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_python.h"
+#include "mgp_record.h"
 #include "mgp_sampler.h"
 #include "mgp_settings.h"
 #include "mgp_shm.h"
@@ -194,6 +195,9 @@ void mgp_life_forked(int had_cuda)
 	mgp_shm_forget();
 	if (!based)
 		mgp_modules_forget();
+	else if (mgp_sites_forked() < 0)
+		mgp_record_oom(); /* the child's counters could not start afresh */
+	mgp_threads_forked(); /* the parent's other threads are not here: their deltas are ours */
 	if (!mgp_recording() || life.set.no_children) {
 		mgp_state_set(MGP_OFF);
 		return;
@@ -211,8 +215,13 @@ void mgp_life_forked(int had_cuda)
 
 void mgp_life_fork_prepare(void)
 {
+	mgp_trace_fork_point(NULL, 0);
 	if (!mgp_writer_owner() || !mgp_trace_ok())
 		return;
+	/* Evicted sites are freed now, not by the parent after the fork (its writes to pages the child
+	 * shares would copy them into the child). */
+	mgp_threads_drain();
+	mgp_sites_evict_free(mgp_trace_site_written);
 	mgp_writer_snapshot(MGC_SNAP_FORK);
 	mgp_trace_fork_point(life.path, life.proc.pid);
 }

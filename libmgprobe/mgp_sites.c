@@ -49,6 +49,7 @@ static struct {
 	uint32_t used;       /* sites in use */
 	uint32_t free;       /* first free id (its leaf field links the next), 0 = none */
 	uint32_t trunc_at;   /* from this many sites in use, new stacks keep only TRUNC_FRAMES */
+	uint32_t inherited;  /* a forked child: ids below were its parent's (never evicted here) */
 	uint32_t created;    /* sites made since the last eviction */
 	uint64_t *dirty_words, *dirty_sum; /* changed-site bitmap: a bit per site, a bit per word */
 	struct mgp_chunks cand;  /* eviction candidates (writer) */
@@ -114,8 +115,6 @@ int mgp_sites_init(uint32_t max_sites)
 	 * 65536, set to save memory or in tests) has no such reserve. */
 	table.trunc_at = max_sites >= 65536 ? max_sites - max_sites / 8 : UINT32_MAX;
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
-	mgp_site_counts(1)->coh0_bucket = MGP_NO_BUCKET;
-	mgp_site_counts(1)->state = MGP_SITE_LINKED;
 	table.used = 1;
 	__atomic_store_n(&table.high, 2, __ATOMIC_RELEASE);
 	return 0;
@@ -247,9 +246,7 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 	*s = (struct mgp_site){.fp = h2, .leaf = leaf, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
 	struct mgp_site_counts *c = mgp_site_counts(id);
-	memset(c, 0, sizeof *c);
-	c->coh0_bucket = MGP_NO_BUCKET;
-	c->state = MGP_SITE_LINKED;
+	memset(c, 0, sizeof *c); /* in use (MGP_SITE_LINKED), nothing done */
 	table.used++;
 	table.created++;
 	if (id == table.high)
@@ -318,19 +315,19 @@ static uint64_t *cohort_array(struct mgp_site_counts *c)
 	return x ? mgp_chunk_at(&table.coh, x - 1) : NULL;
 }
 
+/* The first bucket a site uses costs nothing (its bytes are the live bytes less the others'):
+ * most sites only ever have one. */
 static void cohort_add(struct mgp_site_counts *c, unsigned bucket, int64_t d)
 {
-	uint8_t b = __atomic_load_n(&c->coh0_bucket, __ATOMIC_ACQUIRE);
-	if (b == MGP_NO_BUCKET) {
-		uint8_t want = MGP_NO_BUCKET;
-		__atomic_compare_exchange_n(&c->coh0_bucket, &want, (uint8_t)bucket, 0, __ATOMIC_ACQ_REL,
+	uint8_t b = __atomic_load_n(&c->coh0, __ATOMIC_ACQUIRE);
+	if (!b) {
+		uint8_t want = 0;
+		__atomic_compare_exchange_n(&c->coh0, &want, (uint8_t)(bucket + 1), 0, __ATOMIC_ACQ_REL,
 					    __ATOMIC_ACQUIRE);
-		b = want == MGP_NO_BUCKET ? (uint8_t)bucket : want;
+		b = want ? want : (uint8_t)(bucket + 1);
 	}
-	if (b == bucket) {
-		__atomic_fetch_add(&c->coh0, (uint64_t)d, __ATOMIC_RELAXED);
+	if (b == bucket + 1)
 		return;
-	}
 	uint64_t *a = cohort_array(c);
 	if (a) /* else the bucket is lost, the site's live bytes stay exact */
 		__atomic_fetch_add(&a[bucket], (uint64_t)d, __ATOMIC_RELAXED);
@@ -338,10 +335,16 @@ static void cohort_add(struct mgp_site_counts *c, unsigned bucket, int64_t d)
 
 uint64_t mgp_site_cohort(const struct mgp_site_counts *c, unsigned k)
 {
-	if (k == __atomic_load_n(&c->coh0_bucket, __ATOMIC_ACQUIRE))
-		return __atomic_load_n(&c->coh0, __ATOMIC_RELAXED);
+	uint8_t b = __atomic_load_n(&c->coh0, __ATOMIC_ACQUIRE);
 	uint32_t x = __atomic_load_n(&c->coh_ext, __ATOMIC_ACQUIRE);
-	return x ? __atomic_load_n((uint64_t *)mgp_chunk_at(&table.coh, x - 1) + k, __ATOMIC_RELAXED) : 0;
+	const uint64_t *a = x ? mgp_chunk_at(&table.coh, x - 1) : NULL;
+	if (k + 1 != b)
+		return a ? __atomic_load_n(&a[k], __ATOMIC_RELAXED) : 0;
+	uint64_t v = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
+	for (unsigned j = 0; a && j < MGC_COHORTS; j++)
+		if (j != k)
+			v -= __atomic_load_n(&a[j], __ATOMIC_RELAXED);
+	return v;
 }
 
 /* Which of the totals' slots a site's kind counts in: heap, anonymous mmap, CUDA. */
@@ -521,7 +524,8 @@ void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too)
 			uint32_t id = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
 			struct mgp_site_counts *c = mgp_site_counts(id);
 			uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
-			if (id < 2 || c->state != MGP_SITE_LINKED || written(id) || !holds_nothing(c) ||
+			if (id < 2 || id < table.inherited || c->state != MGP_SITE_LINKED || written(id) ||
+			    !holds_nothing(c) ||
 			    allocs >= MGP_SITES_KEEP_ALLOCS || mgc_kind_is_cuda(mgp_site_get(id)->kind))
 				continue;
 			if (allocs <= 1)
@@ -548,6 +552,7 @@ static void free_site(uint32_t id)
 	}
 	__atomic_fetch_and(&table.dirty_words[id >> 6], ~(1ull << (id & 63)), __ATOMIC_RELAXED);
 	memset(c, 0, sizeof *c);
+	c->state = MGP_SITE_FREE;
 	*s = (struct mgp_site){.leaf = table.free};
 	table.free = id;
 	table.used--;
@@ -589,15 +594,29 @@ void mgp_sites_evict_free(int (*written)(uint32_t id))
 	pthread_mutex_unlock(&table.lock);
 }
 
+/* CUDA bytes a forked child drops (mgp_sites_forget_cuda), per site and bucket, kept until its
+ * counters start afresh (mgp_sites_forked), where they become negative deltas. */
+#define CUDA_DROPS 256u
+static struct cuda_drop {
+	uint32_t id, bucket;
+	uint64_t bytes;
+} cuda_drops[CUDA_DROPS];
+static uint32_t ncuda_drops;
+
 void mgp_sites_forget_cuda(void)
 {
 	uint32_t n = mgp_sites_count();
+	ncuda_drops = 0;
 	for (uint32_t id = 1; id < n; id++) {
 		struct mgp_site_counts *c = mgp_site_counts(id);
 		if (c->state == MGP_SITE_FREE || !mgc_kind_is_cuda(mgp_site_get(id)->kind) || !c->live_bytes)
 			continue;
+		for (unsigned k = 0; k < MGC_COHORTS; k++) {
+			uint64_t v = mgp_site_cohort(c, k);
+			if (v && ncuda_drops < CUDA_DROPS)
+				cuda_drops[ncuda_drops++] = (struct cuda_drop){id, k, v};
+		}
 		c->live_bytes = 0;
-		c->coh0 = 0;
 		if (c->coh_ext)
 			memset(mgp_chunk_at(&table.coh, c->coh_ext - 1), 0, MGC_COHORTS * sizeof(uint64_t));
 		mark(id, MGP_SITE_LIVE);
@@ -606,6 +625,38 @@ void mgp_sites_forget_cuda(void)
 	for (uint32_t k = 0; k < table.ncells; k++)
 		table.cells[k].bytes = table.cells[k].count = 0;
 	table.ncells = 0;
+}
+
+int mgp_sites_forked(void)
+{
+	table.inherited = table.high;
+	table.free = 0; /* new sites go to fresh pages, not the parent's */
+	table.ncand = table.ngone = 0;
+	table.created = 0;
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX && mgp_site_cnts.chunk[k]; k++) {
+		size_t bytes = mgp_site_cnts.esize << mgp_site_cnts.shift;
+		char *fresh = mgp_os_alloc(bytes);
+		if (!fresh)
+			return -ENOMEM;
+		mgp_os_free(mgp_site_cnts.chunk[k], bytes);
+		mgp_site_cnts.chunk[k] = fresh;
+	}
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX; k++) {
+		mgp_os_free(table.coh.chunk[k], table.coh.esize << table.coh.shift);
+		table.coh.chunk[k] = NULL;
+	}
+	table.coh_high = table.coh_free = 0;
+	mgp_stacks_forked();
+	/* The parent's device memory, dropped above, is a negative change from the fork on. */
+	for (uint32_t i = 0; i < ncuda_drops; i++) {
+		struct mgp_site_counts *c = mgp_site_counts(cuda_drops[i].id);
+		int64_t d = -(int64_t)cuda_drops[i].bytes;
+		__atomic_fetch_add(&c->live_bytes, (uint64_t)d, __ATOMIC_RELAXED);
+		cohort_add(c, cuda_drops[i].bucket, d);
+		mark(cuda_drops[i].id, MGP_SITE_LIVE);
+	}
+	ncuda_drops = 0;
+	return 0;
 }
 
 void mgp_sites_lock(void)

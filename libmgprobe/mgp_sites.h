@@ -23,7 +23,8 @@ struct mgp_site {
 
 /* A site's counters: relaxed atomics, changed only through mgp_site_apply (the writer draining
  * the threads' deltas, a thread flushing one, CUDA callbacks). Differences are modular: a bucket
- * or a total may read transiently negative (huge) while deltas are in flight. */
+ * or a total may read transiently negative (huge) while deltas are in flight. All zero is a site
+ * in use that has done nothing (a forked child starts its counters afresh: mgp_sites_forked). */
 struct mgp_site_counts {
 	uint64_t live_bytes;
 	uint64_t allocs;
@@ -31,16 +32,14 @@ struct mgp_site_counts {
 	uint64_t frees;
 	uint64_t peak_bytes;
 	uint64_t var;         /* sampled runs: variance of the live-bytes estimate, divided by R */
-	uint64_t coh0;        /* live bytes born in bucket coh0_bucket, the first the site used */
-	uint32_t coh_ext;     /* 0, or 1 + the index of a full cohort array: every other bucket */
-	uint8_t coh0_bucket;  /* MGP_NO_BUCKET until the first change */
+	uint32_t coh_ext;     /* 0, or 1 + the index of a cohort array: the buckets but the first */
+	uint8_t coh0;         /* 1 + the first cohort bucket the site used (0: none yet); its live
+				 bytes are live_bytes less the other buckets' */
 	uint8_t dirty;        /* enum mgp_site_dirty bits since the writer last took them */
-	uint8_t pad;
 	uint8_t state;        /* enum mgp_site_state: sites lock */
+	uint8_t pad;
 };
-_Static_assert(sizeof(struct mgp_site_counts) == 64, "one cache line per site's counters");
-
-#define MGP_NO_BUCKET 0xffu
+_Static_assert(sizeof(struct mgp_site_counts) == 56, "a site's counters are 56 bytes");
 
 enum mgp_site_dirty {
 	MGP_SITE_LIVE = 1u,  /* live bytes or count moved */
@@ -48,8 +47,8 @@ enum mgp_site_dirty {
 };
 
 enum mgp_site_state {
-	MGP_SITE_FREE = 0,     /* not in use */
-	MGP_SITE_LINKED = 1,   /* in use and found by lookups */
+	MGP_SITE_LINKED = 0,   /* in use and found by lookups */
+	MGP_SITE_FREE = 1,     /* not in use */
 	MGP_SITE_UNLINKED = 2, /* being evicted: lookups no longer find it */
 	MGP_SITE_DETACHED = 3, /* revived while being evicted, its stack taken by a newer site */
 };
@@ -149,6 +148,12 @@ void mgp_sites_evict_free(int (*written)(uint32_t id));
 /* The sites that had been created since the writer last evicted: it runs early when this grows
  * (an import that makes 10^5 stacks a second). */
 uint32_t mgp_sites_created(void);
+
+/* In a forked child whose trace refers to its parent's (mgp_trace_forget): the counters start
+ * afresh, counting from the fork (the parent's trace has the values then), in new pages, so the
+ * pages the parent keeps writing are not copied into the child; the parent's sites are never
+ * evicted here and new sites and nodes take fresh ids. 0, or -ENOMEM. Single-threaded. */
+int mgp_sites_forked(void);
 
 /* fork: the prepare handler takes the insert lock so no stack is half-published in the child. */
 void mgp_sites_lock(void);

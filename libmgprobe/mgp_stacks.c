@@ -20,6 +20,7 @@ static struct {
 	uint64_t mask;    /* index slots - 1 */
 	uint32_t high;    /* one past the highest id used; id 0 is the root */
 	uint32_t used;    /* nodes in use */
+	uint32_t indexed; /* nodes in the index (a forked child's index starts empty) */
 	uint32_t free;    /* first free node, 0 = none */
 	/* The last stack interned, outermost frame first, and its nodes: consecutive new stacks (an
 	 * import's registrations) share most of their outer frames, which then cost a compare each
@@ -68,7 +69,7 @@ static void index_put(uint32_t *tab, uint64_t mask, uint32_t id)
 static int index_room(void)
 {
 	uint64_t cap = st.index ? st.mask + 1 : 0;
-	if ((uint64_t)(st.used + 1) * 10 <= cap * 7)
+	if ((uint64_t)(st.indexed + 1) * 10 <= cap * 7)
 		return 0;
 	uint64_t ncap = cap ? cap * 2 : 4096;
 	uint32_t *nt = mgp_os_alloc(ncap * sizeof *nt);
@@ -117,6 +118,7 @@ static uint32_t new_node(uint32_t parent, uint64_t ip, uint64_t slot)
 		node(parent)->refs++;
 	st.index[slot] = id;
 	st.used++;
+	st.indexed++;
 	if (id == st.high)
 		__atomic_store_n(&st.high, id + 1, __ATOMIC_RELEASE);
 	return id;
@@ -179,8 +181,22 @@ void mgp_stacks_release(uint32_t leaf)
 		n->parent = st.free;
 		st.free = id;
 		st.used--;
+		st.indexed--;
 		id = parent;
 	}
+}
+
+void mgp_stacks_forked(void)
+{
+	/* New nodes go to fresh pages, not the parent's, and into an index of their own: the
+	 * parent's is dropped (the parent may rewrite or replace it, and every page it touches would
+	 * be copied into the child). A child's new stacks then share no node with the parent's. */
+	st.free = 0;
+	st.last_n = 0;
+	mgp_os_free(st.index, st.index ? (st.mask + 1) * sizeof *st.index : 0);
+	st.index = NULL;
+	st.mask = 0;
+	st.indexed = 0;
 }
 
 unsigned mgp_stacks_walk(uint32_t leaf, uint64_t *out, unsigned cap)

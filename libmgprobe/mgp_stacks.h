@@ -43,6 +43,9 @@ void mgp_stacks_release(uint32_t leaf);
  * The stack must be in use (its site alive). */
 unsigned mgp_stacks_walk(uint32_t leaf, uint64_t *out, unsigned cap);
 
+/* A forked child (mgp_sites_forked): freed parent nodes are not reused. */
+void mgp_stacks_forked(void);
+
 /* Nodes in use now, and one past the highest node id ever used. */
 uint32_t mgp_stacks_nodes(void);
 uint32_t mgp_stacks_high(void);

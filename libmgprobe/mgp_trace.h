@@ -63,7 +63,8 @@ void mgp_trace_notice(const char *text);
 int mgp_trace_flush(void);
 
 /* Just before a fork (the fork snapshot written): flushes the file and remembers where it stands,
- * so a child's file can refer to it (MGC_REC_FORKED) for everything written so far. */
+ * so a child's file can refer to it (MGC_REC_FORKED) for everything written so far. A NULL path
+ * (no fork snapshot this time) forgets the last fork point: that child writes its own file. */
 void mgp_trace_fork_point(const char *path, int pid);
 
 /* In a forked child: forget the parent's file, compressor and buffers. After a fork point the
