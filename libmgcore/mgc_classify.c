@@ -1082,6 +1082,29 @@ static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_r
 	return 0;
 }
 
+/* Sampled data: a leak must have grown past the estimate's noise (MGC_SAMPLED_LEAK_RATES x R over
+ * the lowest point of the window) before it is called one. */
+static void sampled_leak_floor(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
+			       struct mgc_fit *f)
+{
+	if (!opts || opts->sample_rate <= 0 || f->verdict != MGC_VERDICT_LEAK)
+		return;
+	double lo = ev->live[0];
+	for (size_t i = 1; i < ev->n; i++)
+		if (ev->live[i] < lo)
+			lo = ev->live[i];
+	double grown = ev->live[ev->n - 1] - lo, floor = MGC_SAMPLED_LEAK_RATES * opts->sample_rate;
+	if (grown >= floor)
+		return;
+	char b1[16], b2[16];
+	f->verdict = MGC_VERDICT_GROWING;
+	f->confidence = 0.6;
+	snprintf(f->why, sizeof(f->why),
+		 "growing: sampled estimates have grown %s, under the %s (%.0f x the sampling rate) a "
+		 "leak must show above their noise", mgc_bytes(grown, b1, sizeof b1),
+		 mgc_bytes(floor, b2, sizeof b2), MGC_SAMPLED_LEAK_RATES);
+}
+
 int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
 		      struct mgc_fit *out)
 {
@@ -1123,6 +1146,7 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 		snprintf(f.why, sizeof(f.why),
 			 "growing, but the recent birth steps hold almost no live bytes: the growth is ending");
 	}
+	sampled_leak_floor(ev, opts, &f);
 	*out = f;
 	return 0;
 }

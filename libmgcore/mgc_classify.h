@@ -26,7 +26,13 @@ struct mgc_classify_opts {
 	 * seconds). A series that rises in a straight line is `growing`, never `leak`, until it has risen
 	 * for this long: no statistic can tell such a line from a warmup that has not ended yet. */
 	double warmup_horizon;
+	/* Added: sampled data (mgprobe --sample R): R in bytes, 0 = exact. A sampled site's estimate
+	 * moves by about R with every recorded allocation, so a site is not a `leak` until its
+	 * estimated growth exceeds MGC_SAMPLED_LEAK_RATES * R (then `growing`). */
+	double sample_rate;
 };
+
+#define MGC_SAMPLED_LEAK_RATES 9.0
 
 struct mgc_fit {
 	enum mgc_verdict verdict;

@@ -6,6 +6,7 @@
 #include "mgc_trace.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,14 +241,15 @@ static int add_notice(struct loader *L, const char *text, size_t n);
 
 /* What a site held when a forked child started: its values read from the parent's file. */
 struct mgc_site_base {
-	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
+	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes, live_var;
 	uint64_t cohorts[MGC_COHORTS];
 };
 
 /* A forked child's entry holds changes since the fork (mgc_format.h, MGC_REC_FORKED): live bytes,
  * count and cohorts zigzagged. Turns e and coh into the site's values: the base (its values when
  * the child first names it, which are the parent's at the fork) plus the changes. */
-static int from_fork(struct loader *L, struct mgc_rec_site *e, uint64_t coh[MGC_COHORTS])
+static int from_fork(struct loader *L, struct mgc_rec_site *e, uint64_t coh[MGC_COHORTS],
+		     uint64_t *var)
 {
 	struct mgc_site *s = site_get(L, e->site);
 	if (!s)
@@ -256,13 +258,14 @@ static int from_fork(struct loader *L, struct mgc_rec_site *e, uint64_t coh[MGC_
 		if (!(s->base = malloc(sizeof *s->base)))
 			return -ENOMEM;
 		*s->base = (struct mgc_site_base){s->live_bytes, s->live_count, s->allocs, s->alloc_bytes,
-						  s->frees, s->peak_bytes, {0}};
+						  s->frees, s->peak_bytes, s->live_var, {0}};
 		memcpy(s->base->cohorts, s->cohorts, sizeof s->cohorts);
 	}
 	const struct mgc_site_base *b = s->base;
 	e->live_bytes = b->live_bytes + (uint64_t)mgc_unzigzag(e->live_bytes);
 	e->live_count = b->live_count + (uint64_t)mgc_unzigzag(e->live_count);
 	e->allocs += b->allocs;
+	*var = b->live_var + (uint64_t)mgc_unzigzag(*var);
 	e->alloc_bytes += b->alloc_bytes;
 	e->frees += b->frees;
 	e->peak_bytes = b->live_bytes + e->peak_bytes > b->peak_bytes ? b->live_bytes + e->peak_bytes
@@ -318,7 +321,7 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 	size_t off = sizeof sn;
 	uint64_t id = 0;
 	for (uint64_t i = 0; i < nsites; i++) {
-		size_t need = off + sizeof(struct mgc_rec_site) + 8 * MGC_COHORTS;
+		size_t need = off + sizeof(struct mgc_rec_site) + 8 * MGC_COHORTS + 8;
 		if (need > L->dec_cap) {
 			size_t ncap = L->dec_cap ? L->dec_cap : 4096;
 			while (ncap < need)
@@ -341,14 +344,16 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 		struct mgc_rec_site e = {.site = (uint32_t)id, .cohort_mask = (uint32_t)f[7],
 					 .live_bytes = f[1], .live_count = f[2], .allocs = f[3],
 					 .alloc_bytes = f[4], .frees = f[5], .peak_bytes = f[6]};
-		uint64_t coh[MGC_COHORTS];
+		uint64_t coh[MGC_COHORTS], var = 0;
 		for (unsigned c = 0; c < MGC_COHORTS; c++) {
 			coh[c] = 0;
 			if ((e.cohort_mask & (1u << c)) && mgc_get_varint(&q, end, &coh[c]) < 0)
 				return -EBADMSG;
 		}
+		if (L->t->sample_rate && mgc_get_varint(&q, end, &var) < 0)
+			return -EBADMSG;
 		if (L->relative) {
-			int rc = from_fork(L, &e, coh);
+			int rc = from_fork(L, &e, coh, &var);
 			if (rc < 0)
 				return rc;
 		}
@@ -359,6 +364,10 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 				memcpy(L->dec + off, &coh[c], 8);
 				off += 8;
 			}
+		}
+		if (L->t->sample_rate) { /* after the cohorts, in the decoded entry too */
+			memcpy(L->dec + off, &var, 8);
+			off += 8;
 		}
 	}
 	if (L->dec_cap < sizeof sn) {
@@ -586,8 +595,8 @@ static void append_point(struct mgc_trace *t, const struct mgc_point *p)
 
 /* A site entry's values, its cohorts read from p at off (checked by the caller); returns the
  * offset after them. */
-static size_t set_values(struct mgc_site *s, const struct mgc_rec_site *e, const unsigned char *p,
-			 size_t off)
+static size_t set_values(const struct loader *L, struct mgc_site *s, const struct mgc_rec_site *e,
+			 const unsigned char *p, size_t off)
 {
 	s->live_bytes = e->live_bytes;
 	s->live_count = e->live_count;
@@ -602,6 +611,10 @@ static size_t set_values(struct mgc_site *s, const struct mgc_rec_site *e, const
 			off += 8;
 		}
 	}
+	if (L->t->sample_rate) {
+		memcpy(&s->live_var, p + off, 8);
+		off += 8;
+	}
 	return off;
 }
 
@@ -615,12 +628,12 @@ static int base_sites(struct loader *L, const unsigned char *p, uint32_t len, ui
 			return -EBADMSG;
 		memcpy(&e, p + off, sizeof e);
 		off += sizeof e;
-		if (off + (size_t)__builtin_popcount(e.cohort_mask) * 8 > len)
+		if (off + (size_t)__builtin_popcount(e.cohort_mask) * 8 + (L->t->sample_rate ? 8 : 0) > len)
 			return -EBADMSG;
 		struct mgc_site *s = site_get(L, e.site);
 		if (!s)
 			return e.site == 0 ? -EBADMSG : -ENOMEM;
-		off = set_values(s, &e, p, off);
+		off = set_values(L, s, &e, p, off);
 		memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts);
 	}
 	return 0;
@@ -777,7 +790,7 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 			return -EBADMSG;
 		memcpy(&e, p + off, sizeof e);
 		off += sizeof e;
-		unsigned nc = (unsigned)__builtin_popcount(e.cohort_mask);
+		unsigned nc = (unsigned)__builtin_popcount(e.cohort_mask) + (t->sample_rate ? 1 : 0);
 		if (off + (size_t)nc * 8 > len)
 			return -EBADMSG;
 		struct mgc_site *s = site_get(L, e.site);
@@ -793,7 +806,7 @@ static int on_snapshot(struct loader *L, const unsigned char *p, uint32_t len)
 		if (s->updated_at && s->updated_at <= t->last_step_snapshot && !(sn.flags & MGC_SNAP_STEP))
 			memcpy(s->cohorts_step, s->cohorts, sizeof s->cohorts); /* in force at that marker */
 		s->seen = 1;
-		off = set_values(s, &e, p, off);
+		off = set_values(L, s, &e, p, off);
 		/* Keep the cohorts as they were at the last step marker too: what came after (a
 		 * snapshot inside the last step, the exit's teardown) is not on the step axis. */
 		if (sn.flags & MGC_SNAP_STEP)
@@ -893,6 +906,14 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 	switch (type) {
 	case MGC_REC_FORKED:
 		return on_forked(L, p, len);
+	case MGC_REC_SAMPLING: {
+		struct mgc_rec_sampling sr;
+		if (len < sizeof sr)
+			return -EBADMSG;
+		memcpy(&sr, p, sizeof sr);
+		t->sample_rate = sr.rate;
+		return 0;
+	}
 	case MGC_REC_PROCESS: {
 		struct mgc_rec_process pr;
 		if (len < sizeof pr)
@@ -1261,6 +1282,24 @@ const char *mgc_trace_perfmap_name(const struct mgc_trace *t, uint64_t ip)
 		return NULL;
 	const struct mgc_perf_sym *e = &t->perf_syms[lo - 1];
 	return ip < e->start + e->size ? e->name : NULL;
+}
+
+double mgc_trace_band(const struct mgc_trace *t, const struct mgc_site *s, double value)
+{
+	if (!t->sample_rate || value <= 0 || s->kind != MGC_KIND_HEAP || s->live_var >= (1ull << 62))
+		return 0; /* exact: not sampled, mappings and CUDA memory; or a sum in flight */
+	double r = (double)t->sample_rate, var_over_r;
+	if (s->live_bytes > 0) { /* the site's own mix of sizes, scaled (0: all always recorded) */
+		var_over_r = (double)s->live_var * value / (double)s->live_bytes;
+	} else { /* nothing live at the end: value/m blocks of the site's mean size m, each of
+		  * variance m^2 (1-p)/p */
+		double m = s->allocs ? (double)s->alloc_bytes / (double)s->allocs : 0;
+		if (m <= 0 || m >= 4 * r)
+			return 0; /* always recorded */
+		double p = -expm1(-m / r);
+		var_over_r = value * m * (1 - p) / (p * r);
+	}
+	return 2.0 * sqrt(var_over_r * r);
 }
 
 int mgc_trace_has_steps(const struct mgc_trace *t)

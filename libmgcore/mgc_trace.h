@@ -76,6 +76,7 @@ struct mgc_site {
 	uint64_t *ips;
 	int seen;         /* 1 once a snapshot mentioned it */
 	uint64_t live_bytes, live_count, allocs, alloc_bytes, frees, peak_bytes;
+	uint64_t live_var; /* sampled traces: the variance of live_bytes' estimate over R (0: exact) */
 	uint64_t cohorts[MGC_COHORTS];
 	uint64_t cohorts_step[MGC_COHORTS]; /* as of the last step-marker snapshot (the step axis's end) */
 	uint64_t updated_at; /* internal: snapshot number of its last entry */
@@ -139,6 +140,7 @@ struct mgc_trace {
 	struct mgc_perf_sym *perf_syms; /* its entries, sorted by address */
 	size_t nperf_syms;
 	struct mgc_pycodes *pycodes; /* Python code objects (PYCODE), NULL without: mgc_python.h */
+	uint64_t sample_rate;     /* R of a sampled trace (MGC_REC_SAMPLING), 0: every allocation */
 };
 
 /* A name from the trace's perf map ("py::train_step:/src/train.py") for an address outside every
@@ -153,6 +155,11 @@ void mgc_trace_free(struct mgc_trace *t);
 
 /* The module holding `ip` in module generation `gen`, or NULL. */
 const struct mgc_module *mgc_trace_module_for(const struct mgc_trace *t, uint64_t ip, uint32_t gen);
+
+/* A sampled trace's +-band (two standard deviations) of site s's estimate `value` of live bytes:
+ * its variance at the end (live_var) scaled to value, or, with nothing live at the end, that of
+ * blocks of its mean size. 0 for an exact trace. */
+double mgc_trace_band(const struct mgc_trace *t, const struct mgc_site *s, double value);
 
 /* 1 when the run has step markers (steps are the natural x axis), else 0 (seconds). */
 int mgc_trace_has_steps(const struct mgc_trace *t);

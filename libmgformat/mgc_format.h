@@ -75,6 +75,7 @@ enum mgc_rec_type {
 	MGC_REC_STACK3 = 19,       /* stacks as leaves of the frame tree, in varints (v3): see below */
 	MGC_REC_OVERHEAD = 20,     /* struct mgc_rec_overhead: the probe's own memory, at the end */
 	MGC_REC_FORKED = 21,       /* struct mgc_rec_forked + the parent's trace path: a fork child's base */
+	MGC_REC_SAMPLING = 22,     /* struct mgc_rec_sampling: the allocations are sampled (after PROCESS) */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -338,6 +339,17 @@ struct mgc_rec_forked {
 	uint64_t parent_offset;      /* stream bytes of the parent's file that the child's base is */
 };
 _Static_assert(sizeof(struct mgc_rec_forked) == 24, "forked record is frozen");
+
+/* A sampled trace (mgprobe run --sample R): an allocation of n bytes was recorded with
+ * probability p = 1 - exp(-n/R) (always from 4R up) and counted as n/p bytes and 1/p allocations,
+ * so every site's bytes, counts and cohorts are unbiased estimates, unbiased allocation by
+ * allocation before they were summed. Each SNAPSHOT2 site entry then ends with one more varint:
+ * the variance of its live-bytes estimate divided by R (zigzagged in a forked child's file), from
+ * which readers draw a band of +-2 sigma. Anonymous mappings and CUDA memory are not sampled. */
+struct mgc_rec_sampling {
+	uint64_t rate; /* R, bytes */
+};
+_Static_assert(sizeof(struct mgc_rec_sampling) == 8, "sampling record is frozen");
 
 /* What the probe itself held in the process, written before END: so a report can tell the probe's
  * memory from the program's ("other anonymous" includes it). */

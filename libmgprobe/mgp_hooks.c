@@ -20,6 +20,7 @@
 
 #include "mgp_os.h"
 #include "mgp_record.h"
+#include "mgp_sample.h"
 #include "mgp_state.h"
 
 struct mgp_real_fns mgp_real;
@@ -96,7 +97,7 @@ MGP_EXPORT void *malloc(size_t n)
 		mgp_resolve();
 	}
 	void *p = mgp_real.malloc(n);
-	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded())
+	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded() && !mgp_sample_skip(n))
 		mgp_record_alloc(p, n);
 	return p;
 }
@@ -109,7 +110,7 @@ static inline __attribute__((always_inline)) int free_first(void *p)
 		return 0;
 	if (mgp_unlikely(!mgp_real.free))
 		mgp_resolve();
-	if (mgp_recording() && !mgp_guarded())
+	if (mgp_recording() && !mgp_guarded() && mgp_sample_maybe((uint64_t)(uintptr_t)p))
 		mgp_record_free(p);
 	return 1;
 }
@@ -155,7 +156,7 @@ MGP_EXPORT void *calloc(size_t a, size_t b)
 		mgp_resolve();
 	}
 	void *p = mgp_real.calloc(a, b);
-	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded())
+	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded() && !mgp_sample_skip(a * b))
 		mgp_record_alloc(p, a * b);
 	return p;
 }
@@ -168,7 +169,7 @@ static void *realloc_impl(void *p, size_t n)
 		return mgp_real.realloc(p, n);
 	if (!p) {
 		void *q = mgp_real.realloc(NULL, n);
-		if (q)
+		if (q && !mgp_sample_skip(n))
 			mgp_record_alloc(q, n);
 		return q;
 	}
@@ -184,7 +185,7 @@ static void *realloc_impl(void *p, size_t n)
 	}
 	if (had)
 		mgp_record_gone(&en);
-	if (q)
+	if (q && !mgp_sample_skip(n))
 		mgp_record_alloc(q, n);
 	return q;
 }
@@ -216,7 +217,7 @@ MGP_EXPORT void *reallocarray(void *p, size_t a, size_t b)
 MGP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	int r = MGP_REAL(posix_memalign)(out, align, n);
-	if (r == 0 && mgp_recording() && !mgp_guarded())
+	if (r == 0 && mgp_recording() && !mgp_guarded() && !mgp_sample_skip(n))
 		mgp_record_alloc(*out, n);
 	return r;
 }
@@ -225,7 +226,8 @@ MGP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	MGP_EXPORT void *name params                                                              \
 	{                                                                                         \
 		void *p = MGP_REAL(name) args;                                                    \
-		if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded())                   \
+		if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded() &&                 \
+		    !mgp_sample_skip(size))                                                       \
 			mgp_record_alloc(p, size);                                                \
 		return p;                                                                         \
 	}

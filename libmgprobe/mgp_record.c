@@ -11,6 +11,7 @@
 #include "mgp_capture.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_sample.h"
 #include "mgp_sites.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
@@ -38,35 +39,55 @@ void mgp_record_alloc(void *p, size_t n)
 	unsigned k;
 	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
 	unsigned bucket = mgp_step_bucket();
+	uint64_t bytes, count, ptr = (uint64_t)(uintptr_t)p;
+	int64_t var;
+	mgp_sample_weigh(n, &bytes, &count, &var);
 	struct mgp_thread *t = mgp_thread_enter();
 	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_HEAP);
-	if (__builtin_expect(mgp_live_insert((uint64_t)(uintptr_t)p, n, site, bucket) == 0, 1))
-		mgp_thread_alloc(t, site, bucket, n, 0);
-	else
+	if (__builtin_expect(mgp_live_insert(ptr, n, site, bucket) == 0, 1)) {
+		mgp_sample_enter(ptr);
+		mgp_thread_alloc(t, site, bucket, bytes, count, var);
+	} else {
 		mgp_record_oom();
+	}
 	mgp_thread_leave(t);
 	mgp_guard_leave();
 	errno = e;
 }
 
-void mgp_record_free(void *p)
+/* A heap block left the table: its site's counters, by what its allocation was counted as. */
+static void heap_gone(struct mgp_thread *t, const struct mgp_entry *en)
 {
-	struct mgp_entry en;
-	struct mgp_thread *t = mgp_thread_enter();
-	if (mgp_live_remove((uint64_t)(uintptr_t)p, &en))
-		mgp_thread_free(t, en.site, en.bucket, en.size, 0);
-	mgp_thread_leave(t);
+	uint64_t bytes, count;
+	int64_t var;
+	mgp_sample_weigh(en->size, &bytes, &count, &var);
+	mgp_thread_free(t, en->site, en->bucket, bytes, count, var);
 }
 
 int mgp_record_take(void *p, struct mgp_entry *en)
 {
-	return mgp_live_remove((uint64_t)(uintptr_t)p, en);
+	uint64_t ptr = (uint64_t)(uintptr_t)p;
+	if (!mgp_sample_maybe(ptr) || !mgp_live_remove(ptr, en))
+		return 0;
+	mgp_sample_leave(ptr);
+	return 1;
+}
+
+void mgp_record_free(void *p)
+{
+	struct mgp_entry en;
+	if (!mgp_sample_maybe((uint64_t)(uintptr_t)p))
+		return; /* sampling, and this block was never recorded */
+	struct mgp_thread *t = mgp_thread_enter();
+	if (mgp_record_take(p, &en))
+		heap_gone(t, &en);
+	mgp_thread_leave(t);
 }
 
 void mgp_record_gone(const struct mgp_entry *en)
 {
 	struct mgp_thread *t = mgp_thread_enter();
-	mgp_thread_free(t, en->site, en->bucket, en->size, 0);
+	heap_gone(t, en);
 	mgp_thread_leave(t);
 }
 
@@ -76,6 +97,8 @@ void mgp_record_restore(const struct mgp_entry *en)
 	if (mgp_live_insert(en->ptr, en->size, en->site, en->bucket) < 0) {
 		mgp_record_gone(en);
 		mgp_record_oom();
+	} else {
+		mgp_sample_enter(en->ptr);
 	}
 	errno = e;
 }
@@ -90,7 +113,7 @@ static inline uint64_t page_round(size_t n)
 static void mmap_removed(void *ctx, uint32_t site, uint64_t bytes, uint32_t bucket, int last)
 {
 	if (last)
-		mgp_thread_free(ctx, site, bucket, bytes, 0);
+		mgp_thread_free(ctx, site, bucket, bytes, 1, 0);
 	else
 		mgp_thread_shrink(ctx, site, bucket, bytes, 0);
 }
@@ -106,7 +129,7 @@ static void mapping_added(struct mgp_thread *t, const uintptr_t *ips, unsigned k
 	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_MMAP);
 	unsigned bucket = mgp_step_bucket();
 	if (mgp_mmaps_add(a, n, site, bucket) == 0)
-		mgp_thread_alloc(t, site, bucket, n, 0);
+		mgp_thread_alloc(t, site, bucket, n, 1, 0); /* mappings are always recorded */
 	else
 		mgp_record_oom();
 }

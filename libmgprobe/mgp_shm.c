@@ -21,6 +21,7 @@
 #include "mgp_os.h"
 #include "mgp_pycode.h"
 #include "mgc_hash.h"
+#include "mgp_sample.h"
 #include "mgp_sites.h"
 
 #define G MGC_SHM_GRID
@@ -484,6 +485,10 @@ static void write_sites(struct mgc_shm *seg)
 			fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE);
 	}
 	seg->h.nsites = ne;
+	seg->sampling.rate = mgp_sample_conf.rate;
+	for (uint32_t i = 0; i < ne && mgp_sample_conf.rate; i++)
+		seg->sampling.live_var[i] = __atomic_load_n(&mgp_site_counts(seg->sites[i].site)->var,
+							    __ATOMIC_RELAXED);
 	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
 }
 

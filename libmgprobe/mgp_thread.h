@@ -44,12 +44,13 @@ static inline void mgp_thread_leave(struct mgp_thread *t)
 struct mgp_delta *mgp_thread_delta(struct mgp_thread *t, uint32_t site, unsigned bucket);
 
 /* An allocation, a free, and bytes of a live allocation going away without it (a partial
- * munmap); var is the sampled-mode variance term (0 in exact mode). */
+ * munmap). A sampled run counts a recorded allocation as `count` allocations of `bytes` in all,
+ * with the variance term var (mgp_sample_weigh); exact mode: 1 and the size, var 0. */
 static inline void mgp_thread_alloc(struct mgp_thread *t, uint32_t site, unsigned bucket,
-				    uint64_t bytes, int64_t var)
+				    uint64_t bytes, uint64_t count, int64_t var)
 {
 	struct mgp_delta *d = mgp_thread_delta(t, site, bucket);
-	d->allocs++;
+	d->allocs += count;
 	d->alloc_bytes += bytes;
 	d->live += (int64_t)bytes;
 	d->var += var;
@@ -67,9 +68,9 @@ static inline struct mgp_delta *mgp_thread_shrink(struct mgp_thread *t, uint32_t
 }
 
 static inline void mgp_thread_free(struct mgp_thread *t, uint32_t site, unsigned bucket,
-				   uint64_t bytes, int64_t var)
+				   uint64_t bytes, uint64_t count, int64_t var)
 {
-	mgp_thread_shrink(t, site, bucket, bytes, var)->frees++;
+	mgp_thread_shrink(t, site, bucket, bytes, var)->frees += count;
 }
 
 /* The writer, once per tick and before freeing evicted sites: applies every record's deltas to the

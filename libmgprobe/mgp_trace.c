@@ -20,6 +20,7 @@
 #include "mgp_python.h"
 #include "mgp_sites.h"
 #include "mgp_live.h"
+#include "mgp_sample.h"
 #include "mgp_stacks.h"
 #include "mgp_thread.h"
 
@@ -85,6 +86,8 @@ static int buf_reserve(struct buf *b, size_t need)
 	b->cap = ncap;
 	return 0;
 }
+
+#define BUF_KEEP (1u << 20) /* buffers bigger than this are given back after each snapshot */
 
 static void buf_drop(struct buf *b)
 {
@@ -363,6 +366,10 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	memcpy(sc + pr.host_len, p->cmdline, pr.cmdline_len);
 	memcpy(sc + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
 	record3(MGC_REC_PROCESS, &pr, sizeof pr, sc, strings, NULL, 0);
+	if (mgp_sample_conf.rate) {
+		struct mgc_rec_sampling sr = {.rate = mgp_sample_conf.rate};
+		record3(MGC_REC_SAMPLING, &sr, sizeof sr, NULL, 0, NULL, 0);
+	}
 	if (trace.base.set) { /* a forked child: the parent's file holds the rest */
 		struct mgc_rec_forked f = {.parent_pid = trace.base.pid,
 					   .path_len = (uint32_t)strlen(trace.base.path),
@@ -467,10 +474,16 @@ static int put_stack_nodes(uint32_t leaf)
 	return 0;
 }
 
+static void flush_stacks(void);
+
+#define STACKS_CHUNK (256u << 10) /* FRAMES3 and STACK3 records are written in pieces this big */
+
 /* Site `id` goes into the file: its nodes and its STACK3 entry. 0 or -ENOMEM. */
 static int put_site_stack(uint32_t id)
 {
 	const struct mgp_site *s = mgp_site_get(id);
+	if (nw.nodes_len > STACKS_CHUNK || nw.st_len > STACKS_CHUNK)
+		flush_stacks(); /* 10^5 new sites at once (an import) need no 10 MiB of buffers */
 	if (put_stack_nodes(s->leaf) < 0 || buf_reserve(&nw.st, nw.st_len + 40) < 0 ||
 	    bit_set(&trace.site_done, id) < 0)
 		return -ENOMEM;
@@ -555,8 +568,9 @@ static void write_cuda(void)
 		record3(MGC_REC_DEVSITE, ds, nd * sizeof ds[0], NULL, 0, NULL, 0);
 }
 
-/* The most bytes encode_site writes: 8 varints of counters and 32 of cohorts, 10 bytes each. */
-#define SITE_ENTRY_MAX (10u * (8u + MGC_COHORTS))
+/* The most bytes encode_site writes: 9 varints of counters (the last, sampled runs' variance)
+ * and 32 of cohorts, 10 bytes each. */
+#define SITE_ENTRY_MAX (10u * (9u + MGC_COHORTS))
 
 /* A value that is a count in a file of its own and a change since the fork in a forked child's
  * (MGC_REC_FORKED), where it may be negative: zigzagged there. */
@@ -592,6 +606,8 @@ static size_t encode_site(unsigned char *q, uint32_t id_delta, const struct mgp_
 	for (unsigned k = 0; k < MGC_COHORTS; k++)
 		if (mask & (1u << k))
 			w += mgc_put_varint(q + w, coh[k]);
+	if (mgp_sample_conf.rate)
+		w += mgc_put_varint(q + w, signed_value(__atomic_load_n(&c->var, __ATOMIC_RELAXED)));
 	return w;
 }
 
@@ -716,6 +732,11 @@ void mgp_trace_snapshot(struct mgc_rec_snapshot *sn)
 	size_t hn = encode_header(h, sn);
 	record3(MGC_REC_SNAPSHOT2, h, hn, trace.scratch.p, off, NULL, 0);
 	trace.snapshots++;
+	/* What a burst needed goes back; a steady run's snapshots fit in what is kept. */
+	struct buf *bufs[] = {&trace.scratch, &trace.stk, &trace.ids, &nw.st};
+	for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
+		if (bufs[k]->cap > BUF_KEEP)
+			buf_drop(bufs[k]);
 	write_cuda();
 }
 

@@ -60,6 +60,9 @@ static void usage(FILE *f)
 		"                      instead of Python's (function, file, line)\n"
 		"  --python-objects    charge Python's small objects to the lines that make them\n"
 		"                      (PYTHONMALLOC=malloc) instead of to pymalloc's 1 MiB arenas\n"
+		"  --sample BYTES      record one allocation per BYTES allocated on average (e.g.\n"
+		"                      512K; K, M, G are KiB, MiB, GiB): sites show estimates with a\n"
+		"                      +- band; allocations of 4 x BYTES and mappings always recorded\n"
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
@@ -174,6 +177,24 @@ static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned
 	return 0;
 }
 
+/* A byte count with an optional IEC suffix (K, M, G: KiB, MiB, GiB) within lo..hi. 0, or -1 after
+ * one line. */
+static int parse_bytes(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		       unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	unsigned shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : 99;
+	if (end == s || errno || s[0] == '-' || shift == 99 || v > (hi >> shift) || (v << shift) < lo) {
+		fprintf(stderr, "mgprobe: %s: expected bytes from %lu to %lu (K, M, G suffixes allowed), "
+			"got '%s'\n", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v << shift;
+	return 0;
+}
+
 /* Lists the traces written by this run: files in dir starting with `prefix` modified since t0. */
 static void report_traces(const char *dir, const char *prefix, const char *root, time_t t0)
 {
@@ -204,6 +225,7 @@ static void report_traces(const char *dir, const char *prefix, const char *root,
 struct run_opts {
 	const char *output;           /* -o, or NULL */
 	unsigned long interval, depth; /* 0: the probe's default */
+	unsigned long sample;         /* --sample: bytes, 0: every allocation */
 	int no_children, no_cuda, no_python, py_objects;
 	int cmd;                      /* argv index of CMD */
 };
@@ -237,6 +259,14 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 			int iv = !strcmp(a, "--interval");
 			const struct mgp_setting *t = setting(iv ? "MGPROBE_INTERVAL" : "MGPROBE_DEPTH");
 			if (parse_uint(a, argv[i], t->lo, t->hi, iv ? &o->interval : &o->depth))
+				return 2;
+		} else if (!strcmp(a, "--sample")) {
+			const struct mgp_setting *t = setting("MGPROBE_SAMPLE");
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a number of bytes\n", a);
+				return 2;
+			}
+			if (parse_bytes(a, argv[i], 1, t->hi, &o->sample))
 				return 2;
 		} else if (!strcmp(a, "--no-children")) {
 			o->no_children = 1;
@@ -325,6 +355,10 @@ static int set_env(const struct run_opts *o, const char *lib)
 	if (o->depth) {
 		snprintf(num, sizeof num, "%lu", o->depth);
 		setenv("MGPROBE_DEPTH", num, 1);
+	}
+	if (o->sample) {
+		snprintf(num, sizeof num, "%lu", o->sample);
+		setenv("MGPROBE_SAMPLE", num, 1);
 	}
 	if (o->no_children)
 		setenv("MGPROBE_NO_CHILDREN", "1", 1);

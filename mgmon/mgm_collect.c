@@ -489,7 +489,8 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 	struct mgc_classify_opts co = {.limit = v->limit, .x_is_steps = v->x_is_steps,
 				       .min_growth = v->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP
 								   : MGC_PROCESS_MIN_GROWTH_SEC};
-	struct mgc_classify_opts site_co = {.limit = v->limit, .x_is_steps = v->x_is_steps};
+	struct mgc_classify_opts site_co = {.limit = v->limit, .x_is_steps = v->x_is_steps,
+					    .sample_rate = (double)s->sampling.rate};
 	for (int k = 0; k < MGM_S_N; k++) {
 		struct mgm_series *se = &v->series[k];
 		se->n = n;
@@ -520,6 +521,8 @@ static int collect_probe(struct mgm_collector *c, struct mgm_view *v)
 		ms->id = e->site;
 		ms->kind = e->kind;
 		ms->live_bytes = e->live_bytes;
+		ms->band = s->sampling.rate ? 2.0 * sqrt((double)s->sampling.live_var[i] *
+							 (double)s->sampling.rate) : 0;
 		ms->live_count = e->live_count;
 		ms->allocs = e->allocs;
 		ms->frees = e->frees;

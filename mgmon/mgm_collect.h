@@ -33,6 +33,7 @@ struct mgm_site {
 	uint32_t id;
 	unsigned kind;            /* mgc_kind_make code (mgc_kind_mem, mgc_kind_device) */
 	uint64_t live_bytes, live_count, allocs, frees, peak_bytes;
+	double band;              /* sampled runs: +- of live_bytes (two standard deviations); 0: exact */
 	double growth;            /* bytes gained over the recent half of the window */
 	int ok;                   /* fit is valid */
 	struct mgc_fit fit;

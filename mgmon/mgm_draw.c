@@ -163,8 +163,11 @@ static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_u
 		return;
 	}
 	const struct mgm_site *s = &v->sites[st->selected];
-	snprintf(buf, sizeof buf, " site %u: %s  %s live, %s%s/%s", s->id, mgm_site_function(s),
-		 mgm_bytes((double)s->live_bytes, live, sizeof live), s->ok && s->fit.slope >= 0 ? "+" : "",
+	char band[40] = "", bb[32];
+	if (s->band > 0) /* a sampled estimate: +- two standard deviations */
+		snprintf(band, sizeof band, " \u00b1 %s", mgm_bytes(s->band, bb, sizeof bb));
+	snprintf(buf, sizeof buf, " site %u: %s  %s%s live, %s%s/%s", s->id, mgm_site_function(s),
+		 mgm_bytes((double)s->live_bytes, live, sizeof live), band, s->ok && s->fit.slope >= 0 ? "+" : "",
 		 s->ok ? mgm_bytes(s->fit.slope, sl, sizeof sl) : "?", v->x_is_steps ? "step" : "s");
 	bar(ui, 0, buf);
 	int row = 1;

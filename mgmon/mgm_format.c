@@ -198,7 +198,9 @@ static void fmt_count(uint64_t n, char *buf, size_t cap)
 void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int width, char *buf, size_t cap)
 {
 	char live[32], g[32], gs[32], al[16], where[128];
-	mgm_bytes((double)s->live_bytes, live, sizeof live);
+	mgm_bytes((double)s->live_bytes, live + 1, sizeof live - 1);
+	live[0] = '~'; /* a sampled estimate (its band is in the site's view) */
+	const char *lv = s->band > 0 ? live : live + 1;
 	if (s->ok)
 		snprintf(gs, sizeof gs, "%s%s", s->fit.slope >= 0 ? "+" : "", mgm_bytes(s->fit.slope, g, sizeof g));
 	else
@@ -226,7 +228,7 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 		snprintf(tail, sizeof tail, "%.*s", rest, fn); /* the function matters more than the line */
 	else
 		snprintf(tail, sizeof tail, "%.*s~", rest - 1, fn);
-	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(s->ok, &s->fit), live, gs, al, tail);
+	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(s->ok, &s->fit), lv, gs, al, tail);
 	(void)v;
 }
 

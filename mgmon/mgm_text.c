@@ -184,6 +184,8 @@ int mgm_json_frame(FILE *out, const struct mgm_view *v)
 		else if (mgc_kind_is_cuda(ms->kind))
 			cJSON_AddNullToObject(e, "device");
 		cJSON_AddNumberToObject(e, "live_bytes", (double)ms->live_bytes);
+		if (ms->band > 0) /* sampled: an estimate, +- this */
+			cJSON_AddNumberToObject(e, "live_bytes_band", ms->band);
 		cJSON_AddNumberToObject(e, "live_count", (double)ms->live_count);
 		cJSON_AddNumberToObject(e, "allocs", (double)ms->allocs);
 		cJSON_AddNumberToObject(e, "frees", (double)ms->frees);

@@ -249,7 +249,8 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	if (!y)
 		goto nomem;
 	/* Sites keep the classifier's own floor for sites: a site of a few KB per step matters. */
-	struct mgc_classify_opts site_co = {.limit = p->limit, .x_is_steps = p->x_is_steps};
+	struct mgc_classify_opts site_co = {.limit = p->limit, .x_is_steps = p->x_is_steps,
+					    .sample_rate = (double)t->sample_rate};
 	for (size_t i = 0; i < shown; i++) {
 		struct mgr_site *ms = &p->sites[i];
 		const struct mgc_site *s = ms->s;

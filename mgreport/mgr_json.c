@@ -70,6 +70,8 @@ static cJSON *process_json(const struct mgr_process *p)
 		cJSON_AddNumberToObject(pr, "rank", t->proc.rank);
 		cJSON_AddNumberToObject(pr, "snapshots", (double)t->snapshots);
 		cJSON_AddNumberToObject(pr, "steps", (double)t->steps);
+		if (t->sample_rate) /* a sampled trace: values are estimates */
+			cJSON_AddNumberToObject(pr, "sample_bytes", (double)t->sample_rate);
 		cJSON_AddBoolToObject(pr, "ended", t->ended);
 		cJSON_AddBoolToObject(pr, "truncated", t->truncated);
 		cJSON *ch = cJSON_AddArrayToObject(pr, "children");
@@ -160,12 +162,16 @@ static cJSON *process_json(const struct mgr_process *p)
 			}
 		}
 		cJSON_AddNumberToObject(so, "live_bytes", (double)s->live_bytes);
+		if (t->sample_rate) /* sampled: estimates, +- this (two standard deviations) */
+			cJSON_AddNumberToObject(so, "live_bytes_band", mgc_trace_band(t, s, (double)s->live_bytes));
 		cJSON_AddNumberToObject(so, "live_count", (double)s->live_count);
 		cJSON_AddNumberToObject(so, "allocs", (double)s->allocs);
 		cJSON_AddNumberToObject(so, "alloc_bytes", (double)s->alloc_bytes);
 		cJSON_AddNumberToObject(so, "frees", (double)s->frees);
 		cJSON_AddNumberToObject(so, "peak_bytes", (double)s->peak_bytes);
 		cJSON_AddItemToObject(so, "live_bytes_last_x", num(ms->live_end));
+		if (t->sample_rate)
+			cJSON_AddNumberToObject(so, "live_bytes_last_x_band", mgc_trace_band(t, s, ms->live_end));
 		cJSON_AddItemToObject(so, "growth", num(ms->growth));
 		cJSON_AddItemToObject(so, "growth_per_x", num(ms->classified ? ms->fit.slope : NAN));
 		add_fit(so, &ms->fit, ms->classified, p->x_is_steps);

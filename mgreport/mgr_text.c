@@ -325,11 +325,13 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 		const struct mgr_site *ms = &p->sites[i];
 		const struct mgc_site *s = ms->s;
 		const char *v = ms->classified ? mgc_verdict_name(ms->fit.verdict) : "-";
-		char tag[40];
-		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
+		char tag[40], band[40] = "", bb[24];
+		if (t->sample_rate) /* sampled: estimates, +- two standard deviations */
+			snprintf(band, sizeof band, " \u00b1 %s", mgr_bytes(mgc_trace_band(t, s, ms->live_end), bb, sizeof bb));
+		fprintf(f, "  #%-3zu %s%-9s%s %s%s live%s (%s, %llu %s at exit), %s/%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && ms->classified ? color_of(ms->fit.verdict) : "", v, off,
 			ms->pyarena ? "[pymalloc arena] " : cuda_tag(s, tag, sizeof tag),
-			mgr_bytes(ms->live_end, a, sizeof a), mgr_bytes((double)s->live_bytes, c, sizeof c),
+			mgr_bytes(ms->live_end, a, sizeof a), band, mgr_bytes((double)s->live_bytes, c, sizeof c),
 			(unsigned long long)s->live_count,
 			s->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(s->kind) ? "CUDA allocations" : "blocks",
 			mgr_bytes(ms->classified ? ms->fit.slope : 0.0, d, sizeof d), xunit(p),

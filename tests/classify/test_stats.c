@@ -10,6 +10,7 @@
 
 #include "classify_test.h"
 #include "mgc_classify.h"
+#include "mgc_format.h"
 
 CT_DEFINE_FAILURES;
 
@@ -148,6 +149,32 @@ static void test_seed_run2(void)
 }
 
 /* mgreport classifies thousands of sites: a 2000-point series must take well under a few ms. */
+/* Sampled data (opts.sample_rate = R): a site whose estimated growth is under
+ * MGC_SAMPLED_LEAK_RATES x R is `growing`, not `leak`; the same series at a smaller R, or exact,
+ * is a leak. A clean leak: 100 KiB kept every step for 300 steps (29.3 MiB). */
+static void test_sampled_floor(void)
+{
+	enum { N = 300 };
+	double x[N], y[N];
+	uint64_t coh[MGC_COHORTS] = {0};
+	for (int i = 0; i < N; i++) {
+		x[i] = i + 1;
+		y[i] = (i + 1) * 102400.0;
+		coh[mgc_cohort_bucket((uint64_t)i + 1)] += 102400;
+	}
+	struct mgc_site_evidence ev = {x, y, N, coh, MGC_COHORTS, N, N, 0, N};
+	struct mgc_fit f;
+	struct mgc_classify_opts o = {.x_is_steps = 1};
+	CT_INT(mgc_classify_site(&ev, &o, &f), 0);
+	CT_INT(f.verdict, MGC_VERDICT_LEAK);
+	o.sample_rate = 1 * MIB; /* 9 MiB < 29.3 MiB: still a leak */
+	CT_INT(mgc_classify_site(&ev, &o, &f), 0);
+	CT_INT(f.verdict, MGC_VERDICT_LEAK);
+	o.sample_rate = 4 * MIB; /* 36 MiB > 29.3 MiB: within the estimate's noise */
+	CT_INT(mgc_classify_site(&ev, &o, &f), 0);
+	CT_INT(f.verdict, MGC_VERDICT_GROWING);
+}
+
 static void test_speed(void)
 {
 	enum { N = 2000, REPS = 20 };
@@ -187,6 +214,7 @@ int main(void)
 	test_contract();
 	test_seed_run1();
 	test_seed_run2();
+	test_sampled_floor();
 	test_speed();
 	if (ct_failures)
 		fprintf(stderr, "%d check(s) failed\n", ct_failures);
