@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "mgp_capture.h"
 #include "mgp_os.h"
 #include "mgp_record.h"
 #include "mgp_sample.h"
@@ -236,6 +237,16 @@ ALIGNED_HOOK(aligned_alloc, (size_t align, size_t n), (align, n), n)
 ALIGNED_HOOK(memalign, (size_t align, size_t n), (align, n), n)
 ALIGNED_HOOK(valloc, (size_t n), (n), n)
 ALIGNED_HOOK(pvalloc, (size_t n), (n), n)
+
+/* ---- alternate signal stacks: where a capture must not run (mgp_capture_room) ---- */
+
+MGP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	int r = MGP_REAL(sigaltstack)(ss, old);
+	if (r == 0 && ss)
+		mgp_capture_altstack(ss->ss_sp, ss->ss_size, (ss->ss_flags & SS_DISABLE) != 0);
+	return r;
+}
 
 /* ---- anonymous mappings ---- */
 

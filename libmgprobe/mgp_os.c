@@ -274,3 +274,8 @@ int mgp_getpid(void)
 {
 	return (int)syscall(SYS_getpid);
 }
+
+int mgp_gettid(void)
+{
+	return (int)syscall(SYS_gettid);
+}

@@ -23,34 +23,75 @@ void mgp_record_oom(void)
 		mgp_log("out of memory for the probe's own tables: recording stopped, the program runs on");
 }
 
-uint32_t mgp_record_site(unsigned kind)
-{
-	struct mgp_capture_buf buf;
-	unsigned n;
-	const uintptr_t *ips = mgp_capture_stack(&buf, &n);
-	return mgp_sites_intern(ips, n, kind);
-}
+/* What a recording step does with the calling stack (ips, k frames; none when there was no room). */
+typedef void (*with_stack_fn)(void *ctx, const uintptr_t *ips, unsigned k);
 
-void mgp_record_alloc(void *p, size_t n)
+/* The frame that holds the capture buffer, entered only when the stack has room for it. */
+static __attribute__((noinline)) void captured(with_stack_fn fn, void *ctx)
 {
-	int e = errno;
-	mgp_guard_enter();
 	struct mgp_capture_buf buf;
 	unsigned k;
 	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
+	fn(ctx, ips, k);
+}
+
+/* Calls fn with the calling stack, or with none when the current stack cannot hold a capture (an
+ * alternate signal stack, the end of a small thread stack): never past its end. Inside the guard. */
+static void with_stack(with_stack_fn fn, void *ctx)
+{
+	if (__builtin_expect(mgp_capture_room(), 1))
+		captured(fn, ctx);
+	else
+		fn(ctx, NULL, 0);
+}
+
+struct site_ctx {
+	unsigned kind;
+	uint32_t site;
+};
+
+static void site_at(void *ctx, const uintptr_t *ips, unsigned k)
+{
+	struct site_ctx *c = ctx;
+	c->site = mgp_sites_intern(ips, k, c->kind);
+}
+
+uint32_t mgp_record_site(unsigned kind)
+{
+	struct site_ctx c = {kind, 0};
+	with_stack(site_at, &c);
+	return c.site;
+}
+
+struct alloc_ctx {
+	void *p;
+	size_t n;
+};
+
+static void alloc_at(void *ctx, const uintptr_t *ips, unsigned k)
+{
+	const struct alloc_ctx *c = ctx;
 	unsigned bucket = mgp_step_bucket();
-	uint64_t bytes, count, ptr = (uint64_t)(uintptr_t)p;
+	uint64_t bytes, count, ptr = (uint64_t)(uintptr_t)c->p;
 	int64_t var;
-	mgp_sample_weigh(n, &bytes, &count, &var);
+	mgp_sample_weigh(c->n, &bytes, &count, &var);
 	struct mgp_thread *t = mgp_thread_enter();
 	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_HEAP);
-	if (__builtin_expect(mgp_live_insert(ptr, n, site, bucket) == 0, 1)) {
+	if (__builtin_expect(mgp_live_insert(ptr, c->n, site, bucket) == 0, 1)) {
 		mgp_sample_enter(ptr);
 		mgp_thread_alloc(t, site, bucket, bytes, count, var);
 	} else {
 		mgp_record_oom();
 	}
 	mgp_thread_leave(t);
+}
+
+void mgp_record_alloc(void *p, size_t n)
+{
+	int e = errno;
+	mgp_guard_enter();
+	struct alloc_ctx c = {p, n};
+	with_stack(alloc_at, &c);
 	mgp_guard_leave();
 	errno = e;
 }
@@ -134,22 +175,40 @@ static void mapping_added(struct mgp_thread *t, const uintptr_t *ips, unsigned k
 		mgp_record_oom();
 }
 
+struct map_ctx {
+	uint64_t a, n;      /* the new mapping */
+	uint64_t old, old_n; /* mremap: the old one; 0 for mmap */
+	int anon;
+};
+
+static void map_at(void *ctx, const uintptr_t *ips, unsigned k)
+{
+	const struct map_ctx *c = ctx;
+	struct mgp_thread *t = mgp_thread_enter();
+	if (c->old) {
+		/* Moved or resized tracked memory: a new allocation at this call site. */
+		if (remove_range(t, c->old, c->old_n)) {
+			remove_range(t, c->a, c->n);
+			mapping_added(t, ips, k, c->a, c->n);
+		}
+	} else {
+		remove_range(t, c->a, c->n); /* MAP_FIXED may replace tracked memory */
+		if (c->anon)
+			mapping_added(t, ips, k, c->a, c->n);
+	}
+	mgp_thread_leave(t);
+}
+
 void mgp_record_mmap(void *addr, size_t len, int flags)
 {
 	int e = errno;
 	mgp_guard_enter();
-	struct mgp_capture_buf buf;
-	unsigned k = 0;
-	const uintptr_t *ips = NULL;
-	int anon = (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE;
-	if (anon)
-		ips = mgp_capture_stack(&buf, &k);
-	uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(len);
-	struct mgp_thread *t = mgp_thread_enter();
-	remove_range(t, a, n); /* MAP_FIXED may replace tracked memory */
-	if (anon)
-		mapping_added(t, ips, k, a, n);
-	mgp_thread_leave(t);
+	struct map_ctx c = {(uint64_t)(uintptr_t)addr, page_round(len), 0, 0,
+			    (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE};
+	if (c.anon)
+		with_stack(map_at, &c);
+	else
+		map_at(&c, NULL, 0);
 	mgp_guard_leave();
 	errno = e;
 }
@@ -167,17 +226,9 @@ void mgp_record_mremap(void *old, size_t old_size, void *addr, size_t new_size)
 {
 	int e = errno;
 	mgp_guard_enter();
-	struct mgp_capture_buf buf;
-	unsigned k;
-	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
-	struct mgp_thread *t = mgp_thread_enter();
-	if (remove_range(t, (uint64_t)(uintptr_t)old, page_round(old_size))) {
-		/* Moved or resized tracked memory: a new allocation at this call site. */
-		uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(new_size);
-		remove_range(t, a, n);
-		mapping_added(t, ips, k, a, n);
-	}
-	mgp_thread_leave(t);
+	struct map_ctx c = {(uint64_t)(uintptr_t)addr, page_round(new_size), (uint64_t)(uintptr_t)old,
+			    page_round(old_size), 1};
+	with_stack(map_at, &c);
 	mgp_guard_leave();
 	errno = e;
 }
