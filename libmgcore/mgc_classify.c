@@ -1082,19 +1082,40 @@ static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_r
 	return 0;
 }
 
-/* Sampled data: a leak must have grown past the estimate's noise (MGC_SAMPLED_LEAK_RATES x R over
- * the lowest point of the window) before it is called one. */
-static void sampled_leak_floor(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
-			       struct mgc_fit *f)
+/* Sampled data (opts->sample_rate = R). A sampled estimate moves in jumps of about R, so (1) a flat
+ * end shorter than MGC_SAMPLED_FLAT_RATES x R of the rise before it may be a gap between samples,
+ * not a plateau: the rise is judged alone; (2) a leak must have grown past the noise,
+ * MGC_SAMPLED_LEAK_RATES x R over the lowest point of the window, before it is called one. */
+static void sampled_floor(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
+			  struct mgc_fit *f)
 {
-	if (!opts || opts->sample_rate <= 0 || f->verdict != MGC_VERDICT_LEAK)
+	if (!opts || opts->sample_rate <= 0)
 		return;
+	double r = opts->sample_rate;
+	if (f->verdict == MGC_VERDICT_PLATEAU && f->plateau_at > ev->x[0]) {
+		size_t m = 0;
+		while (m < ev->n && ev->x[m] <= f->plateau_at)
+			m++;
+		double rate = (f->plateau_level - ev->live[0]) / (f->plateau_at - ev->x[0]);
+		struct mgc_site_evidence rise = *ev;
+		struct mgc_classify_opts o = *opts;
+		struct mgc_fit g;
+		rise.n = m;
+		o.sample_rate = 0;
+		if (m >= 8 && rate > 0 && rate * (ev->x[ev->n - 1] - f->plateau_at) < MGC_SAMPLED_FLAT_RATES * r &&
+		    mgc_classify_site(&rise, &o, &g) == 0 &&
+		    (g.verdict == MGC_VERDICT_LEAK || g.verdict == MGC_VERDICT_GROWING)) {
+			*f = g;
+			snprintf(f->why, sizeof(f->why), "%.100s; its flat end since x=%.0f is within the gaps "
+				 "sampling leaves at this rate", g.why, ev->x[m - 1]);
+		}
+	}
 	double lo = ev->live[0];
 	for (size_t i = 1; i < ev->n; i++)
 		if (ev->live[i] < lo)
 			lo = ev->live[i];
-	double grown = ev->live[ev->n - 1] - lo, floor = MGC_SAMPLED_LEAK_RATES * opts->sample_rate;
-	if (grown >= floor)
+	double grown = ev->live[ev->n - 1] - lo, floor = MGC_SAMPLED_LEAK_RATES * r;
+	if (f->verdict != MGC_VERDICT_LEAK || grown >= floor)
 		return;
 	char b1[16], b2[16];
 	f->verdict = MGC_VERDICT_GROWING;
@@ -1146,7 +1167,7 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 		snprintf(f.why, sizeof(f.why),
 			 "growing, but the recent birth steps hold almost no live bytes: the growth is ending");
 	}
-	sampled_leak_floor(ev, opts, &f);
+	sampled_floor(ev, opts, &f);
 	*out = f;
 	return 0;
 }
