@@ -25,6 +25,7 @@ struct mgc_reader {
 	unsigned char *zin;
 	ZSTD_inBuffer in;
 	int zend;          /* the file has no more input */
+	uint64_t flags;    /* the file header's (mgc_file_flags); 0 before version 3 */
 };
 
 /* Up to n bytes of the record stream into p: the file's, or decompressed from it. A stream cut
@@ -122,6 +123,7 @@ int mgc_reader_open(const char *path, struct mgc_reader **out, char *err, size_t
 	}
 	r->f = f;
 	r->off = h.header_size;
+	r->flags = h3.flags;
 	if ((h3.flags & MGC_FILE_ZSTD) && stream_zstd(r) < 0) {
 		mgc_reader_close(r);
 		seterr(err, errlen, "out of memory");
@@ -169,6 +171,11 @@ int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, 
 	return 1;
 }
 
+uint64_t mgc_reader_flags(const struct mgc_reader *r)
+{
+	return r->flags;
+}
+
 uint64_t mgc_reader_offset(const struct mgc_reader *r)
 {
 	return r->off;
@@ -213,13 +220,20 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* What a SNAPSHOT2 header counts from: the previous snapshot's values in the same file. */
+struct snap_prev {
+	uint64_t t, step;
+	uint64_t v[12]; /* rss_anon (KiB) .. frees_total, as written (MGC_FILE_DELTAS) */
+	char label[32];
+	int deltas;     /* the file has MGC_FILE_DELTAS */
+};
+
 struct loader {
 	struct mgc_trace *t;
 	size_t mod_cap, site_cap, label_cap, child_cap, notice_cap;
 	int cur_is_grid;
 	/* SNAPSHOT2 decoding: the previous snapshot's values, and a buffer in SNAPSHOT's layout */
-	uint64_t prev_t, prev_step;
-	char prev_label[32];
+	struct snap_prev prev;
 	unsigned char *dec;
 	size_t dec_cap;
 	/* the frame tree of a version-2 trace: node k at index k (0 is the root) */
@@ -279,6 +293,14 @@ static int from_fork(struct loader *L, struct mgc_rec_site *e, uint64_t coh[MGC_
 	return 0;
 }
 
+/* A step marker: a STEP record, or a step snapshot of a MGC_FILE_DELTAS file. */
+static void count_step(struct mgc_trace *t, uint64_t step)
+{
+	t->steps++;
+	if (step > t->max_step)
+		t->max_step = step;
+}
+
 /* Decodes a SNAPSHOT2 (varints, mgc_format.h) into SNAPSHOT's fixed layout and reads that. */
 static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 {
@@ -287,9 +309,16 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 	for (int i = 0; i < 15; i++)
 		if (mgc_get_varint(&q, end, &v[i]) < 0)
 			return -EBADMSG;
+	struct snap_prev *pv = &L->prev;
 	struct mgc_rec_snapshot sn = {0};
-	sn.t_ns = L->prev_t + v[0];
-	sn.step = L->prev_step + (uint64_t)mgc_unzigzag(v[1]);
+	if (pv->deltas) { /* mgc_format.h: microseconds, and changes since the previous snapshot */
+		sn.t_ns = (pv->t / 1000 + v[0]) * 1000;
+		for (int i = 0; i < 12; i++)
+			v[2 + i] = pv->v[i] += (uint64_t)mgc_unzigzag(v[2 + i]);
+	} else {
+		sn.t_ns = pv->t + v[0];
+	}
+	sn.step = pv->step + (uint64_t)mgc_unzigzag(v[1]);
 	if (v[2] > (UINT64_MAX >> 10) || v[3] > (UINT64_MAX >> 10) || v[4] > (UINT64_MAX >> 10))
 		return -EBADMSG;
 	sn.rss_anon = v[2] << 10;
@@ -309,11 +338,11 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 	if (mgc_get_varint(&q, end, &lab) < 0 || lab > sizeof sn.label || (uint64_t)(end - q) < (lab ? lab - 1 : 0))
 		return -EBADMSG;
 	if (lab) {
-		memset(L->prev_label, 0, sizeof L->prev_label);
-		memcpy(L->prev_label, q, lab - 1);
+		memset(pv->label, 0, sizeof pv->label);
+		memcpy(pv->label, q, lab - 1);
 		q += lab - 1;
 	}
-	memcpy(sn.label, L->prev_label, sizeof sn.label);
+	memcpy(sn.label, pv->label, sizeof sn.label);
 	sn.label[sizeof sn.label - 1] = 0;
 	if (mgc_get_varint(&q, end, &nsites) < 0 || nsites > (uint64_t)(end - q) / 8)
 		return -EBADMSG; /* every entry takes at least eight bytes */
@@ -377,8 +406,10 @@ static int on_snapshot2(struct loader *L, const unsigned char *p, uint32_t len)
 		L->dec = nb;
 		L->dec_cap = 4096;
 	}
-	L->prev_t = sn.t_ns;
-	L->prev_step = sn.step;
+	pv->t = sn.t_ns;
+	pv->step = sn.step;
+	if (pv->deltas && (sn.flags & MGC_SNAP_STEP))
+		count_step(L->t, sn.step); /* the step marker (no STEP records in such files) */
 	memcpy(L->dec, &sn, sizeof sn);
 	return on_snapshot(L, L->dec, (uint32_t)off);
 }
@@ -664,13 +695,10 @@ static struct mgc_reader *open_parent(const char *child, const char *path)
  * file there is another process's, or -errno. */
 static int read_base(struct loader *L, struct mgc_reader *r, const struct mgc_rec_forked *f)
 {
-	uint64_t prev_t = L->prev_t, prev_step = L->prev_step;
-	char prev_label[32];
+	struct snap_prev prev = L->prev;
 	int pid = L->base_pid, relative = L->relative;
 	uint64_t start = L->base_start;
-	memcpy(prev_label, L->prev_label, sizeof prev_label);
-	L->prev_t = L->prev_step = 0;
-	memset(L->prev_label, 0, sizeof L->prev_label);
+	L->prev = (struct snap_prev){.deltas = (mgc_reader_flags(r) & MGC_FILE_DELTAS) != 0};
 	L->base++;
 	L->relative = 0; /* unless the parent's own file has a FORKED record */
 	L->base_pid = f->parent_pid;
@@ -696,9 +724,7 @@ static int read_base(struct loader *L, struct mgc_reader *r, const struct mgc_re
 	L->relative = relative;
 	L->base_pid = pid;
 	L->base_start = start;
-	L->prev_t = prev_t;
-	L->prev_step = prev_step;
-	memcpy(L->prev_label, prev_label, sizeof prev_label);
+	L->prev = prev;
 	return rc < 0 ? rc : 0;
 }
 
@@ -1020,9 +1046,7 @@ static int on_record(struct loader *L, uint32_t type, const unsigned char *p, ui
 		if (len < sizeof s)
 			return -EBADMSG;
 		memcpy(&s, p, sizeof s);
-		t->steps++;
-		if (s.step > t->max_step)
-			t->max_step = s.step;
+		count_step(t, s.step);
 		return 0;
 	}
 	case MGC_REC_LABEL: {
@@ -1109,7 +1133,7 @@ int mgc_trace_load(const char *path, struct mgc_trace **out, char *err, size_t e
 	if (rc < 0)
 		return rc;
 	struct mgc_trace *t = calloc(1, sizeof *t);
-	struct loader L = {.t = t};
+	struct loader L = {.t = t, .prev = {.deltas = (mgc_reader_flags(r) & MGC_FILE_DELTAS) != 0}};
 	if (!t || !(t->points = calloc(MGC_GRID, sizeof *t->points)) || !(t->path = strdup(path))) {
 		mgc_reader_close(r);
 		mgc_trace_free(t);

@@ -32,6 +32,8 @@ int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, 
 
 /* Byte offset of the end of the last whole record read. */
 uint64_t mgc_reader_offset(const struct mgc_reader *r);
+/* The file header's flags (mgc_file_flags; 0 before version 3). */
+uint64_t mgc_reader_flags(const struct mgc_reader *r);
 
 void mgc_reader_close(struct mgc_reader *r);
 

@@ -40,6 +40,9 @@ enum mgc_file_flags {
 	 * records name (FORKED) count the decompressed stream from the start of the file, header
 	 * included, as if the file were not compressed. */
 	MGC_FILE_ZSTD = 1u,
+	/* SNAPSHOT2's header in changes (below, "With MGC_FILE_DELTAS"), and no STEP records: a
+	 * snapshot flagged MGC_SNAP_STEP is the step marker. */
+	MGC_FILE_DELTAS = 2u,
 };
 
 /* Every record: this header, then `len` payload bytes, then zero padding to a multiple of 8.
@@ -429,7 +432,11 @@ static inline uint64_t mgc_cohort_first_step(unsigned k)
  *   length + 1 followed by its bytes; nsites; then per site, in increasing site id: the id minus
  *   the previous entry's id (the first: minus 0), live_bytes, live_count, allocs, alloc_bytes,
  *   frees, peak_bytes, cohort_mask, and the set cohorts' live bytes in bucket order.
- * "Previous" is within the same file; the first snapshot counts from 0 and an empty label. */
+ * "Previous" is within the same file; the first snapshot counts from 0 and an empty label.
+ * With MGC_FILE_DELTAS (file flags), the time is in microseconds (t_ns / 1000 minus the previous
+ * snapshot's) and the fields from rss_anon to frees_total are each zigzag(value minus the previous
+ * snapshot's): a steady run's snapshots repeat the same few bytes, which zstd takes to almost
+ * nothing (a step marker costs ~10 bytes). */
 static inline size_t mgc_put_varint(unsigned char *p, uint64_t v)
 {
 	size_t n = 0;

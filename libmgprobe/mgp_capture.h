@@ -40,37 +40,27 @@ void mgp_capture_init(unsigned depth);
  * (tests/probe/prog_altstack.c "measure"), doubled. */
 #define MGP_CAPTURE_STACK (16u << 10)
 
-/* This thread's stacks as far as the probe knows them: the alternate signal stack the program
- * gave it (sigaltstack, seen by the hook), and its own stack's usable range (read on its first
- * capture; 0..0 for the main thread, whose stack grows on demand, or when unknown). */
+/* This thread's alternate signal stack, as the program gave it (sigaltstack, seen by the hook);
+ * 0..0 when none. */
 struct mgp_stack_bounds {
 	uintptr_t alt_lo, alt_hi;
-	uintptr_t lo, hi;
-	int known;
 };
 extern __thread struct mgp_stack_bounds mgp_stack_bounds __attribute__((tls_model("initial-exec")));
-
-/* Reads this thread's own stack range into mgp_stack_bounds (once per thread; may call malloc,
- * so only inside the guard). */
-void mgp_capture_bounds(void);
 
 /* The program called sigaltstack(ss) and it succeeded. */
 void mgp_capture_altstack(const void *sp, size_t size, int disable);
 
-/* 0 when the current stack cannot hold a capture (a handler on a small alternate signal stack, a
- * deep call on a small thread stack): the allocation is then recorded without a stack, and the
- * guard page is never touched. Call inside the guard, before any frame that holds a capture. */
+/* 0 when the current stack cannot hold a capture: a handler on a small alternate signal stack.
+ * The allocation is then recorded without a stack, and the guard page is never touched. Call
+ * before any frame that holds a capture. (A thread's own small stack is not known: reading its
+ * bounds, pthread_getattr_np, allocates in the program's arena and changes its behaviour.) */
 static inline int mgp_capture_room(void)
 {
-	struct mgp_stack_bounds *b = &mgp_stack_bounds;
+	const struct mgp_stack_bounds *b = &mgp_stack_bounds;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	if (sp - b->alt_lo < b->alt_hi - b->alt_lo)
 		return sp - b->alt_lo >= MGP_CAPTURE_STACK;
-	if (__builtin_expect(!b->known, 0))
-		mgp_capture_bounds();
-	if (sp - b->lo < b->hi - b->lo)
-		return sp - b->lo >= MGP_CAPTURE_STACK;
-	return 1; /* a stack the probe does not know (the main thread's, a coroutine's) */
+	return 1;
 }
 
 /* Captures the calling stack into b. Returns the stack (in b) and its number of frames in *n: at

@@ -274,8 +274,3 @@ int mgp_getpid(void)
 {
 	return (int)syscall(SYS_getpid);
 }
-
-int mgp_gettid(void)
-{
-	return (int)syscall(SYS_gettid);
-}

@@ -58,6 +58,5 @@ void mgp_xfsz_release(const sigset_t *old, int raised);
 uint64_t mgp_now_ns(void);     /* CLOCK_MONOTONIC */
 uint64_t mgp_real_ns(void);    /* CLOCK_REALTIME */
 int mgp_getpid(void);          /* the raw syscall: correct after fork and in vfork children */
-int mgp_gettid(void);          /* the raw syscall */
 
 #endif /* MGP_OS_H */

@@ -36,7 +36,7 @@ static __attribute__((noinline)) void captured(with_stack_fn fn, void *ctx)
 }
 
 /* Calls fn with the calling stack, or with none when the current stack cannot hold a capture (an
- * alternate signal stack, the end of a small thread stack): never past its end. Inside the guard. */
+ * alternate signal stack): never past its end. */
 static void with_stack(with_stack_fn fn, void *ctx)
 {
 	if (__builtin_expect(mgp_capture_room(), 1))

@@ -25,6 +25,7 @@
 #include "mgp_thread.h"
 
 #define OUT_CAP (1u << 20)
+#define SNAP_FIELDS 12u /* SNAPSHOT2 header fields from rss_anon to frees_total */
 
 /* A buffer from the kernel that doubles when it must. */
 struct buf {
@@ -65,6 +66,7 @@ static struct {
 	uint16_t cell_kinds[MGP_TRACE_MAX_CELLS];       /* CUDA cells in the order this file saw them */
 	uint32_t ncells;
 	uint64_t prev_t, prev_step; /* the previous snapshot's, for SNAPSHOT2's deltas */
+	uint64_t prev_v[SNAP_FIELDS];
 	char prev_label[32];
 } trace = {.fd = -1,
 	   .site_done = {.esize = 8, .shift = 12}, /* 262144 sites per 32 KiB chunk */
@@ -333,6 +335,16 @@ static int open_file(const char *path, int excl)
 	return 0;
 }
 
+/* SNAPSHOT2's header fields written as changes (mgc_format.h, MGC_FILE_DELTAS). */
+static void snap_fields(const struct mgc_rec_snapshot *sn, uint64_t v[SNAP_FIELDS])
+{
+	const uint64_t f[SNAP_FIELDS] = {sn->rss_anon >> 10, sn->rss_file >> 10, sn->rss_shmem >> 10,
+					 sn->heap_live_bytes, sn->heap_live_count, sn->mmap_live_bytes,
+					 sn->mmap_live_count, sn->malloc_free_bytes, sn->malloc_arena_bytes,
+					 sn->device_live_bytes, sn->allocs_total, sn->frees_total};
+	memcpy(v, f, sizeof f);
+}
+
 int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 {
 	int err = open_file(path, excl);
@@ -341,10 +353,10 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 	trace.start_mono = p->start_mono_ns;
 	struct mgc_file_header3 fh = {.h = {.version = MGC_TRACE_VERSION,
 					    .header_size = sizeof(struct mgc_file_header3)},
-				      .flags = MGC_FILE_ZSTD};
+				      .flags = MGC_FILE_ZSTD | MGC_FILE_DELTAS};
 	memcpy(fh.h.magic, MGC_TRACE_MAGIC, 8);
 	if (!trace.compress || z_start() < 0)
-		fh.flags = 0; /* plain: asked for, or no memory for the compressor */
+		fh.flags &= ~(uint64_t)MGC_FILE_ZSTD; /* plain: asked for, or no memory for the compressor */
 	if (write_all((const char *)&fh, sizeof fh) < 0)
 		return -EIO;
 	trace.stream_off = sizeof fh;
@@ -679,20 +691,14 @@ static size_t visit_sites(unsigned flags, uint32_t *nsites)
 static size_t encode_header(unsigned char *h, const struct mgc_rec_snapshot *sn)
 {
 	size_t hn = 0;
-	hn += mgc_put_varint(h + hn, sn->t_ns - trace.prev_t);
+	hn += mgc_put_varint(h + hn, sn->t_ns / 1000 - trace.prev_t / 1000);
 	hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(sn->step - trace.prev_step)));
-	hn += mgc_put_varint(h + hn, sn->rss_anon >> 10);
-	hn += mgc_put_varint(h + hn, sn->rss_file >> 10);
-	hn += mgc_put_varint(h + hn, sn->rss_shmem >> 10);
-	hn += mgc_put_varint(h + hn, sn->heap_live_bytes);
-	hn += mgc_put_varint(h + hn, sn->heap_live_count);
-	hn += mgc_put_varint(h + hn, sn->mmap_live_bytes);
-	hn += mgc_put_varint(h + hn, sn->mmap_live_count);
-	hn += mgc_put_varint(h + hn, sn->malloc_free_bytes);
-	hn += mgc_put_varint(h + hn, sn->malloc_arena_bytes);
-	hn += mgc_put_varint(h + hn, sn->device_live_bytes);
-	hn += mgc_put_varint(h + hn, sn->allocs_total);
-	hn += mgc_put_varint(h + hn, sn->frees_total);
+	uint64_t v[SNAP_FIELDS];
+	snap_fields(sn, v);
+	for (unsigned i = 0; i < SNAP_FIELDS; i++) {
+		hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(v[i] - trace.prev_v[i])));
+		trace.prev_v[i] = v[i];
+	}
 	hn += mgc_put_varint(h + hn, sn->flags);
 	size_t ll = strnlen(sn->label, sizeof sn->label);
 	if (ll == strnlen(trace.prev_label, sizeof trace.prev_label) &&
@@ -738,12 +744,6 @@ void mgp_trace_snapshot(struct mgc_rec_snapshot *sn)
 		if (bufs[k]->cap > BUF_KEEP)
 			buf_drop(bufs[k]);
 	write_cuda();
-}
-
-void mgp_trace_step(uint64_t step)
-{
-	struct mgc_rec_step r = {.t_ns = now_rel(), .step = step};
-	record3(MGC_REC_STEP, &r, sizeof r, NULL, 0, NULL, 0);
 }
 
 void mgp_trace_label(uint64_t step, const char *label)
@@ -824,6 +824,7 @@ int mgp_trace_forget(void)
 	trace.snapshots = 0;
 	trace.ncells = 0;
 	trace.prev_t = trace.prev_step = 0;
+	memset(trace.prev_v, 0, sizeof trace.prev_v);
 	memset(trace.prev_label, 0, sizeof trace.prev_label);
 	z_drop(); /* the parent's compressor and buffers are the parent's */
 	buf_drop(&trace.scratch);

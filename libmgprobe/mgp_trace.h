@@ -45,7 +45,6 @@ struct mgp_trace_cuda {
 };
 void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda);
 
-void mgp_trace_step(uint64_t step);
 void mgp_trace_label(uint64_t step, const char *label);
 void mgp_trace_child(int pid, uint32_t how); /* how: enum mgc_child_how */
 void mgp_trace_end(uint32_t reason, int status);
