@@ -89,14 +89,17 @@ def workers(w, native):
     return [v for p, v in w.private.items() if w.parent.get(p) in progs]
 
 
-def run(cmd, cwd, env, watch=False, native=False):
+def run(cmd, cwd, env, watch=False, native=False, timeout=240):
     """Runs cmd in cwd. Returns a dict: step_ms (the sample's, or ms per mgtrain step), wall s,
-    max RSS (wait4), peak summed PSS and the workers' private peaks (watch), trace bytes."""
+    max RSS (wait4), peak summed PSS and the workers' private peaks (watch), trace bytes; or None
+    when it failed or ran past `timeout` seconds (its process group is killed), with one line."""
     marks = {}
     out_lines = []
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, errors="replace")
+                         text=True, errors="replace", start_new_session=True)
+    killer = threading.Timer(timeout, lambda: os.killpg(p.pid, 9))
+    killer.start()
     w = Watch(p.pid) if watch else None
     if w:
         w.start()
@@ -107,12 +110,14 @@ def run(cmd, cwd, env, watch=False, native=False):
             marks[int(m.group(1))] = time.perf_counter()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
+    killer.cancel()
     if w:
         w.stop = True
         w.join()
     if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)}\n" +
-                 "".join(out_lines[-30:]))
+        print(f"{' '.join(cmd)}: exit {os.waitstatus_to_exitcode(status)} after {wall:.0f} s"
+              + (" (timed out)" if wall >= timeout else "") + ": left out", flush=True)
+        return None
     text = "".join(out_lines)
     m = re.search(r"step_ms (\S+)", text)
     step = float(m.group(1)) if m else None
@@ -189,6 +194,7 @@ def main():
     ap.add_argument("--only", default="torch,workers,mgtrain")
     ap.add_argument("--memray", default="/work/wt/venv-memray/bin/memray")
     ap.add_argument("--python", default="/usr/bin/python3")
+    ap.add_argument("--timeout", type=float, default=240, help="seconds a run may take")
     a = ap.parse_args()
     mgprobe = os.path.abspath(os.path.join(a.build, "libmgprobe", "mgprobe"))
     mgtrain = os.path.abspath(os.path.join(a.build, "engine", "mgtrain"))
@@ -214,8 +220,10 @@ def main():
                     if cmd is None:
                         continue
                     d = os.path.join(tmp, f"r{rep}-{j}")
-                    os.makedirs(d)
-                    res.setdefault((j, who), []).append(run(cmd, d, env, watch, who == "native"))
+                    os.makedirs(d, exist_ok=True)
+                    r = run(cmd, d, env, watch, who == "native", a.timeout)
+                    if r:
+                        res.setdefault((j, who), []).append(r)
                     shutil.rmtree(d)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
