@@ -1100,18 +1100,19 @@ int mgp_cupti_atfork_child(void)
 	cuda.started = 0;
 	if (!__atomic_exchange_n(&cuda.alive, 0, __ATOMIC_RELAXED))
 		return 0;
-	/* The parent's device memory stays the parent's: zero the device sites in the child. */
+	/* The parent's device memory stays the parent's, and so do its CUDA calls: the child's CUDA
+	 * sites are emptied (counts too), so its trace holds none (the reader lists no empty site). */
 	tls_rt_depth = 0;
 	tls_nested_corr = 0;
 	cuda.activity = 0; /* CUPTI's thread is not in the child: never flush there */
 	uint32_t n = mgp_sites_count();
 	for (uint32_t id = 1; id < n; id++) {
 		struct mgp_site *s = mgp_site_get(id);
-		if (!mgc_kind_is_cuda(s->kind) || !__atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED))
+		if (!mgc_kind_is_cuda(s->kind) || !__atomic_load_n(&s->allocs, __ATOMIC_RELAXED))
 			continue;
 		for (unsigned k = 0; k < MGC_COHORTS; k++)
 			s->cohorts[k] = 0;
-		s->live_bytes = 0;
+		s->live_bytes = s->allocs = s->alloc_bytes = s->frees = s->peak_bytes = 0;
 		mgp_site_mark(s);
 	}
 	/* a parent thread may have held a lock; the tables are unused from now on */

@@ -168,7 +168,7 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	if (life.set.no_children)
 		drop_preload();
-	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(life.set.max_sites) < 0 ||
+	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(mgp_sites_capacity(life.set.max_sites)) < 0 ||
 	    mgp_modules_init() < 0) {
 		mgp_log("out of memory for the probe's tables: the program runs unprofiled");
 		goto out;

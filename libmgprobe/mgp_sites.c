@@ -51,16 +51,18 @@ static uint64_t hash_stack(const uintptr_t *ips, unsigned n, unsigned kind)
 
 int mgp_sites_init(uint32_t max_sites)
 {
+	uint32_t cap = mgp_sites_capacity(max_sites);
 	uint64_t nslots = 1;
-	while (nslots < (uint64_t)max_sites * 2)
+	while (nslots < (uint64_t)cap * 2)
 		nslots <<= 1;
 	table.slots = mgp_os_alloc(nslots * sizeof(struct slot));
-	table.sites = mgp_os_alloc((size_t)max_sites * sizeof(struct mgp_site));
+	table.sites = mgp_os_alloc((size_t)cap * sizeof(struct mgp_site));
 	uint64_t frames_cap = (uint64_t)max_sites * FRAMES_PER_SITE;
 	if (frames_cap < FRAME_ARENA_FRAMES)
 		frames_cap = FRAME_ARENA_FRAMES;
-	table.frames = mgp_os_alloc((size_t)frames_cap * sizeof(uint64_t));
-	size_t dwords = ((size_t)max_sites + 63) / 64, dsum = (dwords + 63) / 64;
+	uint64_t frames_all = frames_cap + MGP_CUDA_SPARE_FRAMES;
+	table.frames = mgp_os_alloc((size_t)frames_all * sizeof(uint64_t));
+	size_t dwords = ((size_t)cap + 63) / 64, dsum = (dwords + 63) / 64;
 	mgp_sites_dirty_words = mgp_os_alloc(dwords * 8);
 	mgp_sites_dirty_sum = mgp_os_alloc(dsum * 8);
 	if (!table.slots || !table.sites || !table.frames || !mgp_sites_dirty_words || !mgp_sites_dirty_sum) {
@@ -68,8 +70,8 @@ int mgp_sites_init(uint32_t max_sites)
 		mgp_os_free(mgp_sites_dirty_sum, dsum * 8);
 		mgp_sites_dirty_words = mgp_sites_dirty_sum = NULL;
 		mgp_os_free(table.slots, nslots * sizeof(struct slot));
-		mgp_os_free(table.sites, (size_t)max_sites * sizeof(struct mgp_site));
-		mgp_os_free(table.frames, (size_t)frames_cap * sizeof(uint64_t));
+		mgp_os_free(table.sites, (size_t)cap * sizeof(struct mgp_site));
+		mgp_os_free(table.frames, (size_t)frames_all * sizeof(uint64_t));
 		table.slots = NULL;
 		table.sites = NULL;
 		table.frames = NULL;
@@ -109,7 +111,8 @@ static int same_stack(const struct mgp_site *s, uint64_t h, const uintptr_t *ips
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 {
 	uint64_t h = hash_stack(ips, n, kind);
-	int nearly_full = n > TRUNC_FRAMES &&
+	int cuda = mgc_kind_is_cuda(kind) != 0;
+	int nearly_full = !cuda && n > TRUNC_FRAMES &&
 			  (__atomic_load_n(&table.count, __ATOMIC_RELAXED) >= table.trunc_at ||
 			   __atomic_load_n(&table.frames_used, __ATOMIC_RELAXED) >= table.frames_trunc_at);
 	uint64_t i = h & table.mask;
@@ -144,11 +147,12 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 		i = (i + 1) & table.mask;
 	}
 	uint32_t id = table.count;
-	if (n > TRUNC_FRAMES && (id >= table.trunc_at || table.frames_used + n > table.frames_trunc_at)) {
+	if (!cuda && n > TRUNC_FRAMES && (id >= table.trunc_at || table.frames_used + n > table.frames_trunc_at)) {
 		pthread_mutex_unlock(&table.lock);
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
 	}
-	if (id >= table.max_sites || table.frames_used + n > table.frames_cap) {
+	if (id >= (cuda ? mgp_sites_capacity(table.max_sites) : table.max_sites) ||
+	    table.frames_used + n > table.frames_cap + (cuda ? MGP_CUDA_SPARE_FRAMES : 0)) {
 		int said = table.said_full;
 		table.said_full = 1;
 		pthread_mutex_unlock(&table.lock);

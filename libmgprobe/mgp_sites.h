@@ -45,11 +45,27 @@ static inline void mgp_site_mark(const struct mgp_site *s)
  * left marked for the next call. Writer lock held. */
 uint32_t mgp_sites_take_dirty(uint32_t *ids);
 
-/* Reserves the tables for up to max_sites sites. 0 or -ENOMEM. Call once, single-threaded. */
+/* CUDA allocations keep their own room beyond MGPROBE_MAX_SITES: a program whose start-up fills
+ * the table (PyTorch's import and CUDA's initialisation make over a million stacks) still gets
+ * every CUDA allocation site with its whole stack, the stack a GPU leak is found by. */
+#define MGP_CUDA_SPARE_SITES 16384u
+#define MGP_CUDA_SPARE_FRAMES (MGP_CUDA_SPARE_SITES * 128u)
+
+/* The ids a table for max_sites sites may hand out (the CUDA room included): the size of every
+ * per-site array. */
+static inline uint32_t mgp_sites_capacity(uint32_t max_sites)
+{
+	return max_sites + MGP_CUDA_SPARE_SITES;
+}
+
+/* Reserves the tables for up to max_sites sites (and the CUDA room). 0 or -ENOMEM. Call once,
+ * single-threaded. */
 int mgp_sites_init(uint32_t max_sites);
 
 /* Returns the id (>= 1) of the site for this stack and kind, creating it if new. When the table
- * is full, returns the overflow site (id 1, a stack of zero frames) so totals stay exact. */
+ * is full, returns the overflow site (id 1, a stack of zero frames) so totals stay exact; CUDA
+ * kinds go on in their own room (MGP_CUDA_SPARE_SITES), never truncated, and take the overflow
+ * site only when that is full too. */
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind);
 
 /* The site with this id (1 <= id < mgp_sites_count()). */
