@@ -180,8 +180,8 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 
 uint32_t mgp_sites_take_dirty(uint32_t *ids)
 {
-	uint32_t n = 0;
-	size_t dwords = ((size_t)table.max_sites + 63) / 64, dsum = (dwords + 63) / 64;
+	uint32_t n = 0; /* the CUDA room's ids too */
+	size_t dwords = ((size_t)mgp_sites_capacity(table.max_sites) + 63) / 64, dsum = (dwords + 63) / 64;
 	for (size_t k = 0; k < dsum; k++) {
 		if (!__atomic_load_n(&mgp_sites_dirty_sum[k], __ATOMIC_RELAXED))
 			continue;

@@ -6,6 +6,7 @@
 #   here:   tests/cupti/gpu_session.sh --prepare     # build-gpu/ (-Dcupti=enabled -Dcuda=enabled)
 #                                                     # and .gpulibs/ (the shared libraries it needs)
 #   device: tests/cupti/gpu_session.sh --run         # with carry [build-gpu, .gpulibs]; $OUT set
+#           (MG_GPU_SKIP_COST=1 leaves out the cost runs: cupti_facts and the timed pairs)
 #
 # The run writes $OUT/session.log (every command and its output, timed), $OUT/results.tar.gz (the
 # traces, mgreport --json of each, the kept test folders).

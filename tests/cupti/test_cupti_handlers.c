@@ -777,6 +777,13 @@ static void test_cuda_room(void)
 		whole += s && s->nframes == 40 && mgc_kind_is_cuda(s->kind);
 	}
 	MG_EQ(made, 100, "CUDA sites made in a full table");
+	uint32_t room = mgp_sites_intern(ips, 40, mgc_kind_make(MGC_KIND_DEVICE, 0));
+	static uint32_t ids[1u << 16];
+	mgp_sites_take_dirty(ids); /* what earlier tests left */
+	mgp_site_mark(mgp_site_get(room));
+	uint32_t nd = mgp_sites_take_dirty(ids);
+	MG_TRUE(room >= 4096 && nd == 1 && ids[0] == room, "a changed site in the CUDA room reaches the "
+		"snapshot (id %u, %u dirty, first %u)", room, nd, nd ? ids[0] : 0);
 	MG_EQ(whole, 100, "with their whole stacks and kind");
 	ips[0] = 0x9ffff00;
 	MG_EQ(mgp_sites_intern(ips, 40, MGC_KIND_HEAP), MGC_SITE_OVERFLOW, "host stacks still overflow");
