@@ -114,7 +114,7 @@ run() {
 	step mgtrain-cuda-20 120 build-gpu/engine/mgtrain --device cuda --steps 20
 	gpu_tests
 	pack
-	cost_runs
+	[ -n "${MG_GPU_SKIP_COST:-}" ] || cost_runs # a rerun that needs only the rest
 	for m in "$R"/tests/*/*.mgt; do
 		[ -e "$m" ] && step "report-$(basename "$m")" 120 report_json "$m"
 	done
