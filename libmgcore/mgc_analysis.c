@@ -260,8 +260,8 @@ static int rank_sites(const struct mgc_run *run, struct mgc_analysis *a)
 		return -ENOMEM;
 	for (size_t i = 0; i < run->nsites; i++) {
 		const struct mgc_site *s = run->sites[i];
-		if (!s || !s->seen)
-			continue;
+		if (!s || !s->seen || (!s->counters.allocs && !s->counters.live_bytes && !s->counters.peak_bytes))
+			continue; /* never allocated in this process (a forked child's emptied CUDA sites) */
 		struct mgc_site_rank *r = &a->ranked[a->nsites++];
 		*r = (struct mgc_site_rank){.site = s, .id = s->id, .input = (uint32_t)i};
 		double first = n ? mgc_analysis_site_at(a, s, 0) : 0;

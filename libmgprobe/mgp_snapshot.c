@@ -14,6 +14,7 @@
 #include "mgc_proc.h"
 #include "mgp_os.h"
 #include "mgp_settings.h"
+#include "mgp_sites.h"
 
 /* RANK (else SLURM_PROCID) and LOCAL_RANK: what names a process of a multi-GPU job. */
 static void read_ranks(struct mgp_process *p)
@@ -66,7 +67,7 @@ void mgp_process_read(struct mgp_process *p, const struct mgp_settings *set, uin
 	p->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	p->interval_ms = set->interval_ms;
 	p->depth = set->depth;
-	p->max_sites = set->max_sites;
+	p->max_sites = mgp_sites_capacity(set->max_sites); /* per-site arrays' size */
 	read_names(p);
 }
 

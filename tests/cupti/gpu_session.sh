@@ -6,6 +6,7 @@
 #   here:   tests/cupti/gpu_session.sh --prepare     # build-gpu/ (-Dcupti=enabled -Dcuda=enabled)
 #                                                     # and .gpulibs/ (the shared libraries it needs)
 #   device: tests/cupti/gpu_session.sh --run         # with carry [build-gpu, .gpulibs]; $OUT set
+#           (MG_GPU_SKIP_COST=1 leaves out the cost runs: cupti_facts and the timed pairs)
 #
 # The run writes $OUT/session.log (every command and its output, timed), $OUT/results.tar.gz (the
 # traces, mgreport --json of each, the kept test folders).
@@ -113,7 +114,7 @@ run() {
 	step mgtrain-cuda-20 120 build-gpu/engine/mgtrain --device cuda --steps 20
 	gpu_tests
 	pack
-	cost_runs
+	[ -n "${MG_GPU_SKIP_COST:-}" ] || cost_runs # a rerun that needs only the rest
 	for m in "$R"/tests/*/*.mgt; do
 		[ -e "$m" ] && step "report-$(basename "$m")" 120 report_json "$m"
 	done
