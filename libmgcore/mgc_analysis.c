@@ -106,6 +106,8 @@ static struct mgc_classify_opts analysis_opts(const struct mgc_analysis *a, enum
 		co.min_growth = a->x_is_steps ? MGC_PROCESS_MIN_GROWTH_STEP : MGC_PROCESS_MIN_GROWTH_SEC;
 	if (what == JUDGE_DEVICE)
 		co.limit = 0; /* the host's limit says nothing about the GPU's memory */
+	if (what == JUDGE_OWN)
+		co.sample_rate = (double)a->sample_rate; /* a sampled run's sites move in jumps of ~R */
 	if (a->has_epochs) { /* the boundaries after the first epoch's start (mgc_classify_opts) */
 		size_t k = 0;
 		while (k < a->nepochs && a->n && a->epochs[k] <= a->series[MGC_S_RSS].x[0])
@@ -425,6 +427,7 @@ int mgc_analyze_run(const struct mgc_run *run, const struct mgc_analysis_opts *o
 		return -ENOMEM;
 	a->axis = idx;
 	a->x_is_steps = run->x_is_steps;
+	a->sample_rate = run->sample_rate;
 	a->n = axis_points(run, idx);
 	if (a->n) {
 		a->end = run->points[idx[a->n - 1]];
@@ -451,7 +454,7 @@ int mgc_analyze_trace(const struct mgc_trace *t, const struct mgc_analysis_opts 
 		.first_marker_t = t->first_marker_t, .tracked = 1,
 		.sites = (const struct mgc_site *const *)t->sites, .nsites = t->nsites,
 		.cgroup_limit = t->proc.cgroup_limit, .mem_total = t->proc.mem_total, .labels = t->labels,
-		.nlabels = t->nlabels};
+		.nlabels = t->nlabels, .sample_rate = t->sample_rate};
 	return mgc_analyze_run(&run, o, out);
 }
 
@@ -470,7 +473,7 @@ static void shm_sites(const struct mgc_shm *s, uint32_t ns, uint32_t np, struct 
 					     .counters = {e->live_bytes, e->live_count, e->allocs, e->alloc_bytes,
 							  e->frees, e->peak_bytes},
 					     .series = c, .nseries = (uint32_t)nc, .cohorts = e->cohorts,
-					     .cohorts_step = e->cohorts};
+					     .cohorts_step = e->cohorts, .live_var = s->sampling.live_var[i]};
 		ptrs[i] = &sites[i];
 	}
 }
@@ -492,7 +495,8 @@ int mgc_analyze_shm(const struct mgc_shm *s, const struct mgc_analysis_opts *o, 
 		/* The segment's grid starts at the first marker: nothing before it to leave out. */
 		struct mgc_run run = {.points = pts, .npoints = np, .x_is_steps = h->steps_seen > 0,
 				      .first_marker_t = -1, .tracked = 1, .sites = ptrs, .nsites = ns,
-				      .cgroup_limit = h->cgroup_limit, .mem_total = h->mem_total};
+				      .cgroup_limit = h->cgroup_limit, .mem_total = h->mem_total,
+				      .sample_rate = s->sampling.rate};
 		rc = mgc_analyze_run(&run, o, out);
 	}
 	if (rc == 0) { /* the results point at them */

@@ -79,6 +79,7 @@ struct mgc_run {
 	uint64_t mem_total;        /* bytes, 0: unknown */
 	const struct mgc_label *labels; /* phase labels with their steps and times (may be NULL) */
 	size_t nlabels;
+	uint64_t sample_rate;      /* a sampled run's R (bytes): its sites are estimates; 0: exact */
 };
 
 struct mgc_analysis_opts {
@@ -115,6 +116,7 @@ struct mgc_site_result {
 struct mgc_analysis {
 	int table;                   /* series from a table (mgc_analyze_columns): no axis rule, no sites */
 	int x_is_steps;
+	uint64_t sample_rate;        /* the run's (struct mgc_run): sites are judged as estimates */
 	size_t n;                    /* points on the axis */
 	struct mgc_point end;        /* the last point on the axis ("the end" the tools show) */
 	int have_end;

@@ -1430,6 +1430,70 @@ static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_r
 	return 0;
 }
 
+/* Where a sampled series' end went flat and at what level: a plateau's start, or, for a verdict
+ * of growing, where its last run of equal estimates (no sample since) begins. 0 when neither. */
+static int sampled_flat_end(const struct mgc_site_evidence *ev, const struct mgc_fit *f, double *at,
+			    double *level)
+{
+	if (f->verdict == MGC_VERDICT_PLATEAU) {
+		*at = f->plateau_at;
+		*level = f->plateau_level;
+	} else if (f->verdict == MGC_VERDICT_GROWING) {
+		size_t k = ev->n - 1;
+		while (k > 0 && ev->live[k - 1] == ev->live[ev->n - 1])
+			k--;
+		*at = ev->x[k];
+		*level = ev->live[k];
+	} else {
+		return 0;
+	}
+	return *at > ev->x[0] && *at < ev->x[ev->n - 1];
+}
+
+/* Sampled data (opts->sample_rate = R). A sampled estimate moves in jumps of about R, so (1) a flat
+ * end shorter than MGC_SAMPLED_FLAT_RATES x R of the rise before it may be a gap between samples,
+ * not a plateau nor a pause: the rise is judged alone; (2) a leak must have grown past the noise,
+ * MGC_SAMPLED_LEAK_RATES x R over the lowest point of the window, before it is called one. */
+static void sampled_floor(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
+			  struct mgc_fit *f)
+{
+	if (!opts || opts->sample_rate <= 0)
+		return;
+	double r = opts->sample_rate, flat_at, level;
+	if (sampled_flat_end(ev, f, &flat_at, &level)) {
+		size_t m = 0;
+		while (m < ev->n && ev->x[m] <= flat_at)
+			m++;
+		double rate = (level - ev->live[0]) / (flat_at - ev->x[0]);
+		struct mgc_site_evidence rise = *ev;
+		struct mgc_classify_opts o = *opts;
+		struct mgc_fit g;
+		rise.n = m;
+		o.sample_rate = 0;
+		if (m >= 8 && rate > 0 && rate * (ev->x[ev->n - 1] - flat_at) < MGC_SAMPLED_FLAT_RATES * r &&
+		    mgc_classify_site(&rise, &o, &g) == 0 &&
+		    (g.verdict == MGC_VERDICT_LEAK || g.verdict == MGC_VERDICT_GROWING)) {
+			*f = g;
+			snprintf(f->why, sizeof(f->why), "%.100s; its flat end since x=%.0f is within the gaps "
+				 "sampling leaves at this rate", g.why, ev->x[m - 1]);
+		}
+	}
+	double lo = ev->live[0];
+	for (size_t i = 1; i < ev->n; i++)
+		if (ev->live[i] < lo)
+			lo = ev->live[i];
+	double grown = ev->live[ev->n - 1] - lo, floor = MGC_SAMPLED_LEAK_RATES * r;
+	if (f->verdict != MGC_VERDICT_LEAK || grown >= floor)
+		return;
+	char b1[16], b2[16];
+	f->verdict = MGC_VERDICT_GROWING;
+	f->confidence = 0.6;
+	snprintf(f->why, sizeof(f->why),
+		 "growing: sampled estimates have grown %s, under the %s (%.0f x the sampling rate) a "
+		 "leak must show above their noise", mgc_bytes(grown, b1, sizeof b1),
+		 mgc_bytes(floor, b2, sizeof b2), MGC_SAMPLED_LEAK_RATES);
+}
+
 int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
 		      struct mgc_fit *out)
 {
@@ -1472,6 +1536,7 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 		snprintf(f.why, sizeof(f.why),
 			 "growing, but the recent birth steps hold almost no live bytes: the growth is ending");
 	}
+	sampled_floor(ev, opts, &f);
 	*out = f;
 	return 0;
 }

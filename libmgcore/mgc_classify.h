@@ -38,7 +38,15 @@ struct mgc_classify_opts {
 	 * at the first boundary is a cache filling epoch 1; growth that goes on past it is a leak. */
 	const double *epochs;
 	size_t nepochs;
+	/* Added: sampled data (mgprobe --sample R): R in bytes, 0 = exact. A sampled site's estimate
+	 * moves by about R with every recorded allocation, so a site is not a `leak` until its
+	 * estimated growth exceeds MGC_SAMPLED_LEAK_RATES * R (then `growing`), and a flat end
+	 * shorter than MGC_SAMPLED_FLAT_RATES * R of the rise before it is no plateau. */
+	double sample_rate;
 };
+
+#define MGC_SAMPLED_LEAK_RATES 9.0
+#define MGC_SAMPLED_FLAT_RATES 3.0 /* a continuing rise leaves no sample in it 5% of the time */
 
 struct mgc_fit {
 	enum mgc_verdict verdict;

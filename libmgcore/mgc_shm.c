@@ -193,6 +193,8 @@ static void copy_valid(const struct mgc_shm *src, struct mgc_shm *dst)
 	dst->py.bytes_used = pb;
 	memcpy(dst->py.codes, src->py.codes, pc * sizeof dst->py.codes[0]);
 	memcpy(dst->py.bytes, src->py.bytes, pb);
+	dst->sampling.rate = src->sampling.rate;
+	memcpy(dst->sampling.live_var, src->sampling.live_var, ns * sizeof dst->sampling.live_var[0]);
 }
 
 int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)

@@ -39,6 +39,8 @@ int mgc_reader_next(struct mgc_reader *r, uint32_t *type, const void **payload, 
 
 /* Byte offset of the end of the last whole record read. */
 uint64_t mgc_reader_offset(const struct mgc_reader *r);
+/* The file header's flags (mgc_file_flags; 0 before version 3). */
+uint64_t mgc_reader_flags(const struct mgc_reader *r);
 
 void mgc_reader_close(struct mgc_reader *r);
 
@@ -87,6 +89,8 @@ struct mgc_devcell {
 /* MGC_COHORTS zeros: the cohorts of a site that has none set. */
 extern const uint64_t mgc_no_cohorts[MGC_COHORTS];
 
+struct mgc_site_base;
+
 struct mgc_site {
 	uint32_t id;
 	uint16_t kind;    /* mgc_kind_make: memory kind, CUDA device + 1 in the high byte */
@@ -95,6 +99,7 @@ struct mgc_site {
 	uint64_t *ips;
 	int seen;         /* 1 once a snapshot mentioned it */
 	struct mgc_site_counters counters; /* as of the last snapshot */
+	uint64_t live_var; /* sampled traces: the variance of live_bytes' estimate over R (0: exact) */
 	/* Its live bytes at each grid point (t.npoints of them), as changes (mgc_grid.h): nseries of
 	 * them, none for a site that never held memory at a point; read with mgc_site_live_at. */
 	struct mgc_grid_change *series;
@@ -106,6 +111,7 @@ struct mgc_site {
 	const uint64_t *cohorts_step;
 	struct mgc_rec_devsite *cuda; /* CUDA sites: what activity records said (DEVSITE), or NULL */
 	uint64_t updated_at; /* internal: snapshot number of its last entry */
+	struct mgc_site_base *base; /* internal: a forked child's values of the site at the fork */
 };
 
 /* Site s's live bytes at grid point i (i < the trace's npoints), as a float as the grid keeps them. */
@@ -167,6 +173,7 @@ struct mgc_trace {
 	struct mgc_perf_sym *perf_syms; /* its entries, sorted by address */
 	size_t nperf_syms;
 	struct mgc_pycodes *pycodes; /* Python code objects (PYCODE), NULL without: mgc_python.h */
+	uint64_t sample_rate;     /* R of a sampled trace (MGC_REC_SAMPLING), 0: every allocation */
 };
 
 /* A name from the trace's perf map ("py::train_step:/src/train.py") for an address outside every
@@ -181,6 +188,12 @@ void mgc_trace_free(struct mgc_trace *t);
 
 /* The module holding `ip` in module generation `gen`, or NULL. */
 const struct mgc_module *mgc_trace_module_for(const struct mgc_trace *t, uint64_t ip, uint32_t gen);
+
+/* A sampled run's +-band (two standard deviations) of site s's estimate `value` of live bytes,
+ * sample_rate its R (a trace's sample_rate, a segment's sampling.rate): its variance at the end
+ * (live_var) scaled to value, or, with nothing live at the end, that of blocks of its mean size.
+ * 0 for an exact run. */
+double mgc_site_band(uint64_t sample_rate, const struct mgc_site *s, double value);
 
 /* 1 when the run has step markers (steps are the natural x axis), else 0 (seconds). */
 int mgc_trace_has_steps(const struct mgc_trace *t);

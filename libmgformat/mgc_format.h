@@ -13,7 +13,7 @@
 #include "mgc_hash.h"
 
 #define MGC_TRACE_MAGIC "MGTRACE"     /* 7 chars + NUL = 8 bytes */
-#define MGC_TRACE_VERSION 2u   /* 2: stacks as a prefix tree (FRAMES + STACK2) */
+#define MGC_TRACE_VERSION 3u /* 2: stacks as a prefix tree (FRAMES + STACK2); 3: FRAMES3 + STACK3 */
 #define MGC_MAX_FRAMES 256u           /* hard cap on a stack's depth */
 #define MGC_COHORTS 32u               /* birth-step buckets per site */
 #define MGC_SITE_OVERFLOW 1u          /* the site of no frames that takes the allocations from new
@@ -27,6 +27,25 @@ struct mgc_file_header {
 	uint32_t header_size; /* sizeof(struct mgc_file_header); records start here */
 };
 _Static_assert(sizeof(struct mgc_file_header) == 16, "file header is frozen");
+
+/* Version 3 files continue the header with flags (header_size 24 or more). */
+struct mgc_file_header3 {
+	struct mgc_file_header h;
+	uint32_t flags;       /* enum mgc_file_flags */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_file_header3) == 24, "v3 file header is frozen");
+
+enum mgc_file_flags {
+	/* Everything after the header is one zstd stream of records, flushed (ZSTD_e_flush) where
+	 * the writer flushes the file, so a cut file decompresses up to its last flush. Offsets that
+	 * records name (FORKED) count the decompressed stream from the start of the file, header
+	 * included, as if the file were not compressed. */
+	MGC_FILE_ZSTD = 1u,
+	/* SNAPSHOT2's header in changes (below, "With MGC_FILE_DELTAS"), and no STEP records: a
+	 * snapshot flagged MGC_SNAP_STEP is the step marker. */
+	MGC_FILE_DELTAS = 2u,
+};
 
 /* Every record: this header, then `len` payload bytes, then zero padding to a multiple of 8.
  * `check` is FNV-1a (32 bit, mgc_fnv1a) of the payload: a reader stops at the first record whose length
@@ -57,6 +76,11 @@ enum mgc_rec_type {
 	MGC_REC_DEVMEM = 15,       /* struct mgc_rec_devmem + cells: CUDA bytes by kind and device, after its snapshot */
 	MGC_REC_DEVSITE = 16,      /* an array of struct mgc_rec_devsite: CUPTI activity details of device sites */
 	MGC_REC_PYCODE = 17,       /* struct mgc_rec_pycode + qualname + file + line table: a Python code object */
+	MGC_REC_FRAMES3 = 18,      /* frame-tree nodes with their ids, in varints (v3): see below */
+	MGC_REC_STACK3 = 19,       /* stacks as leaves of the frame tree, in varints (v3): see below */
+	MGC_REC_OVERHEAD = 20,     /* struct mgc_rec_overhead: the probe's own memory, at the end */
+	MGC_REC_FORKED = 21,       /* struct mgc_rec_forked + the parent's trace path: a fork child's base */
+	MGC_REC_SAMPLING = 22,     /* struct mgc_rec_sampling: the allocations are sampled (after PROCESS) */
 };
 /* Readers skip record types they do not know (newer writers of the same version may add some). */
 
@@ -166,6 +190,14 @@ struct mgc_rec_frames {
 _Static_assert(sizeof(struct mgc_rec_frames) == 8, "frames record is frozen");
 #define MGC_FRAME_NODE_SIZE 12u
 
+/* Version 3 writes the same tree with the probe's own node ids, which need not be consecutive (a
+ * node no stack uses any more is freed in the probe and its id used again; only nodes of stacks
+ * in the file are ever written, and those are never freed, so an id is defined once per file).
+ * FRAMES3 is a sequence of nodes, each three varints: zigzag(id - previous id), zigzag(id -
+ * parent), zigzag(ip - previous ip) ("previous" within the record, starting at 0); a parent is
+ * defined before its children. STACK3 is a sequence of stacks, each five varints: zigzag(site -
+ * previous site), zigzag(leaf - previous leaf), nframes, kind, module generation. */
+
 struct mgc_rec_stack2 {
 	uint32_t id;      /* site id, > 0 */
 	uint32_t gen;     /* module generation */
@@ -221,6 +253,7 @@ enum mgc_snapshot_flags {
 	MGC_SNAP_STEP = 1u,  /* taken at a step marker */
 	MGC_SNAP_FINAL = 2u, /* taken at exit */
 	MGC_SNAP_FULL = 4u,  /* lists every site, not only the changed ones */
+	MGC_SNAP_FORK = 8u,  /* taken just before a fork: a child's base (MGC_REC_FORKED) */
 };
 
 struct mgc_rec_snapshot {
@@ -297,6 +330,48 @@ struct mgc_rec_notice {
 };
 _Static_assert(sizeof(struct mgc_rec_notice) == 16, "notice record is frozen");
 
+/* A forked child's trace starts where its parent's stood at the fork: the child's file refers to
+ * the parent's for its stacks, modules, code objects and every site's values (the parent writes
+ * a snapshot, flagged MGC_SNAP_FORK, just before it forks) instead of copying them. A reader
+ * reads the parent's file (the path as the parent wrote it; else the same name beside the
+ * child's file) up to `parent_offset` for those, then the child's own records, which add to them.
+ * Written right after PROCESS. Without the parent's file the child's own records still read,
+ * with what came from the parent unknown. */
+struct mgc_rec_forked {
+	int32_t parent_pid;
+	uint32_t path_len;           /* then the parent's trace path */
+	uint64_t parent_start_mono_ns; /* the parent's PROCESS start_mono_ns: tells its file */
+	uint64_t parent_offset;      /* stream bytes of the parent's file that the child's base is */
+};
+_Static_assert(sizeof(struct mgc_rec_forked) == 24, "forked record is frozen");
+
+/* A sampled trace (mgprobe run --sample R): an allocation of n bytes was recorded with
+ * probability p = 1 - exp(-n/R) (always from 4R up) and counted as n/p bytes and 1/p allocations,
+ * so every site's bytes, counts and cohorts are unbiased estimates, unbiased allocation by
+ * allocation before they were summed. Each SNAPSHOT2 site entry then ends with one more varint:
+ * the variance of its live-bytes estimate divided by R (zigzagged in a forked child's file), from
+ * which readers draw a band of +-2 sigma. Anonymous mappings and CUDA memory are not sampled. */
+struct mgc_rec_sampling {
+	uint64_t rate; /* R, bytes */
+};
+_Static_assert(sizeof(struct mgc_rec_sampling) == 8, "sampling record is frozen");
+
+/* What the probe itself held in the process, written before END: so a report can tell the probe's
+ * memory from the program's ("other anonymous" includes it). */
+struct mgc_rec_overhead {
+	uint64_t mapped;       /* bytes the probe had mapped for its tables and buffers at the end */
+	uint64_t peak_mapped;  /* the most it had mapped at any time */
+	uint64_t live_entries; /* blocks in its live table at the end */
+	uint64_t live_bytes;   /* bytes of its live table */
+	uint32_t sites;        /* sites in memory at the end */
+	uint32_t sites_high;   /* the most site ids in use at once (the table's high-water mark) */
+	uint32_t nodes;        /* frame-tree nodes in memory at the end */
+	uint32_t nodes_high;
+	uint32_t threads;      /* thread records made */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct mgc_rec_overhead) == 56, "overhead record is frozen");
+
 /* DEVMEM follows the snapshot it belongs to, in processes that have made a CUDA allocation: one
  * cell per (kind, device) ever seen, all of them every time (a cell that went to zero stays). Kind
  * MGC_KIND_POOL cells are a stream-ordered pool's reserved size per device (from CUPTI activity
@@ -359,7 +434,11 @@ static inline uint64_t mgc_cohort_first_step(unsigned k)
  *   length + 1 followed by its bytes; nsites; then per site, in increasing site id: the id minus
  *   the previous entry's id (the first: minus 0), live_bytes, live_count, allocs, alloc_bytes,
  *   frees, peak_bytes, cohort_mask, and the set cohorts' live bytes in bucket order.
- * "Previous" is within the same file; the first snapshot counts from 0 and an empty label. */
+ * "Previous" is within the same file; the first snapshot counts from 0 and an empty label.
+ * With MGC_FILE_DELTAS (file flags), the time is in microseconds (t_ns / 1000 minus the previous
+ * snapshot's) and the fields from rss_anon to frees_total are each zigzag(value minus the previous
+ * snapshot's): a steady run's snapshots repeat the same few bytes, which zstd takes to almost
+ * nothing (a step marker costs ~10 bytes). */
 static inline size_t mgc_put_varint(unsigned char *p, uint64_t v)
 {
 	size_t n = 0;

@@ -13,7 +13,8 @@
 #include "mgc_format.h"
 
 #define MGC_SHM_MAGIC "MGPRSHM"   /* 7 chars + NUL = 8 bytes; written last by the creator */
-#define MGC_SHM_VERSION 2u        /* 2: the Python code objects of the published stacks (py) */
+#define MGC_SHM_VERSION 3u        /* 2: the Python code objects of the published stacks (py);
+				     3: sampled runs' rate and per-site variance (sampling) */
 #define MGC_SHM_RING 256u         /* most recent process snapshots, raw */
 #define MGC_SHM_GRID 64u          /* the whole run, thinned: process snapshots and site histories */
 #define MGC_SHM_TOP 32u           /* sites per ranking (by live bytes, by recent growth) */
@@ -126,6 +127,13 @@ struct mgc_shm_py {
 	char bytes[MGC_SHM_PYBYTES];
 };
 
+/* A sampled run (mgc_format.h, struct mgc_rec_sampling): its rate, and each published site's
+ * variance of the live-bytes estimate over R (sites[i] <-> live_var[i]); rate 0: exact. */
+struct mgc_shm_sampling {
+	uint64_t rate;
+	uint64_t live_var[MGC_SHM_SITES];
+};
+
 struct mgc_shm {
 	struct mgc_shm_header h;
 	struct mgc_rec_snapshot ring[MGC_SHM_RING]; /* nsites = 0 in these copies */
@@ -134,10 +142,11 @@ struct mgc_shm {
 	struct mgc_shm_module modules[MGC_SHM_MODULES];
 	char names[MGC_SHM_NAMES];
 	struct mgc_shm_py py;
+	struct mgc_shm_sampling sampling;
 };
 _Static_assert(offsetof(struct mgc_shm, ring) == 616, "shm layout is frozen");
 _Static_assert(sizeof(struct mgc_shm) == 616 + 152 * (256 + 64) + 1088 * 64 + 80 * 1024 + (128 << 10) +
-			       8 + 24 * 2048 + (512 << 10),
+			       8 + 24 * 2048 + (512 << 10) + 8 + 8 * 64,
 	       "shm layout is frozen");
 
 /* ---- the seqlock protocol (writer side: libmgprobe, and tests that play the writer) ----

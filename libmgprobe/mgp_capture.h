@@ -35,6 +35,34 @@ extern struct mgp_capture_conf {
  * out. Call once at start-up, before recording. */
 void mgp_capture_init(unsigned depth);
 
+/* The most stack one capture may take below its caller (the capture buffer, unw_backtrace's
+ * context and cursor, the Python walk): measured at about 8 KiB on x86-64 with AVX-512
+ * (tests/probe/prog_altstack.c "measure"), doubled. */
+#define MGP_CAPTURE_STACK (16u << 10)
+
+/* This thread's alternate signal stack, as the program gave it (sigaltstack, seen by the hook);
+ * 0..0 when none. */
+struct mgp_stack_bounds {
+	uintptr_t alt_lo, alt_hi;
+};
+extern __thread struct mgp_stack_bounds mgp_stack_bounds __attribute__((tls_model("initial-exec")));
+
+/* The program called sigaltstack(ss) and it succeeded. */
+void mgp_capture_altstack(const void *sp, size_t size, int disable);
+
+/* 0 when the current stack cannot hold a capture: a handler on a small alternate signal stack.
+ * The allocation is then recorded without a stack, and the guard page is never touched. Call
+ * before any frame that holds a capture. (A thread's own small stack is not known: reading its
+ * bounds, pthread_getattr_np, allocates in the program's arena and changes its behaviour.) */
+static inline int mgp_capture_room(void)
+{
+	const struct mgp_stack_bounds *b = &mgp_stack_bounds;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	if (sp - b->alt_lo < b->alt_hi - b->alt_lo)
+		return sp - b->alt_lo >= MGP_CAPTURE_STACK;
+	return 1;
+}
+
 /* Captures the calling stack into b. Returns the stack (in b) and its number of frames in *n: at
  * most the depth or, with Python frames, twice the depth, so the Python frames above a deep
  * native library (PyTorch's dispatcher) stay while the interpreter's own frames go. */

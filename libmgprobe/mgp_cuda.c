@@ -33,7 +33,7 @@ static uint32_t sink_capture(unsigned kind)
 
 static uint32_t sink_birth(void)
 {
-	return mgp_step_birth();
+	return mgp_step_bucket();
 }
 
 static const struct mgp_cupti_sink sink = {mgp_writer_owner, sink_capture, sink_birth, sink_guard,

@@ -229,14 +229,14 @@ static inline int recording(void)
 
 static void site_alloc(uint32_t site, uint64_t bytes, uint32_t birth)
 {
-	mgp_site_on_alloc(mgp_site_get(site), bytes, birth);
+	mgp_site_on_alloc(site, bytes, birth);
 	stat_add(&cuda.st.allocs, 1);
 	stat_add(&cuda.st.live_bytes, bytes);
 }
 
 static void site_free(uint32_t site, uint64_t bytes, uint32_t birth)
 {
-	mgp_site_on_free(mgp_site_get(site), bytes, birth);
+	mgp_site_on_free(site, bytes, birth);
 	stat_add(&cuda.st.frees, 1);
 	stat_sub(&cuda.st.live_bytes, bytes);
 }
@@ -245,7 +245,7 @@ static void dev_free(uint64_t ptr)
 {
 	struct mgp_entry en;
 	if (ptr && mgp_live_remove(ptr | MGP_CUPTI_KEY_BIT, &en))
-		site_free(en.site, en.size, en.birth);
+		site_free(en.site, en.size, en.bucket);
 }
 
 /* The site of the calling stack for this kind code; 0 when the allocation is not recorded. */
@@ -1100,21 +1100,11 @@ int mgp_cupti_atfork_child(void)
 	cuda.started = 0;
 	if (!__atomic_exchange_n(&cuda.alive, 0, __ATOMIC_RELAXED))
 		return 0;
-	/* The parent's device memory stays the parent's, and so do its CUDA calls: the child's CUDA
-	 * sites are emptied (counts too), so its trace holds none (the reader lists no empty site). */
+	/* The parent's device memory stays the parent's: zero the device sites in the child. */
 	tls_rt_depth = 0;
 	tls_nested_corr = 0;
 	cuda.activity = 0; /* CUPTI's thread is not in the child: never flush there */
-	uint32_t n = mgp_sites_count();
-	for (uint32_t id = 1; id < n; id++) {
-		struct mgp_site *s = mgp_site_get(id);
-		if (!mgc_kind_is_cuda(s->kind) || !__atomic_load_n(&s->allocs, __ATOMIC_RELAXED))
-			continue;
-		for (unsigned k = 0; k < MGC_COHORTS; k++)
-			s->cohorts[k] = 0;
-		s->live_bytes = s->allocs = s->alloc_bytes = s->frees = s->peak_bytes = 0;
-		mgp_site_mark(s);
-	}
+	mgp_sites_forget_cuda();
 	/* a parent thread may have held a lock; the tables are unused from now on */
 	cuda.vmm_lock = cuda.join_lock = cuda.ctx_lock = cuda.buf_lock = 0;
 	memset(cuda.pools, 0, sizeof cuda.pools);

@@ -20,7 +20,7 @@ struct mgp_cupti_sink {
 	int (*active)(void);              /* 1 while the probe records (tracking, not closed) */
 	uint32_t (*capture)(unsigned kind); /* site id of the calling stack for this kind code
 					       (mgc_kind_make: memory kind and device) */
-	uint32_t (*birth)(void);          /* the current step, saturated */
+	uint32_t (*birth)(void);          /* the current step's cohort bucket */
 	void (*guard)(int on);            /* 1: the probe's own work starts (nested malloc is not recorded), 0: ends */
 	void (*oom)(void);                /* the probe's tables are full: stop recording */
 };

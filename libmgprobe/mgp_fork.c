@@ -20,6 +20,7 @@
 #include "mgp_shm.h"
 #include "mgp_sites.h"
 #include "mgp_state.h"
+#include "mgp_thread.h"
 #include "mgp_trace.h"
 #include "mgp_writer.h"
 
@@ -30,13 +31,18 @@ static void unlock_all(void)
 	mgp_live_unlock_all();
 	mgp_mmaps_unlock();
 	mgp_sites_unlock();
+	mgp_threads_unlock_all();
 	mgp_writer_unlock();
 }
 
+/* In the order a recording thread takes them: its record, then the sites, mappings and live-table
+ * locks (the writer lock is taken by nobody who holds one of those). */
 static void atfork_prepare(void)
 {
 	mgp_guard_enter();
 	mgp_writer_lock();
+	mgp_life_fork_prepare();
+	mgp_threads_lock_all();
 	mgp_sites_lock();
 	mgp_mmaps_lock();
 	mgp_live_lock_all();

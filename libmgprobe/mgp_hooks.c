@@ -18,8 +18,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "mgp_capture.h"
 #include "mgp_os.h"
 #include "mgp_record.h"
+#include "mgp_sample.h"
 #include "mgp_state.h"
 
 struct mgp_real_fns mgp_real;
@@ -96,7 +98,7 @@ MGP_EXPORT void *malloc(size_t n)
 		mgp_resolve();
 	}
 	void *p = mgp_real.malloc(n);
-	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded())
+	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded() && !mgp_sample_skip(n))
 		mgp_record_alloc(p, n);
 	return p;
 }
@@ -109,7 +111,7 @@ static inline __attribute__((always_inline)) int free_first(void *p)
 		return 0;
 	if (mgp_unlikely(!mgp_real.free))
 		mgp_resolve();
-	if (mgp_recording() && !mgp_guarded())
+	if (mgp_recording() && !mgp_guarded() && mgp_sample_maybe((uint64_t)(uintptr_t)p))
 		mgp_record_free(p);
 	return 1;
 }
@@ -155,7 +157,7 @@ MGP_EXPORT void *calloc(size_t a, size_t b)
 		mgp_resolve();
 	}
 	void *p = mgp_real.calloc(a, b);
-	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded())
+	if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded() && !mgp_sample_skip(a * b))
 		mgp_record_alloc(p, a * b);
 	return p;
 }
@@ -168,14 +170,14 @@ static void *realloc_impl(void *p, size_t n)
 		return mgp_real.realloc(p, n);
 	if (!p) {
 		void *q = mgp_real.realloc(NULL, n);
-		if (q)
+		if (q && !mgp_sample_skip(n))
 			mgp_record_alloc(q, n);
 		return q;
 	}
 	/* Take the old block out of the table first: once the real realloc returns, another thread
 	 * may be handed the same address. */
 	struct mgp_entry en;
-	int had = mgp_live_remove((uint64_t)(uintptr_t)p, &en);
+	int had = mgp_record_take(p, &en);
 	void *q = mgp_real.realloc(p, n);
 	if (!q && n != 0) {
 		if (had) /* failed: the old block is untouched */
@@ -184,7 +186,7 @@ static void *realloc_impl(void *p, size_t n)
 	}
 	if (had)
 		mgp_record_gone(&en);
-	if (q)
+	if (q && !mgp_sample_skip(n))
 		mgp_record_alloc(q, n);
 	return q;
 }
@@ -216,7 +218,7 @@ MGP_EXPORT void *reallocarray(void *p, size_t a, size_t b)
 MGP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	int r = MGP_REAL(posix_memalign)(out, align, n);
-	if (r == 0 && mgp_recording() && !mgp_guarded())
+	if (r == 0 && mgp_recording() && !mgp_guarded() && !mgp_sample_skip(n))
 		mgp_record_alloc(*out, n);
 	return r;
 }
@@ -225,7 +227,8 @@ MGP_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	MGP_EXPORT void *name params                                                              \
 	{                                                                                         \
 		void *p = MGP_REAL(name) args;                                                    \
-		if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded())                   \
+		if (mgp_likely(p != NULL) && mgp_recording() && !mgp_guarded() &&                 \
+		    !mgp_sample_skip(size))                                                       \
 			mgp_record_alloc(p, size);                                                \
 		return p;                                                                         \
 	}
@@ -234,6 +237,16 @@ ALIGNED_HOOK(aligned_alloc, (size_t align, size_t n), (align, n), n)
 ALIGNED_HOOK(memalign, (size_t align, size_t n), (align, n), n)
 ALIGNED_HOOK(valloc, (size_t n), (n), n)
 ALIGNED_HOOK(pvalloc, (size_t n), (n), n)
+
+/* ---- alternate signal stacks: where a capture must not run (mgp_capture_room) ---- */
+
+MGP_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	int r = MGP_REAL(sigaltstack)(ss, old);
+	if (r == 0 && ss)
+		mgp_capture_altstack(ss->ss_sp, ss->ss_size, (ss->ss_flags & SS_DISABLE) != 0);
+	return r;
+}
 
 /* ---- anonymous mappings ---- */
 

@@ -10,6 +10,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <signal.h>
 #include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -49,6 +50,7 @@
 	X(void, _exit, (int))                                                                       \
 	X(void, _Exit, (int))                                                                       \
 	X(int, dlclose, (void *))                                                                   \
+	X(int, sigaltstack, (const stack_t *, stack_t *))                                           \
 	X(void *, malloc, (size_t)) /* last: resolved last, it says the table is complete */
 
 #define MGP_HOOK_DECLARE(ret, name, params) ret name params;

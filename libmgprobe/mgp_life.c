@@ -19,6 +19,8 @@
 #include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_python.h"
+#include "mgp_record.h"
+#include "mgp_sample.h"
 #include "mgp_sampler.h"
 #include "mgp_settings.h"
 #include "mgp_shm.h"
@@ -26,6 +28,7 @@
 #include "mgp_snapshot.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
+#include "mgp_thread.h"
 #include "mgp_trace.h"
 #include "mgp_writer.h"
 
@@ -126,8 +129,10 @@ static void drop_preload(void)
 
 /* Both outputs for the process just read into life.proc: its trace (with a notice first, if
  * any), then its live segment (which may fail alone); then recording starts with a snapshot of
- * every site. 0, or -EIO when there is no trace (the process then runs unprofiled). */
-static int start_outputs(int root, int truncate_root, const char *notice)
+ * every site (`first_flags` MGC_SNAP_FULL), or of the sites changed since the parent's fork
+ * snapshot (0: a forked child whose file refers to its parent's). 0, or -EIO when there is no
+ * trace (the process then runs unprofiled). */
+static int start_outputs(int root, int truncate_root, const char *notice, uint32_t first_flags)
 {
 	if (open_trace(root, truncate_root) < 0)
 		return -EIO;
@@ -136,7 +141,7 @@ static int start_outputs(int root, int truncate_root, const char *notice)
 	mgp_writer_start(&life.proc);
 	mgp_shm_open(&life.proc);
 	mgp_state_set(MGP_RECORDING);
-	mgp_writer_snapshot(MGC_SNAP_FULL);
+	mgp_writer_snapshot(first_flags);
 	mgp_trace_flush();
 	return 0;
 }
@@ -168,16 +173,21 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	if (life.set.no_children)
 		drop_preload();
-	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init(mgp_sites_capacity(life.set.max_sites)) < 0 ||
-	    mgp_modules_init() < 0) {
-		mgp_log("out of memory for the probe's tables: the program runs unprofiled");
+	uint64_t budget = mgp_os_budget_init();
+	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init((int)life.set.compress) < 0 ||
+	    mgp_modules_init() < 0 || mgp_threads_init() < 0 || mgp_sample_init(life.set.sample) < 0) {
+		if (budget != UINT64_MAX)
+			mgp_log("the address-space limit (ulimit -v) leaves the probe %llu KiB, too little "
+				"for its tables: the program runs unprofiled", (unsigned long long)(budget >> 10));
+		else
+			mgp_log("out of memory for the probe's tables: the program runs unprofiled");
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
 	mgp_python_init((int)life.set.python);
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	choose_root(life.proc.pid, &root, &truncate_root);
-	if (start_outputs(root, truncate_root, NULL) < 0)
+	if (start_outputs(root, truncate_root, NULL, MGC_SNAP_FULL) < 0)
 		goto out;
 	mgp_fork_init();
 	mgp_sampler_start(life.set.interval_ms);
@@ -193,9 +203,13 @@ int mgp_life_cuda_activity(void)
 void mgp_life_forked(int had_cuda)
 {
 	uint64_t start_mono = mgp_now_ns(), start_real = mgp_real_ns();
-	mgp_trace_forget();
+	int based = mgp_trace_forget();
 	mgp_shm_forget();
-	mgp_modules_forget();
+	if (!based)
+		mgp_modules_forget();
+	else if (mgp_sites_forked() < 0)
+		mgp_record_oom(); /* the child's counters could not start afresh */
+	mgp_threads_forked(); /* the parent's other threads are not here: their deltas are ours */
 	if (!mgp_recording() || life.set.no_children) {
 		mgp_state_set(MGP_OFF);
 		return;
@@ -204,11 +218,24 @@ void mgp_life_forked(int had_cuda)
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	if (start_outputs(0, 0, had_cuda ? "CUDA memory is not traced in this forked child: CUDA cannot "
 					   "be used after fork, and the parent's device memory is not the "
-					   "child's" : NULL) < 0) {
+					   "child's" : NULL, based ? 0 : MGC_SNAP_FULL) < 0) {
 		mgp_state_set(MGP_OFF);
 		return;
 	}
 	mgp_sampler_start(life.set.interval_ms);
+}
+
+void mgp_life_fork_prepare(void)
+{
+	mgp_trace_fork_point(NULL, 0);
+	if (!mgp_writer_owner() || !mgp_trace_ok())
+		return;
+	/* Evicted sites are freed now, not by the parent after the fork (its writes to pages the child
+	 * shares would copy them into the child). */
+	mgp_threads_drain();
+	mgp_sites_evict_free(mgp_trace_site_written);
+	mgp_writer_snapshot(MGC_SNAP_FORK);
+	mgp_trace_fork_point(life.path, life.proc.pid);
 }
 
 /* ---- the end ---- */
@@ -224,6 +251,7 @@ static void finish(uint32_t reason, int status)
 	mgp_writer_snapshot(MGC_SNAP_FINAL); /* changed sites only: the reader carries the rest */
 	mgp_trace_perfmap(mgp_writer_pid());
 	mgp_shm_exit(status);
+	mgp_trace_overhead();
 	mgp_trace_end(reason, status);
 	mgp_trace_close();
 	mgp_state_set(MGP_CLOSED);
@@ -257,6 +285,7 @@ MGP_EXPORT int dlclose(void *handle)
 	/* Stacks that point into the library are written while it is still in the module map. */
 	if (mgp_writer_enter()) {
 		mgp_writer_modules();
+		mgp_trace_write_stacks();
 		mgp_writer_leave();
 	}
 	return real(handle);

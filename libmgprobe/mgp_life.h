@@ -13,5 +13,8 @@ void mgp_life_forked(int had_cuda);
 
 /* 1 unless MGPROBE_CUDA_ACTIVITY=0: whether CUDA tracing asks CUPTI for activity records. */
 int mgp_life_cuda_activity(void);
+/* From the fork prepare handler, writer lock held: a snapshot in the parent's trace and the point
+ * a child's trace refers to (mgp_trace_fork_point). */
+void mgp_life_fork_prepare(void);
 
 #endif /* MGP_LIFE_H */

@@ -13,18 +13,38 @@
 #include "mgp_os.h"
 #include "mgp_spin.h"
 
-#define NSHARDS 256u
-#define INITIAL_CAP 1024u
+#define NSHARDS 4096u
+#define REGION_SHIFT 16u  /* 64 KiB of address space per shard choice */
+#define INITIAL_CAP 64u
+#define BIG_SIZE 0xffffffffu /* size field of an entry whose size is in the big table */
+#define BIG_CAP 256u
+
+/* 16 bytes: the pointer, the size (or BIG_SIZE), the site and bucket packed. */
+struct slot {
+	uint64_t ptr;
+	uint32_t size;
+	uint32_t site_bucket; /* site << 5 | bucket */
+};
 
 struct shard {
 	int lock;
+	uint32_t cap;   /* power of two, 0 until first insert */
+	uint32_t count;
 	uint32_t pad;
-	uint64_t cap; /* power of two, 0 until first insert */
-	uint64_t count;
-	struct mgp_entry *tab;
+	struct slot *tab;
+	uint64_t pad2[5];
 } __attribute__((aligned(64)));
 
 static struct shard shards[NSHARDS];
+
+/* Sizes of 4 GiB and more, by pointer, under one lock: rare (huge mallocs, device memory). */
+static struct {
+	int lock;
+	uint32_t n;
+	struct {
+		uint64_t ptr, size;
+	} e[BIG_CAP];
+} big;
 
 static inline uint64_t ptr_hash(uint64_t p)
 {
@@ -33,22 +53,22 @@ static inline uint64_t ptr_hash(uint64_t p)
 	return p ^ (p >> 29);
 }
 
-static uint64_t entry_home(const void *e)
+static inline struct shard *shard_of(uint64_t ptr)
 {
-	return ptr_hash(((const struct mgp_entry *)e)->ptr);
+	return &shards[mgc_mix64(ptr >> REGION_SHIFT) & (NSHARDS - 1)];
 }
 
-static int entry_empty(const void *e)
+static uint64_t slot_home(const void *e)
 {
-	return ((const struct mgp_entry *)e)->ptr == 0;
+	return ptr_hash(((const struct slot *)e)->ptr);
 }
 
-static inline struct shard *shard_of(uint64_t h)
+static int slot_empty(const void *e)
 {
-	return &shards[h >> 56];
+	return ((const struct slot *)e)->ptr == 0;
 }
 
-static void put(struct mgp_entry *tab, uint64_t mask, const struct mgp_entry *e)
+static void put(struct slot *tab, uint64_t mask, const struct slot *e)
 {
 	uint64_t i = ptr_hash(e->ptr) & mask;
 	while (tab[i].ptr)
@@ -58,27 +78,59 @@ static void put(struct mgp_entry *tab, uint64_t mask, const struct mgp_entry *e)
 
 static int grow(struct shard *s)
 {
-	uint64_t ncap = s->cap ? s->cap * 2 : INITIAL_CAP;
-	struct mgp_entry *nt = mgp_os_alloc(ncap * sizeof *nt);
+	uint32_t ncap = s->cap ? s->cap * 2 : INITIAL_CAP;
+	struct slot *nt = mgp_os_alloc((size_t)ncap * sizeof *nt);
 	if (!nt)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < s->cap; i++)
+	for (uint32_t i = 0; i < s->cap; i++)
 		if (s->tab[i].ptr)
 			put(nt, ncap - 1, &s->tab[i]);
-	mgp_os_free(s->tab, s->cap * sizeof *s->tab);
+	mgp_os_free(s->tab, (size_t)s->cap * sizeof *s->tab);
 	s->tab = nt;
 	s->cap = ncap;
 	return 0;
 }
 
-int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, uint32_t birth)
+static int big_put(uint64_t ptr, uint64_t size)
 {
-	uint64_t h = ptr_hash(ptr);
-	struct shard *s = shard_of(h);
-	struct mgp_entry e = {.ptr = ptr, .size = size, .site = site, .birth = birth};
+	int r = -ENOMEM;
+	mgp_spin_lock(&big.lock);
+	if (big.n < BIG_CAP) {
+		big.e[big.n].ptr = ptr;
+		big.e[big.n++].size = size;
+		r = 0;
+	}
+	mgp_spin_unlock(&big.lock);
+	return r;
+}
+
+static uint64_t big_take(uint64_t ptr)
+{
+	uint64_t size = 0;
+	mgp_spin_lock(&big.lock);
+	for (uint32_t i = 0; i < big.n; i++) {
+		if (big.e[i].ptr == ptr) {
+			size = big.e[i].size;
+			big.e[i] = big.e[--big.n];
+			break;
+		}
+	}
+	mgp_spin_unlock(&big.lock);
+	return size;
+}
+
+int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, unsigned bucket)
+{
+	struct shard *s = shard_of(ptr);
+	struct slot e = {.ptr = ptr, .size = size < BIG_SIZE ? (uint32_t)size : BIG_SIZE,
+			 .site_bucket = site << 5 | bucket};
+	if (e.size == BIG_SIZE && big_put(ptr, size) < 0)
+		return -ENOMEM;
 	mgp_spin_lock(&s->lock);
 	if ((s->count + 1) * 10 > s->cap * 7 && grow(s) < 0) {
 		mgp_spin_unlock(&s->lock);
+		if (e.size == BIG_SIZE)
+			big_take(ptr);
 		return -ENOMEM;
 	}
 	put(s->tab, s->cap - 1, &e);
@@ -89,15 +141,14 @@ int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, uint32_t birth)
 
 int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 {
-	uint64_t h = ptr_hash(ptr);
-	struct shard *s = shard_of(h);
+	struct shard *s = shard_of(ptr);
 	mgp_spin_lock(&s->lock);
 	if (!s->cap) {
 		mgp_spin_unlock(&s->lock);
 		return 0;
 	}
 	uint64_t mask = s->cap - 1;
-	uint64_t i = h & mask;
+	uint64_t i = ptr_hash(ptr) & mask;
 	for (;;) {
 		if (!s->tab[i].ptr) {
 			mgp_spin_unlock(&s->lock);
@@ -107,21 +158,43 @@ int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 			break;
 		i = (i + 1) & mask;
 	}
-	*out = s->tab[i];
-	s->tab[mgc_oa_delete(s->tab, sizeof *s->tab, mask, i, entry_home, entry_empty)].ptr = 0;
+	struct slot e = s->tab[i];
+	s->tab[mgc_oa_delete(s->tab, sizeof *s->tab, mask, i, slot_home, slot_empty)].ptr = 0;
 	s->count--;
 	mgp_spin_unlock(&s->lock);
+	*out = (struct mgp_entry){.ptr = ptr, .size = e.size, .site = e.site_bucket >> 5,
+				  .bucket = e.site_bucket & 31};
+	if (e.size == BIG_SIZE)
+		out->size = big_take(ptr);
 	return 1;
+}
+
+uint64_t mgp_live_count(void)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < NSHARDS; i++)
+		n += __atomic_load_n(&shards[i].count, __ATOMIC_RELAXED);
+	return n;
+}
+
+uint64_t mgp_live_bytes_used(void)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < NSHARDS; i++)
+		n += (uint64_t)__atomic_load_n(&shards[i].cap, __ATOMIC_RELAXED) * sizeof(struct slot);
+	return n;
 }
 
 void mgp_live_lock_all(void)
 {
 	for (unsigned i = 0; i < NSHARDS; i++)
 		mgp_spin_lock(&shards[i].lock);
+	mgp_spin_lock(&big.lock);
 }
 
 void mgp_live_unlock_all(void)
 {
+	mgp_spin_unlock(&big.lock);
 	for (unsigned i = 0; i < NSHARDS; i++)
 		mgp_spin_unlock(&shards[i].lock);
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_live.h: the live-allocation table, pointer -> (size, site, birth step). Sharded by pointer
- * hash, each shard a small spinlock around an open-addressing table: no global lock on the
- * allocation fast path. Never calls malloc; grows with memory from the kernel. */
+/* mgp_live.h: the live-allocation table, pointer -> (size, site, cohort bucket). Sharded by
+ * address region (every 64 KiB of address space goes to one shard), each shard a small spin lock
+ * around an open-addressing table: no global lock on the allocation fast path, and a program
+ * that reuses a few hot regions (every training loop) touches a few shards' pages, so a forked
+ * child does not get copies of the rest. Entries take 16 bytes; sizes from 4 GiB up are kept in
+ * a side table. Never calls malloc; grows with memory from the kernel. */
 #ifndef MGP_LIVE_H
 #define MGP_LIVE_H
 
@@ -11,14 +14,18 @@ struct mgp_entry {
 	uint64_t ptr;
 	uint64_t size;
 	uint32_t site;
-	uint32_t birth; /* birth step, saturated at UINT32_MAX */
+	uint32_t bucket; /* cohort bucket of its birth step (mgc_cohort_bucket) */
 };
 
 /* Inserts ptr (not already present). 0, or -ENOMEM when the shard cannot grow. */
-int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, uint32_t birth);
+int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, unsigned bucket);
 
 /* Removes ptr and copies its entry to *out. 1 if found, 0 if ptr is not tracked. */
 int mgp_live_remove(uint64_t ptr, struct mgp_entry *out);
+
+/* Live entries now (all shards; a moment's sum), and the bytes the table holds. */
+uint64_t mgp_live_count(void);
+uint64_t mgp_live_bytes_used(void);
 
 /* fork: take every shard lock in the prepare handler, release them in parent and child. */
 void mgp_live_lock_all(void);

@@ -13,7 +13,7 @@
  * serial and are marked `split`; the mapping is gone (one free) when its last piece goes. */
 struct range {
 	uint64_t start, end;
-	uint32_t site, birth;
+	uint32_t site, bucket;
 	uint32_t map;
 	uint32_t split;
 };
@@ -58,7 +58,7 @@ static int reserve(uint64_t need)
 	return 0;
 }
 
-int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth)
+int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t bucket)
 {
 	if (len == 0)
 		return 0;
@@ -71,7 +71,7 @@ int mgp_mmaps_add(uint64_t addr, uint64_t len, uint32_t site, uint32_t birth)
 	memmove(&maps.r[i + 1], &maps.r[i], (maps.n - i) * sizeof *maps.r);
 	if (++maps.serial == 0)
 		maps.serial = 1;
-	maps.r[i] = (struct range){addr, addr + len, site, birth, maps.serial, 0};
+	maps.r[i] = (struct range){addr, addr + len, site, bucket, maps.serial, 0};
 	maps.n++;
 	pthread_mutex_unlock(&maps.lock);
 	return 0;
@@ -87,7 +87,7 @@ static int other_piece(uint32_t map)
 	return 0;
 }
 
-uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
+uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn, void *ctx)
 {
 	uint64_t end = addr + len, removed = 0;
 	if (len == 0)
@@ -112,7 +112,7 @@ uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
 		if (split) {
 			/* A hole in the middle: split in two. */
 			memmove(&maps.r[i + 2], &maps.r[i + 1], (maps.n - i - 1) * sizeof *maps.r);
-			maps.r[i + 1] = (struct range){ce, r->end, r->site, r->birth, r->map, 1};
+			maps.r[i + 1] = (struct range){ce, r->end, r->site, r->bucket, r->map, 1};
 			r->end = cs;
 			r->split = 1;
 			maps.n++;
@@ -129,7 +129,7 @@ uint64_t mgp_mmaps_remove(uint64_t addr, uint64_t len, mgp_mmaps_removed_fn fn)
 			last = !was.split || !other_piece(was.map);
 		}
 		if (fn)
-			fn(was.site, cut, was.birth, last);
+			fn(ctx, was.site, cut, was.bucket, last);
 	}
 	pthread_mutex_unlock(&maps.lock);
 	return removed;

@@ -22,16 +22,74 @@ void *mgp_os_map(void *addr, size_t len, int prot, int flags, int fd, long off)
 	return (void *)r;
 }
 
+/* What the probe has mapped for itself, and how much it may (atomics: any thread allocates). */
+static struct {
+	uint64_t mapped;
+	uint64_t peak;
+	uint64_t budget;
+} os_mem = {0, 0, UINT64_MAX};
+
+uint64_t mgp_os_budget_init(void)
+{
+	struct rlimit rl;
+	uint64_t b = UINT64_MAX;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		b = (uint64_t)rl.rlim_cur / MGP_OS_SHARE_DIV;
+	__atomic_store_n(&os_mem.budget, b, __ATOMIC_RELAXED);
+	return b;
+}
+
+uint64_t mgp_os_mapped(void)
+{
+	return __atomic_load_n(&os_mem.mapped, __ATOMIC_RELAXED);
+}
+
+uint64_t mgp_os_peak(void)
+{
+	return __atomic_load_n(&os_mem.peak, __ATOMIC_RELAXED);
+}
+
+uint64_t mgp_os_budget(void)
+{
+	return __atomic_load_n(&os_mem.budget, __ATOMIC_RELAXED);
+}
+
+static inline size_t page_up(size_t n)
+{
+	return (n + 4095u) & ~(size_t)4095u;
+}
+
 void *mgp_os_alloc(size_t size)
 {
-	return mgp_os_map(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			  -1, 0);
+	size_t len = page_up(size);
+	uint64_t now = __atomic_add_fetch(&os_mem.mapped, len, __ATOMIC_RELAXED);
+	void *p = NULL;
+	if (len && now <= __atomic_load_n(&os_mem.budget, __ATOMIC_RELAXED))
+		p = mgp_os_map(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!p) {
+		__atomic_sub_fetch(&os_mem.mapped, len, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	uint64_t peak = __atomic_load_n(&os_mem.peak, __ATOMIC_RELAXED);
+	while (now > peak && !__atomic_compare_exchange_n(&os_mem.peak, &peak, now, 1, __ATOMIC_RELAXED,
+							  __ATOMIC_RELAXED))
+		;
+	return p;
 }
 
 void mgp_os_free(void *p, size_t size)
 {
-	if (p)
-		syscall(SYS_munmap, p, size);
+	if (!p)
+		return;
+	syscall(SYS_munmap, p, size);
+	__atomic_sub_fetch(&os_mem.mapped, page_up(size), __ATOMIC_RELAXED);
+}
+
+void mgp_os_discard(void *p, size_t size)
+{
+	if (p && size)
+		syscall(SYS_madvise, p, size, MADV_DONTNEED);
 }
 
 /* The formatter writes what fits and counts the rest, as snprintf does: n is the length so far. */

@@ -15,9 +15,26 @@
  * not set). */
 void *mgp_os_map(void *addr, size_t len, int prot, int flags, int fd, long off);
 
-/* Anonymous memory straight from the kernel, zeroed, with mgp_os_map. NULL on failure. */
+/* Anonymous memory straight from the kernel, zeroed, with mgp_os_map. NULL on failure, or when
+ * it would take the probe past its share of the address-space limit (mgp_os_budget_init). Every
+ * byte the probe maps for itself goes through these two, so they keep the count. */
 void *mgp_os_alloc(size_t size);
 void mgp_os_free(void *p, size_t size);
+
+/* Reads RLIMIT_AS once at start-up: with a limit, the probe keeps its own mappings within
+ * MGP_OS_SHARE_DIV-th of it (a small share, so the program keeps the rest), else unbounded.
+ * Returns the budget in bytes (UINT64_MAX: none). */
+#define MGP_OS_SHARE_DIV 16u
+uint64_t mgp_os_budget_init(void);
+
+/* Bytes the probe holds now from mgp_os_alloc, the most it held, and its budget. */
+uint64_t mgp_os_mapped(void);
+uint64_t mgp_os_peak(void);
+uint64_t mgp_os_budget(void);
+
+/* Gives the pages of [p, p+size) back to the kernel (MADV_DONTNEED): they read as zero again
+ * and are no longer resident; the mapping and the count stay. */
+void mgp_os_discard(void *p, size_t size);
 
 /* snprintf subset: %s %c %d %u %ld %lu %lld %llu %zu %x %lx %llx %p %%. Always NUL-terminates;
  * returns the length written. */

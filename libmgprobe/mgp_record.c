@@ -11,8 +11,11 @@
 #include "mgp_capture.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_sample.h"
+#include "mgp_sites.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
+#include "mgp_thread.h"
 
 void mgp_record_oom(void)
 {
@@ -20,40 +23,123 @@ void mgp_record_oom(void)
 		mgp_log("out of memory for the probe's own tables: recording stopped, the program runs on");
 }
 
-/* Capture, then intern. Inline into the recording functions: see mgp_capture.h. */
-static inline uint32_t site_of_caller(unsigned kind)
+/* What a recording step does with the calling stack (ips, k frames; none when there was no room). */
+typedef void (*with_stack_fn)(void *ctx, const uintptr_t *ips, unsigned k);
+
+/* The frame that holds the capture buffer, entered only when the stack has room for it. */
+static __attribute__((noinline)) void captured(with_stack_fn fn, void *ctx)
 {
 	struct mgp_capture_buf buf;
-	unsigned n;
-	const uintptr_t *ips = mgp_capture_stack(&buf, &n);
-	return mgp_sites_intern(ips, n, kind);
+	unsigned k;
+	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
+	fn(ctx, ips, k);
+}
+
+/* Calls fn with the calling stack, or with none when the current stack cannot hold a capture (an
+ * alternate signal stack): never past its end. */
+static void with_stack(with_stack_fn fn, void *ctx)
+{
+	if (__builtin_expect(mgp_capture_room(), 1))
+		captured(fn, ctx);
+	else
+		fn(ctx, NULL, 0);
+}
+
+struct site_ctx {
+	unsigned kind;
+	uint32_t site;
+};
+
+static void site_at(void *ctx, const uintptr_t *ips, unsigned k)
+{
+	struct site_ctx *c = ctx;
+	c->site = mgp_sites_intern(ips, k, c->kind);
 }
 
 uint32_t mgp_record_site(unsigned kind)
 {
-	return site_of_caller(kind);
+	struct site_ctx c = {kind, 0};
+	with_stack(site_at, &c);
+	return c.site;
+}
+
+struct alloc_ctx {
+	void *p;
+	size_t n;
+};
+
+static void alloc_at(void *ctx, const uintptr_t *ips, unsigned k)
+{
+	const struct alloc_ctx *c = ctx;
+	unsigned bucket = mgp_step_bucket();
+	uint64_t bytes, count, ptr = (uint64_t)(uintptr_t)c->p;
+	int64_t var;
+	mgp_sample_weigh(c->n, &bytes, &count, &var);
+	struct mgp_thread *t = mgp_thread_enter();
+	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_HEAP);
+	if (__builtin_expect(mgp_live_insert(ptr, c->n, site, bucket) == 0, 1)) {
+		mgp_sample_enter(ptr);
+		mgp_thread_alloc(t, site, bucket, bytes, count, var);
+	} else {
+		mgp_record_oom();
+	}
+	mgp_thread_leave(t);
 }
 
 void mgp_record_alloc(void *p, size_t n)
 {
 	int e = errno;
 	mgp_guard_enter();
-	uint32_t site = site_of_caller(MGC_KIND_HEAP);
-	uint32_t birth = mgp_step_birth();
-	if (__builtin_expect(mgp_live_insert((uint64_t)(uintptr_t)p, n, site, birth) == 0, 1))
-		mgp_site_on_alloc(mgp_site_get(site), n, birth);
-	else
-		mgp_record_oom();
+	struct alloc_ctx c = {p, n};
+	with_stack(alloc_at, &c);
 	mgp_guard_leave();
 	errno = e;
+}
+
+/* A heap block left the table: its site's counters, by what its allocation was counted as. */
+static void heap_gone(struct mgp_thread *t, const struct mgp_entry *en)
+{
+	uint64_t bytes, count;
+	int64_t var;
+	mgp_sample_weigh(en->size, &bytes, &count, &var);
+	mgp_thread_free(t, en->site, en->bucket, bytes, count, var);
+}
+
+int mgp_record_take(void *p, struct mgp_entry *en)
+{
+	uint64_t ptr = (uint64_t)(uintptr_t)p;
+	if (!mgp_sample_maybe(ptr) || !mgp_live_remove(ptr, en))
+		return 0;
+	mgp_sample_leave(ptr);
+	return 1;
+}
+
+void mgp_record_free(void *p)
+{
+	struct mgp_entry en;
+	if (!mgp_sample_maybe((uint64_t)(uintptr_t)p))
+		return; /* sampling, and this block was never recorded */
+	struct mgp_thread *t = mgp_thread_enter();
+	if (mgp_record_take(p, &en))
+		heap_gone(t, &en);
+	mgp_thread_leave(t);
+}
+
+void mgp_record_gone(const struct mgp_entry *en)
+{
+	struct mgp_thread *t = mgp_thread_enter();
+	heap_gone(t, en);
+	mgp_thread_leave(t);
 }
 
 void mgp_record_restore(const struct mgp_entry *en)
 {
 	int e = errno;
-	if (mgp_live_insert(en->ptr, en->size, en->site, en->birth) < 0) {
+	if (mgp_live_insert(en->ptr, en->size, en->site, en->bucket) < 0) {
 		mgp_record_gone(en);
 		mgp_record_oom();
+	} else {
+		mgp_sample_enter(en->ptr);
 	}
 	errno = e;
 }
@@ -63,36 +149,69 @@ static inline uint64_t page_round(size_t n)
 	return ((uint64_t)n + 4095u) & ~(uint64_t)4095u;
 }
 
-/* A piece of a tracked mapping went away: the whole mapping (`last`) or some of its bytes. */
-static void mmap_removed(uint32_t site, uint64_t bytes, uint32_t birth, int last)
+/* A piece of a tracked mapping went away: the whole mapping (`last`) or some of its bytes. Runs
+ * with the thread's record (ctx) held. */
+static void mmap_removed(void *ctx, uint32_t site, uint64_t bytes, uint32_t bucket, int last)
 {
 	if (last)
-		mgp_site_on_free(mgp_site_get(site), bytes, birth);
+		mgp_thread_free(ctx, site, bucket, bytes, 1, 0);
 	else
-		mgp_site_on_shrink(mgp_site_get(site), bytes, birth);
+		mgp_thread_shrink(ctx, site, bucket, bytes, 0);
+}
+
+static uint64_t remove_range(struct mgp_thread *t, uint64_t a, uint64_t n)
+{
+	return mgp_mmaps_remove(a, n, mmap_removed, t);
 }
 
 /* [a, a+n) is now a new private anonymous mapping made by the calling stack. */
-static void mapping_added(uint64_t a, uint64_t n)
+static void mapping_added(struct mgp_thread *t, const uintptr_t *ips, unsigned k, uint64_t a, uint64_t n)
 {
-	uint32_t site = site_of_caller(MGC_KIND_MMAP);
-	uint32_t birth = mgp_step_birth();
-	if (mgp_mmaps_add(a, n, site, birth) == 0)
-		mgp_site_on_alloc(mgp_site_get(site), n, birth);
+	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_MMAP);
+	unsigned bucket = mgp_step_bucket();
+	if (mgp_mmaps_add(a, n, site, bucket) == 0)
+		mgp_thread_alloc(t, site, bucket, n, 1, 0); /* mappings are always recorded */
 	else
 		mgp_record_oom();
+}
+
+struct map_ctx {
+	uint64_t a, n;      /* the new mapping */
+	uint64_t old, old_n; /* mremap: the old one; 0 for mmap */
+	int anon;
+};
+
+static void map_at(void *ctx, const uintptr_t *ips, unsigned k)
+{
+	const struct map_ctx *c = ctx;
+	struct mgp_thread *t = mgp_thread_enter();
+	if (c->old) {
+		/* Moved or resized tracked memory: a new allocation at this call site. */
+		if (remove_range(t, c->old, c->old_n)) {
+			remove_range(t, c->a, c->n);
+			mapping_added(t, ips, k, c->a, c->n);
+		}
+	} else {
+		remove_range(t, c->a, c->n); /* MAP_FIXED may replace tracked memory */
+		if (c->anon)
+			mapping_added(t, ips, k, c->a, c->n);
+	}
+	mgp_thread_leave(t);
 }
 
 void mgp_record_mmap(void *addr, size_t len, int prot, int flags)
 {
 	int e = errno;
 	mgp_guard_enter();
-	uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(len);
-	mgp_mmaps_remove(a, n, mmap_removed); /* MAP_FIXED may replace tracked memory */
-	/* PROT_NONE is address space reserved, not memory (the CUDA driver reserves 100+ GiB so): a
-	 * part committed later with MAP_FIXED is counted then; one made usable by mprotect is not. */
-	if ((flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE && prot != PROT_NONE)
-		mapping_added(a, n);
+	struct map_ctx c = {(uint64_t)(uintptr_t)addr, page_round(len), 0, 0,
+			    /* PROT_NONE is address space reserved, not memory (the CUDA driver
+			     * reserves 100+ GiB so): a part committed later with MAP_FIXED is
+			     * counted then; one made usable by mprotect is not. */
+			    (flags & MAP_ANONYMOUS) && (flags & MAP_TYPE) == MAP_PRIVATE && prot != PROT_NONE};
+	if (c.anon)
+		with_stack(map_at, &c);
+	else
+		map_at(&c, NULL, 0);
 	mgp_guard_leave();
 	errno = e;
 }
@@ -100,7 +219,9 @@ void mgp_record_mmap(void *addr, size_t len, int prot, int flags)
 void mgp_record_munmap(void *addr, size_t len)
 {
 	int e = errno;
-	mgp_mmaps_remove((uint64_t)(uintptr_t)addr, page_round(len), mmap_removed);
+	struct mgp_thread *t = mgp_thread_enter();
+	remove_range(t, (uint64_t)(uintptr_t)addr, page_round(len));
+	mgp_thread_leave(t);
 	errno = e;
 }
 
@@ -108,12 +229,9 @@ void mgp_record_mremap(void *old, size_t old_size, void *addr, size_t new_size)
 {
 	int e = errno;
 	mgp_guard_enter();
-	if (mgp_mmaps_remove((uint64_t)(uintptr_t)old, page_round(old_size), mmap_removed)) {
-		/* Moved or resized tracked memory: a new allocation at this call site. */
-		uint64_t a = (uint64_t)(uintptr_t)addr, n = page_round(new_size);
-		mgp_mmaps_remove(a, n, mmap_removed);
-		mapping_added(a, n);
-	}
+	struct map_ctx c = {(uint64_t)(uintptr_t)addr, page_round(new_size), (uint64_t)(uintptr_t)old,
+			    page_round(old_size), 1};
+	with_stack(map_at, &c);
 	mgp_guard_leave();
 	errno = e;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_record.h: what the hooks record, as a chain of small steps that can each change alone:
  * capture the stack (mgp_capture) -> intern it as a site (mgp_sites) -> enter the block in the
- * live table (mgp_live) or the mapping in the range set (mgp_mmaps) -> update the site's counters.
+ * live table (mgp_live) or the mapping in the range set (mgp_mmaps) -> the site's counters, as a
+ * delta in the thread's own record (mgp_thread), which it holds from the lookup to the delta.
  * Called by the hooks only while mgp_recording() and not mgp_guarded(); keeps errno; never calls
  * malloc, stdio or a blocking lock. Out of memory for the tables stops recording with one line. */
 #ifndef MGP_RECORD_H
@@ -11,30 +12,23 @@
 #include <stdint.h>
 
 #include "mgp_live.h"
-#include "mgp_sites.h"
 
-/* The site of the calling stack for this kind code (mgc_kind_make). */
+/* The site of the calling stack for this kind code (mgc_kind_make): CUDA kinds only (their sites
+ * are never evicted, so the id outlives the call). */
 uint32_t mgp_record_site(unsigned kind);
 
 /* A new heap block p of n bytes. */
 void mgp_record_alloc(void *p, size_t n);
 
-/* A block leaves the site's counters (it was freed, or realloc moved it). */
-static inline void mgp_record_gone(const struct mgp_entry *en)
-{
-	mgp_site_on_free(mgp_site_get(en->site), en->size, en->birth);
-}
-
 /* A heap block p is freed (called before the real free). */
-static inline void mgp_record_free(void *p)
-{
-	struct mgp_entry en;
-	if (mgp_live_remove((uint64_t)(uintptr_t)p, &en))
-		mgp_record_gone(&en);
-}
+void mgp_record_free(void *p);
 
-/* realloc failed after its old block was taken out of the table: the block is live again. */
+/* realloc in three steps: take the old block out of the table before the real call (once it
+ * returns, another thread may be handed the same address): 1 when it was tracked; then either
+ * put it back (the call failed) or count it gone. */
+int mgp_record_take(void *p, struct mgp_entry *en);
 void mgp_record_restore(const struct mgp_entry *en);
+void mgp_record_gone(const struct mgp_entry *en);
 
 /* Anonymous private mappings: a new one (MAP_FIXED may replace tracked memory), an munmap, an
  * mremap of `old` to `addr`. */

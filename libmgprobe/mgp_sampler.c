@@ -11,18 +11,37 @@
 
 #include "mgp_cuda.h"
 #include "mgp_os.h"
+#include "mgp_sites.h"
 #include "mgp_state.h"
 #include "mgp_trace.h"
 #include "mgp_writer.h"
+
+#define SLICE_MS 100u          /* how often the sampler looks at how fast sites appear */
+#define BURST_SITES 32768u     /* sites made since the last eviction that call for one now */
+
+/* Sleeps ms, in slices; between them, while the program makes new stacks fast (an import making
+ * 10^5 a second), evicts the ones already gone, so the tables stay the size of what is live. */
+static void sleep_maintaining(uint32_t ms)
+{
+	while (ms > 0) {
+		uint32_t slice = ms < SLICE_MS ? ms : SLICE_MS;
+		struct timespec ts = {slice / 1000, (long)(slice % 1000) * 1000000L};
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		ms -= slice;
+		if (ms > 0 && mgp_sites_created() >= BURST_SITES && mgp_writer_enter()) {
+			mgp_writer_maintain(0);
+			mgp_writer_leave();
+		}
+	}
+}
 
 static void *sampler_main(void *arg)
 {
 	uint32_t ms = (uint32_t)(uintptr_t)arg;
 	mgp_guard_enter(); /* whatever this thread allocates is the probe's */
 	for (;;) {
-		struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
+		sleep_maintaining(ms);
 		if (mgp_recording())
 			mgp_cuda_flush(0); /* outside the writer lock: CUPTI may call back here */
 		if (!mgp_writer_enter()) {
@@ -30,6 +49,7 @@ static void *sampler_main(void *arg)
 				break;
 			continue;
 		}
+		mgp_writer_maintain(1);
 		mgp_writer_snapshot(0);
 		mgp_trace_flush();
 		mgp_writer_leave();

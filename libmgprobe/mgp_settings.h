@@ -21,6 +21,8 @@ struct mgp_settings {
 	uint32_t no_children;
 	uint32_t python;     /* read Python frames (on unless MGPROBE_PYTHON is 0) */
 	uint32_t cuda_activity; /* CUPTI activity records joined to CUDA allocations (on unless 0) */
+	uint32_t compress;   /* zstd-compress the trace (on unless MGPROBE_COMPRESS is 0) */
+	uint32_t sample;     /* MGPROBE_SAMPLE: mean bytes between recorded allocations; 0 = all */
 };
 
 enum mgp_setting_kind {
@@ -59,6 +61,10 @@ static const struct mgp_setting mgp_setting_table[] = {
 	 "0: native frames only in Python programs (default 1: Python frames)"},
 	{"MGPROBE_CUDA_ACTIVITY", MGP_SETTING_FLAG, MGP_SETTING_AT(cuda_activity), 0, 0, 1,
 	 "0: CUDA allocations through callbacks only, without CUPTI's activity records (streams, pools)"},
+	{"MGPROBE_SAMPLE", MGP_SETTING_NUMBER, MGP_SETTING_AT(sample), 0, 1u << 30, 0,
+	 "sample allocations by bytes, one per this many on average (e.g. 524288); 0: all"},
+	{"MGPROBE_COMPRESS", MGP_SETTING_FLAG, MGP_SETTING_AT(compress), 0, 0, 1,
+	 "0: write the trace uncompressed (default 1: zstd)"},
 	{"MGPROBE_OUTPUT_PID", MGP_SETTING_PID, MGP_SETTING_AT(output_pid), 0, 0, 0,
 	 "set by mgprobe run: the process that writes exactly MGPROBE_OUTPUT"},
 	{"MGPROBE_LIB", MGP_SETTING_LAUNCHER, 0, 0, 0, 0, 0,

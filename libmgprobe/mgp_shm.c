@@ -20,10 +20,15 @@
 #include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_pycode.h"
+#include "mgc_hash.h"
+#include "mgp_sample.h"
 #include "mgp_sites.h"
 
 #define G MGC_SHM_GRID
 #define STEP_MIN_GAP_NS 20000000ull /* step markers closer than this only update the step */
+#define ROWS 4096u                  /* sites with a history: those holding ROW_MIN bytes or more */
+#define ROW_MIN (64u << 10)
+#define ROW_SLOTS (2u * ROWS)        /* site -> row index, at most half full */
 
 struct top {
 	uint32_t id;
@@ -34,9 +39,10 @@ struct top {
 static struct {
 	struct mgc_shm *seg;
 	int pid;
-	uint32_t max_sites;
-	float *hist;             /* max_sites * G: live bytes of every site at each grid point */
-	size_t hist_size;
+	float *hist;             /* ROWS * G: live bytes at each grid point of the sites with a row */
+	uint32_t *row_site;      /* ROWS: the site of each row, 0 = free */
+	uint64_t *row_of;        /* ROW_SLOTS: site << 32 | row, 0 = empty (a map, linear probing) */
+	uint32_t rows_used;
 	struct mgc_rec_snapshot grid[G];
 	uint32_t grid_n, stride, since;
 	uint64_t steps_seen, cur_step, step_t, last_full;
@@ -99,20 +105,82 @@ static void sweep_stale(void)
 	close(fd);
 }
 
-/* The per-site history table: once per program (a forked child reuses its parent's). */
-static int reserve_history(uint32_t max_sites)
+/* The history rows: once per program (a forked child clears its parent's). Histories are kept
+ * only for sites holding at least ROW_MIN bytes (the ones that rank), at most ROWS of them, so the
+ * publisher's memory does not grow with the 10^5 small sites of a PyTorch process. */
+static int reserve_history(void)
 {
-	if (pub.hist)
+	if (pub.hist) { /* a forked child: the parent's rows go back to the kernel, unread */
+		mgp_os_discard(pub.hist, (size_t)ROWS * G * sizeof(float));
+		mgp_os_discard(pub.row_site, ROWS * sizeof *pub.row_site);
+		mgp_os_discard(pub.row_of, ROW_SLOTS * sizeof *pub.row_of);
+		pub.rows_used = 0;
 		return 0;
+	}
 	sweep_stale(); /* once per program, not in every forked child */
-	pub.hist_size = (size_t)max_sites * G * sizeof(float);
-	pub.hist = mgp_os_alloc(pub.hist_size);
-	if (!pub.hist) {
+	pub.hist = mgp_os_alloc((size_t)ROWS * G * sizeof(float));
+	pub.row_site = mgp_os_alloc(ROWS * sizeof *pub.row_site);
+	pub.row_of = mgp_os_alloc(ROW_SLOTS * sizeof *pub.row_of);
+	if (!pub.hist || !pub.row_site || !pub.row_of) {
 		turn_off("history table", ENOMEM);
 		return -ENOMEM;
 	}
-	pub.max_sites = max_sites;
 	return 0;
+}
+
+static inline uint64_t row_home(uint32_t site)
+{
+	return mgc_mix64(site) & (ROW_SLOTS - 1);
+}
+
+/* The row of a site, or -1. */
+static int row_find(uint32_t site)
+{
+	for (uint64_t i = row_home(site);; i = (i + 1) & (ROW_SLOTS - 1)) {
+		uint64_t e = pub.row_of[i];
+		if (!e)
+			return -1;
+		if ((uint32_t)(e >> 32) == site)
+			return (int)(uint32_t)e;
+	}
+}
+
+static uint64_t row_entry_home(const void *e)
+{
+	return row_home((uint32_t)(*(const uint64_t *)e >> 32));
+}
+
+static int row_entry_empty(const void *e)
+{
+	return *(const uint64_t *)e == 0;
+}
+
+/* Gives a site a row: history zero up to now (it held less than ROW_MIN until now). -1: none. */
+static int row_take(uint32_t site)
+{
+	if (pub.rows_used == ROWS)
+		return -1;
+	uint32_t r = 0;
+	while (pub.row_site[r])
+		r++;
+	pub.row_site[r] = site;
+	pub.rows_used++;
+	memset(pub.hist + (size_t)r * G, 0, G * sizeof(float));
+	uint64_t i = row_home(site);
+	while (pub.row_of[i])
+		i = (i + 1) & (ROW_SLOTS - 1);
+	pub.row_of[i] = (uint64_t)site << 32 | r;
+	return (int)r;
+}
+
+static void row_drop(uint32_t site, int r)
+{
+	uint64_t i = row_home(site);
+	while ((uint32_t)(pub.row_of[i] >> 32) != site)
+		i = (i + 1) & (ROW_SLOTS - 1);
+	pub.row_of[mgc_oa_delete(pub.row_of, 8, ROW_SLOTS - 1, i, row_entry_home, row_entry_empty)] = 0;
+	pub.row_site[r] = 0;
+	pub.rows_used--;
 }
 
 /* Creates /dev/shm/mgprobe.<pid> afresh and maps it; NULL after one line. */
@@ -179,7 +247,7 @@ static void fill_header(struct mgc_shm_header *h, const struct mgp_process *p)
 void mgp_shm_open(const struct mgp_process *p)
 {
 	pub.pid = p->pid;
-	if (reserve_history(p->max_sites) < 0)
+	if (reserve_history() < 0)
 		return;
 	pub.grid_n = 0;
 	pub.stride = 1;
@@ -284,12 +352,14 @@ static void top_insert(struct top *t, uint32_t *n, uint32_t id, double key)
 }
 
 /* Halves the grid: keeps every other point, for the process and for every site's history. */
-static void thin(uint32_t nsites)
+static void thin(void)
 {
 	for (uint32_t k = 0; k < G / 2; k++)
 		pub.grid[k] = pub.grid[2 * k];
-	for (uint32_t id = 1; id < nsites && id < pub.max_sites; id++) {
-		float *h = pub.hist + (size_t)id * G;
+	for (uint32_t r = 0; r < ROWS; r++) {
+		if (!pub.row_site[r])
+			continue;
+		float *h = pub.hist + (size_t)r * G;
 		for (uint32_t k = 0; k < G / 2; k++)
 			h[k] = h[2 * k];
 	}
@@ -300,25 +370,29 @@ static void thin(uint32_t nsites)
 static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
 {
 	const struct mgp_site *s = mgp_site_get(id);
-	uint64_t a = __atomic_load_n(&s->allocs, __ATOMIC_RELAXED);
-	uint64_t f = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
+	const struct mgp_site_counts *c = mgp_site_counts(id);
+	uint64_t a = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
+	uint64_t f = __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
 	e->site = id;
 	e->kind = s->kind;
 	e->full_nframes = s->nframes;
-	e->nframes = (uint16_t)(s->nframes < MGC_SHM_FRAMES ? s->nframes : MGC_SHM_FRAMES);
 	e->ranks = ranks;
-	e->live_bytes = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+	e->live_bytes = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
 	e->live_count = a >= f ? a - f : 0;
 	e->allocs = a;
-	e->alloc_bytes = __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED);
+	e->alloc_bytes = __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED);
 	e->frees = f;
-	e->peak_bytes = __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED);
+	e->peak_bytes = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
 	for (unsigned k = 0; k < MGC_COHORTS; k++) {
-		uint64_t v = __atomic_load_n(&s->cohorts[k], __ATOMIC_RELAXED);
+		uint64_t v = mgp_site_cohort(c, k);
 		e->cohorts[k] = v < (1ull << 62) ? v : 0; /* a transiently negative bucket */
 	}
-	memcpy(e->history, pub.hist + (size_t)id * G, pub.grid_n * sizeof(float));
-	memcpy(e->ips, mgp_site_frames(s), (size_t)e->nframes * 8);
+	int r = row_find(id);
+	if (r >= 0)
+		memcpy(e->history, pub.hist + (size_t)r * G, pub.grid_n * sizeof(float));
+	else
+		memset(e->history, 0, sizeof e->history);
+	e->nframes = (uint16_t)mgp_site_frames(id, e->ips, MGC_SHM_FRAMES);
 }
 
 /* ---- publishing ---- */
@@ -366,29 +440,37 @@ static uint32_t grid_slot(const struct mgc_rec_snapshot *sn, uint32_t nsites, in
 		return pub.grid_n - 1;
 	}
 	if (pub.grid_n == G)
-		thin(nsites);
+		thin();
 	pub.since = 1;
 	return pub.grid_n++;
 }
 
-/* Every site's live bytes go into its history at the slot, and the sites are ranked by live bytes
- * and by growth over the recent half of the grid window. */
+/* Every site's live bytes go into its history at the slot (sites holding ROW_MIN or more have
+ * one; a site whose bytes fell under half that gives its row back), and the sites are ranked by
+ * live bytes and by growth over the recent half of the grid window. */
 static void scan_sites(uint32_t slot, uint32_t nsites)
 {
 	uint32_t ref = slot / 2;
 	uint64_t t0 = mgp_now_ns();
 	pub.nlive = pub.ngrowth = 0;
-	for (uint32_t id = 1; id < nsites && id < pub.max_sites; id++) {
-		const struct mgp_site *s = mgp_site_get(id);
-		uint64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-		if (live >= (1ull << 62))
-			live = 0; /* transiently negative */
-		float *hs = pub.hist + (size_t)id * G;
-		hs[slot] = (float)live;
-		if (__atomic_load_n(&s->allocs, __ATOMIC_RELAXED) == 0)
-			continue;
-		if (live)
+	for (uint32_t id = 1; id < nsites; id++) {
+		const struct mgp_site_counts *c = mgp_site_counts(id);
+		uint64_t live = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
+		if (live >= (1ull << 62) || c->state == MGP_SITE_FREE)
+			live = 0; /* transiently negative, or not in use */
+		int r = row_find(id);
+		if (r < 0 && live >= ROW_MIN)
+			r = row_take(id);
+		else if (r >= 0 && live < ROW_MIN / 2) {
+			row_drop(id, r);
+			r = -1;
+		}
+		if (live && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED))
 			top_insert(pub.by_live, &pub.nlive, id, (double)live);
+		if (r < 0)
+			continue;
+		float *hs = pub.hist + (size_t)r * G;
+		hs[slot] = (float)live;
 		double growth = (double)live - (double)hs[ref];
 		if (growth > 0)
 			top_insert(pub.by_growth, &pub.ngrowth, id, growth);
@@ -412,6 +494,10 @@ static void write_sites(struct mgc_shm *seg)
 			fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE);
 	}
 	seg->h.nsites = ne;
+	seg->sampling.rate = mgp_sample_conf.rate;
+	for (uint32_t i = 0; i < ne && mgp_sample_conf.rate; i++)
+		seg->sampling.live_var[i] = __atomic_load_n(&mgp_site_counts(seg->sites[i].site)->var,
+							    __ATOMIC_RELAXED);
 	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
 }
 
@@ -448,7 +534,8 @@ void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
 		memcpy(seg->grid, pub.grid, pub.grid_n * sizeof pub.grid[0]);
 		h->grid_n = pub.grid_n;
 		h->grid_stride = pub.stride;
-		h->nsites_total = nsites > 1 ? nsites - 1 : 0;
+		uint32_t used = mgp_sites_used();
+		h->nsites_total = used > 1 ? used - 1 : 0;
 		write_sites(seg);
 	}
 	if (!pub.modules_copied || pub.modules_gen != mgp_modules_gen())

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_sites.c: the stack-interning table. Open addressing over (hash, id) slots read lock-free;
- * a new stack is inserted under a mutex and published with a release store of its hash, so a
- * reader that sees the hash sees a complete site. Must never call malloc or free. */
+/* mgp_sites.c: the site table of mgp_sites.h. Lookups read a table of 64-bit slots (the high 40
+ * bits of the stack's hash, the site id in the low 24) lock-free and confirm a hit with a second
+ * hash in the site; a new stack is inserted under a mutex and published with a release store of
+ * its slot. The table grows by replacement: the old one is freed after a grace period. Eviction
+ * removes a slot first and frees the site only after every thread has left its lookups. Must
+ * never call malloc or free. */
 #include "mgp_sites.h"
 
 #include <errno.h>
@@ -9,173 +12,440 @@
 #include <string.h>
 
 #include "mgp_os.h"
+#include "mgp_spin.h"
+#include "mgp_stacks.h"
 
-#define FRAME_ARENA_FRAMES (16u << 20) /* at least 128 MiB of address space, touched as used */
-#define FRAMES_PER_SITE 48u            /* arena frames reserved per site (torch averages ~45) */
-#define TRUNC_FRAMES 12u               /* stack depth kept once the table is nearly full */
+#define TRUNC_FRAMES 12u   /* stack depth kept once the table is nearly full */
+#define ID_BITS 24u
+#define ID_MASK ((1ull << ID_BITS) - 1)
+#define SITE_SHIFT 12u     /* 4096 sites per chunk */
+#define RETIRED_MAX 40u
+#define COH_SHIFT 8u       /* 256 cohort arrays per chunk */
 
-struct slot {
-	uint64_t hash; /* 0 = empty; published last, with release */
-	uint32_t id;
-	uint32_t pad;
+/* A lookup table: mask + 1 slots, replaced whole when it grows. */
+struct index {
+	uint64_t mask;
+	uint64_t used;
+	uint64_t slot[];
 };
 
-/* The site table: new stacks are inserted under `lock`; lookups and counters are lock-free. */
+struct mgp_chunks mgp_site_ids = {.esize = sizeof(struct mgp_site), .shift = SITE_SHIFT};
+struct mgp_chunks mgp_site_cnts = {.esize = sizeof(struct mgp_site_counts), .shift = SITE_SHIFT};
+
+/* Evicting: a site that held nothing and was not written, seen at `ops` allocations + frees. */
+struct candidate {
+	uint32_t id;
+	uint32_t pad;
+	uint64_t ops;
+};
+
+/* The site table. New stacks and eviction take `lock`; lookups and counters are lock-free. */
 static struct {
-	struct slot *slots;
-	uint64_t mask;
-	struct mgp_site *sites;
+	struct index *index;
+	struct index *retired[RETIRED_MAX]; /* replaced tables, freed after a grace period */
+	uint32_t nretired;
 	uint32_t max_sites;
-	uint32_t count;        /* next id; ids < count are published */
-	uint32_t trunc_at;     /* from this id on, new stacks keep only TRUNC_FRAMES frames */
-	uint64_t *frames;
-	uint64_t frames_cap, frames_trunc_at;
-	uint64_t frames_used;
-	int said_full;         /* the one line about a full table is written (under lock) */
+	uint32_t high;       /* one past the highest id used; ids below are readable */
+	uint32_t used;       /* sites in use */
+	uint32_t free;       /* first free id (its leaf field links the next), 0 = none */
+	uint32_t trunc_at;   /* from this many sites in use, new stacks keep only TRUNC_FRAMES */
+	uint32_t inherited;  /* a forked child: ids below were its parent's (never evicted here) */
+	uint32_t created;    /* sites made since the last eviction */
+	int said_full;       /* the one line about a full table is written (under lock) */
+	uint64_t *dirty_words, *dirty_sum; /* changed-site bitmap: a bit per site, a bit per word */
+	struct mgp_chunks cand;  /* eviction candidates (writer) */
+	uint32_t ncand;
+	struct mgp_chunks gone;  /* ids unlinked or detached, to free once empty */
+	uint32_t ngone;
+	struct mgp_chunks coh;   /* full cohort arrays (MGC_COHORTS u64 each) */
+	uint32_t coh_high, coh_free;
+	int coh_lock;
+	struct mgp_totals tot;   /* atomics */
+	struct mgc_devmem_cell cells[32]; /* CUDA bytes by kind, under cells_lock */
+	uint32_t ncells;
+	int cells_lock;
 	pthread_mutex_t lock;
-} table = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} table = {.lock = PTHREAD_MUTEX_INITIALIZER,
+	   .cand = {.esize = sizeof(struct candidate), .shift = 12},
+	   .gone = {.esize = sizeof(uint32_t), .shift = 14},
+	   .coh = {.esize = MGC_COHORTS * sizeof(uint64_t), .shift = COH_SHIFT}};
 
-uint64_t *mgp_sites_dirty_words;
-uint64_t *mgp_sites_dirty_sum;
-
-/* One multiply per frame on the dependency chain (the fast path hashes every allocation's
- * stack), then a full mix once. */
-static uint64_t hash_stack(const uintptr_t *ips, unsigned n, unsigned kind)
+/* Two independent hashes of a stack, one multiply per frame each on independent chains (the fast
+ * path hashes every allocation's stack), then a full mix. */
+static inline void hash_stack(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t *h1, uint64_t *h2)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)kind ^ ((uint64_t)n << 8);
-	for (unsigned i = 0; i < n; i++)
-		h = (h ^ (uint64_t)ips[i]) * 0x9e3779b97f4a7c15ull;
-	h = mgc_mix64(h);
-	return h ? h : 1;
+	uint64_t a = 0x9e3779b97f4a7c15ull ^ (uint64_t)kind ^ ((uint64_t)n << 8);
+	uint64_t b = 0x2545f4914f6cdd1dull + ((uint64_t)kind << 16) + n;
+	for (unsigned i = 0; i < n; i++) {
+		a = (a ^ (uint64_t)ips[i]) * 0x9e3779b97f4a7c15ull;
+		b = (b + (uint64_t)ips[i]) * 0xbf58476d1ce4e5b9ull;
+		b ^= b >> 29;
+	}
+	*h1 = mgc_mix64(a);
+	*h2 = mgc_mix64(b) | 1; /* never 0: a free site's fp */
+}
+
+static struct index *index_new(uint64_t nslots)
+{
+	struct index *ix = mgp_os_alloc(sizeof *ix + nslots * sizeof ix->slot[0]);
+	if (ix)
+		ix->mask = nslots - 1;
+	return ix;
+}
+
+static void index_free(struct index *ix)
+{
+	if (ix)
+		mgp_os_free(ix, sizeof *ix + (ix->mask + 1) * sizeof ix->slot[0]);
 }
 
 int mgp_sites_init(uint32_t max_sites)
 {
-	uint32_t cap = mgp_sites_capacity(max_sites);
-	uint64_t nslots = 1;
-	while (nslots < (uint64_t)cap * 2)
-		nslots <<= 1;
-	table.slots = mgp_os_alloc(nslots * sizeof(struct slot));
-	table.sites = mgp_os_alloc((size_t)cap * sizeof(struct mgp_site));
-	uint64_t frames_cap = (uint64_t)max_sites * FRAMES_PER_SITE;
-	if (frames_cap < FRAME_ARENA_FRAMES)
-		frames_cap = FRAME_ARENA_FRAMES;
-	uint64_t frames_all = frames_cap + MGP_CUDA_SPARE_FRAMES;
-	table.frames = mgp_os_alloc((size_t)frames_all * sizeof(uint64_t));
-	size_t dwords = ((size_t)cap + 63) / 64, dsum = (dwords + 63) / 64;
-	mgp_sites_dirty_words = mgp_os_alloc(dwords * 8);
-	mgp_sites_dirty_sum = mgp_os_alloc(dsum * 8);
-	if (!table.slots || !table.sites || !table.frames || !mgp_sites_dirty_words || !mgp_sites_dirty_sum) {
-		mgp_os_free(mgp_sites_dirty_words, dwords * 8);
-		mgp_os_free(mgp_sites_dirty_sum, dsum * 8);
-		mgp_sites_dirty_words = mgp_sites_dirty_sum = NULL;
-		mgp_os_free(table.slots, nslots * sizeof(struct slot));
-		mgp_os_free(table.sites, (size_t)cap * sizeof(struct mgp_site));
-		mgp_os_free(table.frames, (size_t)frames_all * sizeof(uint64_t));
-		table.slots = NULL;
-		table.sites = NULL;
-		table.frames = NULL;
+	size_t dwords = ((size_t)mgp_sites_capacity(max_sites) + 63) / 64, dsum = (dwords + 63) / 64;
+	table.index = index_new(1024);
+	table.dirty_words = mgp_os_alloc(dwords * 8);
+	table.dirty_sum = mgp_os_alloc(dsum * 8);
+	if (!table.index || !table.dirty_words || !table.dirty_sum || mgp_stacks_init() < 0 ||
+	    mgp_chunks_ensure(&mgp_site_ids, 0) < 0 || mgp_chunks_ensure(&mgp_site_cnts, 0) < 0)
 		return -ENOMEM;
-	}
-	table.mask = nslots - 1;
 	table.max_sites = max_sites;
-	/* The last eighth of the table (and of the frame arena) is kept for short stacks, so that a
-	 * program that makes hundreds of thousands of distinct stacks at start-up (libtorch's operator
-	 * registration does) still gives the sites that appear later (a leak in the training loop)
-	 * their own site and innermost frames instead of the frameless overflow site. A small table
-	 * (MGPROBE_MAX_SITES below 65536, set to save memory or in tests) has no such reserve. */
-	int reserve = max_sites >= 65536;
-	table.trunc_at = reserve ? max_sites - max_sites / 8 : UINT32_MAX;
-	table.frames_cap = frames_cap;
-	table.frames_trunc_at = reserve ? frames_cap - frames_cap / 8 : UINT64_MAX;
+	/* The last eighth of the table is kept for short stacks, so that a program that makes hundreds
+	 * of thousands of distinct stacks at start-up (libtorch's operator registration does) still
+	 * gives the sites that appear later (a leak in the training loop) their own site and innermost
+	 * frames instead of the frameless overflow site. A small table (MGPROBE_MAX_SITES below
+	 * 65536, set to save memory or in tests) has no such reserve. */
+	table.trunc_at = max_sites >= 65536 ? max_sites - max_sites / 8 : UINT32_MAX;
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
-	table.sites[MGC_SITE_OVERFLOW].hash = 0;
-	table.sites[MGC_SITE_OVERFLOW].nframes = 0;
-	table.sites[MGC_SITE_OVERFLOW].id = MGC_SITE_OVERFLOW;
-	__atomic_store_n(&table.count, 2, __ATOMIC_RELEASE);
+	table.used = 1;
+	__atomic_store_n(&table.high, 2, __ATOMIC_RELEASE);
 	return 0;
 }
 
-static int same_stack(const struct mgp_site *s, uint64_t h, const uintptr_t *ips, unsigned n,
-		      unsigned kind)
+uint32_t mgp_sites_count(void)
 {
-	if (s->hash != h || s->nframes != n || s->kind != kind)
+	return __atomic_load_n(&table.high, __ATOMIC_ACQUIRE);
+}
+
+uint32_t mgp_sites_used(void)
+{
+	return __atomic_load_n(&table.used, __ATOMIC_RELAXED);
+}
+
+uint32_t mgp_sites_created(void)
+{
+	return __atomic_load_n(&table.created, __ATOMIC_RELAXED);
+}
+
+unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap)
+{
+	return mgp_stacks_walk(mgp_site_get(id)->leaf, out, cap);
+}
+
+/* ---- lookup and insertion ---- */
+
+/* A slot holds the high 40 bits of the stack's first hash (its home in the table comes from them,
+ * so the table grows and deletes without the stacks) and the site id in the low 24. */
+static inline uint64_t slot_home(uint64_t slot_or_h1, uint64_t mask)
+{
+	return (slot_or_h1 >> ID_BITS) & mask;
+}
+
+static inline int same_site(uint64_t slot, uint64_t h1, uint64_t h2, unsigned n, unsigned kind)
+{
+	if ((slot & ~ID_MASK) != (h1 & ~ID_MASK))
 		return 0;
-	const uint64_t *f = table.frames + s->frames_off;
-	for (unsigned i = 0; i < n; i++)
-		if (f[i] != (uint64_t)ips[i])
+	const struct mgp_site *s = mgp_site_get((uint32_t)(slot & ID_MASK));
+	return s->fp == h2 && s->nframes == n && s->kind == kind;
+}
+
+/* The id of a linked site for the hashes, or 0. Lock-free. */
+static inline uint32_t lookup(const struct index *ix, uint64_t h1, uint64_t h2, unsigned n,
+			      unsigned kind)
+{
+	for (uint64_t i = slot_home(h1, ix->mask);; i = (i + 1) & ix->mask) {
+		uint64_t s = __atomic_load_n(&ix->slot[i], __ATOMIC_ACQUIRE);
+		if (!s)
 			return 0;
-	return 1;
+		if (same_site(s, h1, h2, n, kind))
+			return (uint32_t)(s & ID_MASK);
+	}
+}
+
+static void slot_put(struct index *ix, uint64_t slot)
+{
+	uint64_t i = slot_home(slot, ix->mask);
+	while (ix->slot[i])
+		i = (i + 1) & ix->mask;
+	__atomic_store_n(&ix->slot[i], slot, __ATOMIC_RELEASE);
+	ix->used++;
+}
+
+/* The first hash of a site's stack, re-derived from the stack (eviction only). */
+static uint64_t site_h1(uint32_t id)
+{
+	uint64_t f[MGC_MAX_FRAMES];
+	uintptr_t u[MGC_MAX_FRAMES];
+	const struct mgp_site *s = mgp_site_get(id);
+	unsigned n = mgp_stacks_walk(s->leaf, f, MGC_MAX_FRAMES);
+	for (unsigned i = 0; i < n; i++)
+		u[i] = (uintptr_t)f[i];
+	uint64_t h1, h2;
+	hash_stack(u, n, s->kind, &h1, &h2);
+	return h1;
+}
+
+/* Keeps the table at most half full: a new one twice the size replaces it (lock held). */
+static int index_room(void)
+{
+	struct index *ix = table.index;
+	if ((ix->used + 1) * 2 <= ix->mask + 1)
+		return 0;
+	if (table.nretired == RETIRED_MAX)
+		return -ENOMEM;
+	struct index *nx = index_new((ix->mask + 1) * 2);
+	if (!nx)
+		return -ENOMEM;
+	for (uint64_t i = 0; i <= ix->mask; i++)
+		if (ix->slot[i])
+			slot_put(nx, ix->slot[i]);
+	__atomic_store_n(&table.index, nx, __ATOMIC_RELEASE);
+	table.retired[table.nretired++] = ix;
+	return 0;
+}
+
+/* A free id, its chunks mapped; 0 when none (*full: because the table, or for a CUDA kind its
+ * room, is full). Lock held. */
+static uint32_t take_id(int cuda, int *full)
+{
+	uint32_t id = table.free;
+	if (id) {
+		table.free = mgp_site_get(id)->leaf;
+		return id;
+	}
+	id = table.high;
+	*full = id >= (cuda ? mgp_sites_capacity(table.max_sites) : table.max_sites);
+	if (*full || mgp_chunks_ensure(&mgp_site_ids, id) < 0 || mgp_chunks_ensure(&mgp_site_cnts, id) < 0)
+		return 0;
+	return id;
+}
+
+/* The overflow site, for a stack that found no room; the first time the table was full, a line
+ * (after the lock is released: the caller says it). */
+static uint32_t no_room(int full, int *say)
+{
+	*say = full && !table.said_full;
+	table.said_full |= full;
+	return MGC_SITE_OVERFLOW;
+}
+
+static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t h1, uint64_t h2, int *say)
+{
+	uint32_t id = lookup(table.index, h1, h2, n, kind);
+	if (id)
+		return id;
+	uint32_t leaf;
+	int full = 0;
+	if (index_room() < 0 || !(id = take_id(mgc_kind_is_cuda(kind) != 0, &full)))
+		return no_room(full, say);
+	if (mgp_stacks_intern(ips, n, &leaf) < 0) {
+		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+		if (id == table.high)
+			return 1;
+		s->leaf = table.free; /* back on the free list */
+		table.free = id;
+		return 1;
+	}
+	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+	*s = (struct mgp_site){.fp = h2, .leaf = leaf, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
+	struct mgp_site_counts *c = mgp_site_counts(id);
+	memset(c, 0, sizeof *c); /* in use (MGP_SITE_LINKED), nothing done */
+	table.used++;
+	table.created++;
+	if (id == table.high)
+		__atomic_store_n(&table.high, id + 1, __ATOMIC_RELEASE);
+	slot_put(table.index, (h1 & ~ID_MASK) | id);
+	return id;
 }
 
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 {
-	uint64_t h = hash_stack(ips, n, kind);
-	int cuda = mgc_kind_is_cuda(kind) != 0;
-	int nearly_full = !cuda && n > TRUNC_FRAMES &&
-			  (__atomic_load_n(&table.count, __ATOMIC_RELAXED) >= table.trunc_at ||
-			   __atomic_load_n(&table.frames_used, __ATOMIC_RELAXED) >= table.frames_trunc_at);
-	uint64_t i = h & table.mask;
-	for (;;) {
-		uint64_t sh = __atomic_load_n(&table.slots[i].hash, __ATOMIC_ACQUIRE);
-		if (sh == 0)
-			break;
-		if (sh == h) {
-			uint32_t id = table.slots[i].id;
-			if (same_stack(&table.sites[id], h, ips, n, kind))
-				return id;
-		}
-		i = (i + 1) & table.mask;
-	}
-	if (nearly_full)
+	uint64_t h1, h2;
+	hash_stack(ips, n, kind, &h1, &h2);
+	uint32_t id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
+	if (__builtin_expect(id != 0, 1))
+		return id;
+	if (n > TRUNC_FRAMES && !mgc_kind_is_cuda(kind) &&
+	    __atomic_load_n(&table.used, __ATOMIC_RELAXED) >= table.trunc_at)
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
-
-	/* Not found: insert under the lock, re-probing since another thread may have won. */
+	int say = 0;
 	pthread_mutex_lock(&table.lock);
-	i = h & table.mask;
-	for (;;) {
-		uint64_t sh = table.slots[i].hash;
-		if (sh == 0)
-			break;
-		if (sh == h) {
-			uint32_t id = table.slots[i].id;
-			if (same_stack(&table.sites[id], h, ips, n, kind)) {
-				pthread_mutex_unlock(&table.lock);
-				return id;
-			}
-		}
-		i = (i + 1) & table.mask;
-	}
-	uint32_t id = table.count;
-	if (!cuda && n > TRUNC_FRAMES && (id >= table.trunc_at || table.frames_used + n > table.frames_trunc_at)) {
-		pthread_mutex_unlock(&table.lock);
-		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
-	}
-	if (id >= (cuda ? mgp_sites_capacity(table.max_sites) : table.max_sites) ||
-	    table.frames_used + n > table.frames_cap + (cuda ? MGP_CUDA_SPARE_FRAMES : 0)) {
-		int said = table.said_full;
-		table.said_full = 1;
-		pthread_mutex_unlock(&table.lock);
-		if (!said)
-			mgp_log("the site table is full (MGPROBE_MAX_SITES=%u): allocations from new stacks "
-				"go unattributed, into one site without a stack (the report says how many); "
-				"raise MGPROBE_MAX_SITES", table.max_sites);
-		return MGC_SITE_OVERFLOW;
-	}
-	struct mgp_site *s = &table.sites[id];
-	s->frames_off = table.frames_used;
-	for (unsigned k = 0; k < n; k++)
-		table.frames[table.frames_used + k] = (uint64_t)ips[k];
-	__atomic_store_n(&table.frames_used, table.frames_used + n, __ATOMIC_RELAXED);
-	s->nframes = (uint16_t)n;
-	s->kind = (uint16_t)kind;
-	s->id = id;
-	s->hash = h;
-	table.slots[i].id = id;
-	__atomic_store_n(&table.slots[i].hash, h, __ATOMIC_RELEASE);
-	__atomic_store_n(&table.count, id + 1, __ATOMIC_RELEASE);
+	id = insert(ips, n, kind, h1, h2, &say);
 	pthread_mutex_unlock(&table.lock);
+	if (say)
+		mgp_log("the site table is full (MGPROBE_MAX_SITES=%u): allocations from new stacks "
+			"go unattributed, into one site without a stack (the report says how many); "
+			"raise MGPROBE_MAX_SITES", table.max_sites);
 	return id;
+}
+
+/* ---- counters ---- */
+
+static inline void mark(uint32_t id, unsigned bits)
+{
+	struct mgp_site_counts *c = mgp_site_counts(id);
+	if ((__atomic_load_n(&c->dirty, __ATOMIC_RELAXED) & bits) != bits)
+		__atomic_fetch_or(&c->dirty, (uint8_t)bits, __ATOMIC_RELAXED);
+	uint64_t bit = 1ull << (id & 63);
+	uint64_t *w = &table.dirty_words[id >> 6];
+	/* Already marked (the common case for a busy site): a plain load, no write. */
+	if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit)
+		return;
+	__atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&table.dirty_sum[id >> 12], 1ull << ((id >> 6) & 63), __ATOMIC_RELEASE);
+}
+
+void mgp_sites_mark(uint32_t id, unsigned bits)
+{
+	mark(id, bits);
+}
+
+/* The full cohort array of a site, made on first need. NULL when out of memory. */
+static uint64_t *cohort_array(struct mgp_site_counts *c)
+{
+	uint32_t x = __atomic_load_n(&c->coh_ext, __ATOMIC_ACQUIRE);
+	if (x)
+		return mgp_chunk_at(&table.coh, x - 1);
+	mgp_spin_lock(&table.coh_lock);
+	x = c->coh_ext;
+	if (!x) {
+		uint32_t k = table.coh_free;
+		if (k)
+			table.coh_free = (uint32_t)*(uint64_t *)mgp_chunk_at(&table.coh, k - 1);
+		else if (mgp_chunks_ensure(&table.coh, table.coh_high) == 0)
+			k = ++table.coh_high;
+		if (k) {
+			memset(mgp_chunk_at(&table.coh, k - 1), 0, MGC_COHORTS * sizeof(uint64_t));
+			__atomic_store_n(&c->coh_ext, k, __ATOMIC_RELEASE);
+		}
+		x = k;
+	}
+	mgp_spin_unlock(&table.coh_lock);
+	return x ? mgp_chunk_at(&table.coh, x - 1) : NULL;
+}
+
+/* The first bucket a site uses costs nothing (its bytes are the live bytes less the others'):
+ * most sites only ever have one. */
+static void cohort_add(struct mgp_site_counts *c, unsigned bucket, int64_t d)
+{
+	uint8_t b = __atomic_load_n(&c->coh0, __ATOMIC_ACQUIRE);
+	if (!b) {
+		uint8_t want = 0;
+		__atomic_compare_exchange_n(&c->coh0, &want, (uint8_t)(bucket + 1), 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
+		b = want ? want : (uint8_t)(bucket + 1);
+	}
+	if (b == bucket + 1)
+		return;
+	uint64_t *a = cohort_array(c);
+	if (a) /* else the bucket is lost, the site's live bytes stay exact */
+		__atomic_fetch_add(&a[bucket], (uint64_t)d, __ATOMIC_RELAXED);
+}
+
+uint64_t mgp_site_cohort(const struct mgp_site_counts *c, unsigned k)
+{
+	uint8_t b = __atomic_load_n(&c->coh0, __ATOMIC_ACQUIRE);
+	uint32_t x = __atomic_load_n(&c->coh_ext, __ATOMIC_ACQUIRE);
+	const uint64_t *a = x ? mgp_chunk_at(&table.coh, x - 1) : NULL;
+	if (k + 1 != b)
+		return a ? __atomic_load_n(&a[k], __ATOMIC_RELAXED) : 0;
+	uint64_t v = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
+	for (unsigned j = 0; a && j < MGC_COHORTS; j++)
+		if (j != k)
+			v -= __atomic_load_n(&a[j], __ATOMIC_RELAXED);
+	return v;
+}
+
+/* Which of the totals' slots a site's kind counts in: heap, anonymous mmap, CUDA. */
+static unsigned total_slot(unsigned kind)
+{
+	return kind == MGC_KIND_MMAP ? 1 : mgc_kind_is_cuda(kind) ? 2 : 0;
+}
+
+static void cell_add(uint16_t kind, int64_t dbytes, int64_t dcount)
+{
+	mgp_spin_lock(&table.cells_lock);
+	uint32_t c = 0;
+	while (c < table.ncells && table.cells[c].kind != kind)
+		c++;
+	if (c == table.ncells && table.ncells < 32)
+		table.cells[table.ncells++] = (struct mgc_devmem_cell){.kind = kind};
+	if (c < table.ncells) {
+		table.cells[c].bytes += (uint64_t)dbytes;
+		table.cells[c].count += (uint32_t)dcount;
+	}
+	mgp_spin_unlock(&table.cells_lock);
+}
+
+void mgp_site_apply(const struct mgp_delta *d)
+{
+	uint32_t id = d->key >> 5;
+	struct mgp_site_counts *c = mgp_site_counts(id);
+	int64_t dcount = (int64_t)(d->allocs - d->frees);
+	uint64_t before = __atomic_fetch_add(&c->live_bytes, (uint64_t)d->live, __ATOMIC_RELAXED);
+	if (d->allocs) {
+		__atomic_fetch_add(&c->allocs, d->allocs, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c->alloc_bytes, d->alloc_bytes, __ATOMIC_RELAXED);
+	}
+	if (d->frees)
+		__atomic_fetch_add(&c->frees, d->frees, __ATOMIC_RELAXED);
+	if (d->var)
+		__atomic_fetch_add(&c->var, (uint64_t)d->var, __ATOMIC_RELAXED);
+	if (d->live)
+		cohort_add(c, d->key & 31, d->live);
+	uint64_t top = before + (uint64_t)d->peak, peak = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
+	while (top > peak && top < (1ull << 62) &&
+	       !__atomic_compare_exchange_n(&c->peak_bytes, &peak, top, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	unsigned kind = mgp_site_get(id)->kind, k = total_slot(kind);
+	__atomic_fetch_add(&table.tot.live[k], (uint64_t)d->live, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&table.tot.count[k], (uint64_t)dcount, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&table.tot.allocs, d->allocs, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&table.tot.frees, d->frees, __ATOMIC_RELAXED);
+	if (k == 2)
+		cell_add((uint16_t)kind, d->live, dcount);
+	mark(id, d->live || dcount ? MGP_SITE_LIVE : MGP_SITE_CHURN);
+}
+
+void mgp_site_on_alloc(uint32_t site, uint64_t size, unsigned bucket)
+{
+	struct mgp_delta d = {.key = mgp_delta_key(site, bucket), .allocs = 1, .alloc_bytes = size,
+			      .live = (int64_t)size, .peak = (int64_t)size};
+	mgp_site_apply(&d);
+}
+
+void mgp_site_on_free(uint32_t site, uint64_t size, unsigned bucket)
+{
+	struct mgp_delta d = {.key = mgp_delta_key(site, bucket), .frees = 1, .live = -(int64_t)size};
+	mgp_site_apply(&d);
+}
+
+void mgp_sites_totals(struct mgp_totals *out)
+{
+	for (unsigned k = 0; k < 3; k++) {
+		out->live[k] = __atomic_load_n(&table.tot.live[k], __ATOMIC_RELAXED);
+		out->count[k] = __atomic_load_n(&table.tot.count[k], __ATOMIC_RELAXED);
+	}
+	out->allocs = __atomic_load_n(&table.tot.allocs, __ATOMIC_RELAXED);
+	out->frees = __atomic_load_n(&table.tot.frees, __ATOMIC_RELAXED);
+}
+
+uint32_t mgp_sites_cuda_cells(struct mgc_devmem_cell *out, uint32_t max)
+{
+	mgp_spin_lock(&table.cells_lock);
+	uint32_t n = table.ncells < max ? table.ncells : max;
+	memcpy(out, table.cells, n * sizeof *out);
+	mgp_spin_unlock(&table.cells_lock);
+	return n;
 }
 
 uint32_t mgp_sites_take_dirty(uint32_t *ids)
@@ -183,13 +453,13 @@ uint32_t mgp_sites_take_dirty(uint32_t *ids)
 	uint32_t n = 0; /* the CUDA room's ids too */
 	size_t dwords = ((size_t)mgp_sites_capacity(table.max_sites) + 63) / 64, dsum = (dwords + 63) / 64;
 	for (size_t k = 0; k < dsum; k++) {
-		if (!__atomic_load_n(&mgp_sites_dirty_sum[k], __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&table.dirty_sum[k], __ATOMIC_RELAXED))
 			continue;
-		uint64_t sum = __atomic_exchange_n(&mgp_sites_dirty_sum[k], 0, __ATOMIC_ACQUIRE);
+		uint64_t sum = __atomic_exchange_n(&table.dirty_sum[k], 0, __ATOMIC_ACQUIRE);
 		while (sum) {
 			size_t wi = k * 64 + (size_t)__builtin_ctzll(sum);
 			sum &= sum - 1;
-			uint64_t bits = __atomic_exchange_n(&mgp_sites_dirty_words[wi], 0, __ATOMIC_ACQUIRE);
+			uint64_t bits = __atomic_exchange_n(&table.dirty_words[wi], 0, __ATOMIC_ACQUIRE);
 			while (bits) {
 				ids[n++] = (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(bits));
 				bits &= bits - 1;
@@ -199,19 +469,212 @@ uint32_t mgp_sites_take_dirty(uint32_t *ids)
 	return n;
 }
 
-struct mgp_site *mgp_site_get(uint32_t id)
+/* ---- eviction ---- */
+
+static int holds_nothing(const struct mgp_site_counts *c)
 {
-	return &table.sites[id];
+	return __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) == 0 &&
+	       __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) == __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
 }
 
-const uint64_t *mgp_site_frames(const struct mgp_site *s)
+static uint64_t ops(const struct mgp_site_counts *c)
 {
-	return table.frames + s->frames_off;
+	return __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) + __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
 }
 
-uint32_t mgp_sites_count(void)
+/* The sites being evicted (unlinked, or detached and waiting to be empty), by id. */
+static void push_gone(uint32_t id)
 {
-	return table.sites ? __atomic_load_n(&table.count, __ATOMIC_ACQUIRE) : 0;
+	if (mgp_chunks_ensure(&table.gone, table.ngone) == 0)
+		*(uint32_t *)mgp_chunk_at(&table.gone, table.ngone++) = id;
+	else
+		mgp_site_counts(id)->state = MGP_SITE_DETACHED; /* lost track: it stays, empty */
+}
+
+/* Takes a linked site out of the lookup table (lock held). */
+static void unlink_site(uint32_t id)
+{
+	struct index *ix = table.index;
+	uint64_t i = slot_home(site_h1(id), ix->mask);
+	while ((ix->slot[i] & ID_MASK) != id)
+		i = (i + 1) & ix->mask;
+	/* Backward-shift deletion, each move one atomic store: a lookup racing with it may miss its
+	 * site and go to the locked path, which finds it, but never reads a torn slot. */
+	for (uint64_t j = (i + 1) & ix->mask; ix->slot[j]; j = (j + 1) & ix->mask) {
+		uint64_t k = slot_home(ix->slot[j], ix->mask);
+		if (((j - k) & ix->mask) >= ((j - i) & ix->mask)) {
+			__atomic_store_n(&ix->slot[i], ix->slot[j], __ATOMIC_RELEASE);
+			i = j;
+		}
+	}
+	__atomic_store_n(&ix->slot[i], 0, __ATOMIC_RELEASE);
+	ix->used--;
+	mgp_site_counts(id)->state = MGP_SITE_UNLINKED;
+	push_gone(id);
+}
+
+static int push_candidate(uint32_t id, uint64_t o)
+{
+	if (mgp_chunks_ensure(&table.cand, table.ncand) < 0)
+		return -ENOMEM;
+	*(struct candidate *)mgp_chunk_at(&table.cand, table.ncand++) = (struct candidate){id, 0, o};
+	return 0;
+}
+
+void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too)
+{
+	pthread_mutex_lock(&table.lock);
+	/* Last pass's candidates that stayed quiet (the same allocations and frees) and empty; the
+	 * others changed, so they are among the changed sites below. */
+	for (uint32_t i = 0; i < table.ncand && quiet_too; i++) {
+		struct candidate *cd = mgp_chunk_at(&table.cand, i);
+		struct mgp_site_counts *c = mgp_site_counts(cd->id);
+		if (c->state == MGP_SITE_LINKED && !written(cd->id) && holds_nothing(c) && ops(c) == cd->ops &&
+		    __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) < MGP_SITES_KEEP_ALLOCS)
+			unlink_site(cd->id);
+	}
+	if (quiet_too)
+		table.ncand = 0;
+	/* The sites changed since the last snapshot (peeked, not taken: the snapshot takes them). */
+	size_t dwords = ((size_t)table.high + 63) / 64;
+	for (size_t w = 0; w < dwords; w++) {
+		for (uint64_t bits = __atomic_load_n(&table.dirty_words[w], __ATOMIC_RELAXED); bits; bits &= bits - 1) {
+			uint32_t id = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+			struct mgp_site_counts *c = mgp_site_counts(id);
+			uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
+			if (id < 2 || id < table.inherited || c->state != MGP_SITE_LINKED || written(id) ||
+			    !holds_nothing(c) ||
+			    allocs >= MGP_SITES_KEEP_ALLOCS || mgc_kind_is_cuda(mgp_site_get(id)->kind))
+				continue;
+			if (allocs <= 1)
+				unlink_site(id); /* one allocation, freed: a start-up transient */
+			else if (quiet_too)
+				push_candidate(id, ops(c));
+		}
+	}
+	table.created = 0;
+	pthread_mutex_unlock(&table.lock);
+}
+
+/* Frees an unlinked site that stayed empty: its stack, cohort array and id. */
+static void free_site(uint32_t id)
+{
+	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+	struct mgp_site_counts *c = mgp_site_counts(id);
+	mgp_stacks_release(s->leaf);
+	if (c->coh_ext) {
+		mgp_spin_lock(&table.coh_lock);
+		*(uint64_t *)mgp_chunk_at(&table.coh, c->coh_ext - 1) = table.coh_free;
+		table.coh_free = c->coh_ext;
+		mgp_spin_unlock(&table.coh_lock);
+	}
+	__atomic_fetch_and(&table.dirty_words[id >> 6], ~(1ull << (id & 63)), __ATOMIC_RELAXED);
+	memset(c, 0, sizeof *c);
+	c->state = MGP_SITE_FREE;
+	*s = (struct mgp_site){.leaf = table.free};
+	table.free = id;
+	table.used--;
+}
+
+/* An unlinked site that was given an allocation while it was being evicted: back into lookups,
+ * unless a newer site has its stack by now (then it stays detached until it is empty). */
+static int relink(uint32_t id)
+{
+	const struct mgp_site *s = mgp_site_get(id);
+	uint64_t h1 = site_h1(id);
+	if (lookup(table.index, h1, s->fp, s->nframes, s->kind) || index_room() < 0)
+		return 0;
+	slot_put(table.index, (h1 & ~ID_MASK) | id);
+	mgp_site_counts(id)->state = MGP_SITE_LINKED;
+	return 1;
+}
+
+void mgp_sites_evict_free(int (*written)(uint32_t id))
+{
+	pthread_mutex_lock(&table.lock);
+	for (uint32_t r = 0; r < table.nretired; r++)
+		index_free(table.retired[r]);
+	table.nretired = 0;
+	uint32_t keep = 0;
+	for (uint32_t i = 0; i < table.ngone; i++) {
+		uint32_t id = *(uint32_t *)mgp_chunk_at(&table.gone, i);
+		struct mgp_site_counts *c = mgp_site_counts(id);
+		if (written(id))
+			c->state = MGP_SITE_DETACHED; /* in the trace now: it stays */
+		else if (holds_nothing(c))
+			free_site(id);
+		else if (c->state == MGP_SITE_DETACHED || !relink(id)) {
+			c->state = MGP_SITE_DETACHED;
+			*(uint32_t *)mgp_chunk_at(&table.gone, keep++) = id;
+		}
+	}
+	table.ngone = keep;
+	pthread_mutex_unlock(&table.lock);
+}
+
+/* CUDA bytes a forked child drops (mgp_sites_forget_cuda), per site and bucket, kept until its
+ * counters start afresh (mgp_sites_forked), where they become negative deltas. */
+#define CUDA_DROPS 256u
+static struct cuda_drop {
+	uint32_t id, bucket;
+	uint64_t bytes;
+} cuda_drops[CUDA_DROPS];
+static uint32_t ncuda_drops;
+
+void mgp_sites_forget_cuda(void)
+{
+	uint32_t n = mgp_sites_count();
+	ncuda_drops = 0;
+	for (uint32_t id = 1; id < n; id++) {
+		struct mgp_site_counts *c = mgp_site_counts(id);
+		if (c->state == MGP_SITE_FREE || !mgc_kind_is_cuda(mgp_site_get(id)->kind) || !c->live_bytes)
+			continue;
+		for (unsigned k = 0; k < MGC_COHORTS; k++) {
+			uint64_t v = mgp_site_cohort(c, k);
+			if (v && ncuda_drops < CUDA_DROPS)
+				cuda_drops[ncuda_drops++] = (struct cuda_drop){id, k, v};
+		}
+		c->live_bytes = 0;
+		if (c->coh_ext)
+			memset(mgp_chunk_at(&table.coh, c->coh_ext - 1), 0, MGC_COHORTS * sizeof(uint64_t));
+		mark(id, MGP_SITE_LIVE);
+	}
+	table.tot.live[2] = table.tot.count[2] = 0;
+	for (uint32_t k = 0; k < table.ncells; k++)
+		table.cells[k].bytes = table.cells[k].count = 0;
+	table.ncells = 0;
+}
+
+int mgp_sites_forked(void)
+{
+	table.inherited = table.high;
+	table.free = 0; /* new sites go to fresh pages, not the parent's */
+	table.ncand = table.ngone = 0;
+	table.created = 0;
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX && mgp_site_cnts.chunk[k]; k++) {
+		size_t bytes = mgp_site_cnts.esize << mgp_site_cnts.shift;
+		char *fresh = mgp_os_alloc(bytes);
+		if (!fresh)
+			return -ENOMEM;
+		mgp_os_free(mgp_site_cnts.chunk[k], bytes);
+		mgp_site_cnts.chunk[k] = fresh;
+	}
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX; k++) {
+		mgp_os_free(table.coh.chunk[k], table.coh.esize << table.coh.shift);
+		table.coh.chunk[k] = NULL;
+	}
+	table.coh_high = table.coh_free = 0;
+	mgp_stacks_forked();
+	/* The parent's device memory, dropped above, is a negative change from the fork on. */
+	for (uint32_t i = 0; i < ncuda_drops; i++) {
+		struct mgp_site_counts *c = mgp_site_counts(cuda_drops[i].id);
+		int64_t d = -(int64_t)cuda_drops[i].bytes;
+		__atomic_fetch_add(&c->live_bytes, (uint64_t)d, __ATOMIC_RELAXED);
+		cohort_add(c, cuda_drops[i].bucket, d);
+		mark(cuda_drops[i].id, MGP_SITE_LIVE);
+	}
+	ncuda_drops = 0;
+	return 0;
 }
 
 void mgp_sites_lock(void)

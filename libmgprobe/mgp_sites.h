@@ -1,110 +1,179 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_sites.h: allocation sites: call stacks interned to dense ids, each with atomic counters and
- * cohorts (live bytes by birth-step bucket). Lookups are lock-free; only a new stack takes a
- * mutex. Never calls malloc: all tables are reserved once from the kernel. */
+/* mgp_sites.h: allocation sites: call stacks (as nodes of the stack store, mgp_stacks) interned
+ * to dense ids, each with counters and cohorts (live bytes by birth-step bucket). Lookups are
+ * lock-free (a table of 64-bit slots: part of the stack's hash and the id); only a new stack
+ * takes a mutex. Memory grows with the sites in use: a site that holds nothing and never reached
+ * the trace can be evicted by the writer (mgp_sites_evict) and its id used again. Never calls
+ * malloc: tables come from the kernel as they grow. */
 #ifndef MGP_SITES_H
 #define MGP_SITES_H
 
 #include <stdint.h>
 
 #include "mgc_format.h"
+#include "mgp_chunks.h"
 
+/* A site's identity: written once before the site is published, then read by anyone. */
 struct mgp_site {
-	uint64_t live_bytes;  /* atomics, relaxed */
+	uint64_t fp;      /* a second 64-bit hash of the stack: confirms a table hit */
+	uint32_t leaf;    /* the stack's innermost node (mgp_stacks); 0: no frames */
+	uint16_t nframes;
+	uint16_t kind;    /* mgc_kind_make(mem, device) */
+};
+
+/* A site's counters: relaxed atomics, changed only through mgp_site_apply (the writer draining
+ * the threads' deltas, a thread flushing one, CUDA callbacks). Differences are modular: a bucket
+ * or a total may read transiently negative (huge) while deltas are in flight. All zero is a site
+ * in use that has done nothing (a forked child starts its counters afresh: mgp_sites_forked). */
+struct mgp_site_counts {
+	uint64_t live_bytes;
 	uint64_t allocs;
 	uint64_t alloc_bytes;
 	uint64_t frees;
 	uint64_t peak_bytes;
-	uint64_t cohorts[MGC_COHORTS];
-	uint64_t hash;        /* immutable once published */
-	uint32_t frames_off;  /* index of the first frame in the frame arena */
-	uint16_t nframes;
-	uint16_t kind;
-	uint32_t id;
+	uint64_t var;         /* sampled runs: variance of the live-bytes estimate, divided by R */
+	uint32_t coh_ext;     /* 0, or 1 + the index of a cohort array: the buckets but the first */
+	uint8_t coh0;         /* 1 + the first cohort bucket the site used (0: none yet); its live
+				 bytes are live_bytes less the other buckets' */
+	uint8_t dirty;        /* enum mgp_site_dirty bits since the writer last took them */
+	uint8_t state;        /* enum mgp_site_state: sites lock */
+	uint8_t pad;
+};
+_Static_assert(sizeof(struct mgp_site_counts) == 56, "a site's counters are 56 bytes");
+
+enum mgp_site_dirty {
+	MGP_SITE_LIVE = 1u,  /* live bytes or count moved */
+	MGP_SITE_CHURN = 2u, /* allocations and frees that left live bytes and count as they were */
 };
 
-/* Changed-site bitmap: a bit per site, and a summary bit per 64-site word, set after a site's
- * counters change so a snapshot visits only the sites that changed. */
-extern uint64_t *mgp_sites_dirty_words;
-extern uint64_t *mgp_sites_dirty_sum;
+enum mgp_site_state {
+	MGP_SITE_LINKED = 0,   /* in use and found by lookups */
+	MGP_SITE_FREE = 1,     /* not in use */
+	MGP_SITE_UNLINKED = 2, /* being evicted: lookups no longer find it */
+	MGP_SITE_DETACHED = 3, /* revived while being evicted, its stack taken by a newer site */
+};
 
-static inline void mgp_site_mark(const struct mgp_site *s)
+/* One change of a site's counters, as a thread gathers them (mgp_thread) and as CUDA callbacks
+ * apply them directly: what changed within one cohort bucket. */
+struct mgp_delta {
+	uint32_t key;        /* mgp_delta_key(site, bucket); 0 = unused */
+	uint32_t pad;
+	uint64_t allocs;
+	uint64_t frees;
+	uint64_t alloc_bytes;
+	int64_t live;        /* bytes */
+	int64_t peak;        /* the highest `live` reached since the delta began (>= 0) */
+	int64_t var;
+	int64_t pad2;
+};
+_Static_assert(sizeof(struct mgp_delta) == 64, "a delta is one cache line");
+
+static inline uint32_t mgp_delta_key(uint32_t site, unsigned bucket)
 {
-	uint32_t id = s->id;
-	uint64_t bit = 1ull << (id & 63);
-	uint64_t *w = &mgp_sites_dirty_words[id >> 6];
-	/* Already marked (the common case for a busy site): a plain load, no write. */
-	if (__atomic_load_n(w, __ATOMIC_RELAXED) & bit)
-		return;
-	__atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
-	__atomic_fetch_or(&mgp_sites_dirty_sum[id >> 12], 1ull << ((id >> 6) & 63), __ATOMIC_RELEASE);
+	return site << 5 | bucket;
 }
-
-/* Takes the ids of the sites changed since the last call (clearing their bits) into ids, which
- * must hold max_sites entries; returns how many. A site changing meanwhile is either taken now or
- * left marked for the next call. Writer lock held. */
-uint32_t mgp_sites_take_dirty(uint32_t *ids);
 
 /* CUDA allocations keep their own room beyond MGPROBE_MAX_SITES: a program whose start-up fills
  * the table (PyTorch's import and CUDA's initialisation make over a million stacks) still gets
  * every CUDA allocation site with its whole stack, the stack a GPU leak is found by. */
 #define MGP_CUDA_SPARE_SITES 16384u
-#define MGP_CUDA_SPARE_FRAMES (MGP_CUDA_SPARE_SITES * 128u)
 
-/* The ids a table for max_sites sites may hand out (the CUDA room included): the size of every
- * per-site array. */
+/* The ids a table for max_sites sites may hand out (the CUDA room included). */
 static inline uint32_t mgp_sites_capacity(uint32_t max_sites)
 {
 	return max_sites + MGP_CUDA_SPARE_SITES;
 }
 
-/* Reserves the tables for up to max_sites sites (and the CUDA room). 0 or -ENOMEM. Call once,
- * single-threaded. */
+/* Reserves the lookup table for up to max_sites sites and the CUDA room (chunks are mapped as
+ * sites appear). 0 or -ENOMEM. Call once, single-threaded. */
 int mgp_sites_init(uint32_t max_sites);
 
 /* Returns the id (>= 1) of the site for this stack and kind, creating it if new. When the table
- * is full, returns the overflow site (id 1, a stack of zero frames) so totals stay exact; CUDA
- * kinds go on in their own room (MGP_CUDA_SPARE_SITES), never truncated, and take the overflow
- * site only when that is full too. */
+ * is full (or out of memory), returns the overflow site (id 1, no frames) so totals stay exact,
+ * and says once that the table is full; CUDA kinds go on in their own room, never truncated, and
+ * take the overflow site only when that is full too.
+ * The id stays valid while the caller holds its thread's record (mgp_thread_enter), or for CUDA
+ * kinds (never evicted). */
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind);
 
-/* The site with this id (1 <= id < mgp_sites_count()). */
-struct mgp_site *mgp_site_get(uint32_t id);
-const uint64_t *mgp_site_frames(const struct mgp_site *s);
+extern struct mgp_chunks mgp_site_ids, mgp_site_cnts;
 
-/* One past the highest published id: sites [1, count) are complete and readable. */
+/* The site with this id (1 <= id < mgp_sites_count(), in use). */
+static inline const struct mgp_site *mgp_site_get(uint32_t id)
+{
+	return (const struct mgp_site *)mgp_chunk_at(&mgp_site_ids, id);
+}
+
+static inline struct mgp_site_counts *mgp_site_counts(uint32_t id)
+{
+	return (struct mgp_site_counts *)mgp_chunk_at(&mgp_site_cnts, id);
+}
+
+/* One past the highest id ever used, and the number in use now. */
 uint32_t mgp_sites_count(void);
+uint32_t mgp_sites_used(void);
 
-static inline void mgp_site_on_alloc(struct mgp_site *s, uint64_t size, uint64_t birth_step)
-{
-	__atomic_fetch_add(&s->allocs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->alloc_bytes, size, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
-	uint64_t live = __atomic_add_fetch(&s->live_bytes, size, __ATOMIC_RELAXED);
-	uint64_t peak = __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED);
-	while (live > peak &&
-	       !__atomic_compare_exchange_n(&s->peak_bytes, &peak, live, 1, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED))
-		;
-	mgp_site_mark(s);
-}
+/* The site's stack, innermost first, at most cap frames; returns how many. */
+unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap);
 
-/* Part of a live allocation went away (a partial munmap): its bytes, not the allocation. */
-static inline void mgp_site_on_shrink(struct mgp_site *s, uint64_t size, uint64_t birth_step)
-{
-	__atomic_fetch_sub(&s->cohorts[mgc_cohort_bucket(birth_step)], size, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&s->live_bytes, size, __ATOMIC_RELAXED);
-	mgp_site_mark(s);
-}
+/* Applies a delta (key's site and bucket) to the site's counters, its cohort, the process totals,
+ * the CUDA cells, and marks it changed. Any thread; lock-free but for a new cohort array. */
+void mgp_site_apply(const struct mgp_delta *d);
 
-static inline void mgp_site_on_free(struct mgp_site *s, uint64_t size, uint64_t birth_step)
-{
-	__atomic_fetch_add(&s->frees, 1, __ATOMIC_RELAXED);
-	mgp_site_on_shrink(s, size, birth_step);
-}
+/* Live bytes in bucket k of a site (for snapshots); reads may be transiently negative. */
+uint64_t mgp_site_cohort(const struct mgp_site_counts *c, unsigned k);
+
+/* CUDA callbacks (never through a thread's deltas): one allocation or free applied at once. */
+void mgp_site_on_alloc(uint32_t site, uint64_t size, unsigned bucket);
+void mgp_site_on_free(uint32_t site, uint64_t size, unsigned bucket);
+
+/* Process totals kept at every apply: live bytes and count of heap, anonymous mmap and CUDA
+ * memory, allocations and frees. */
+struct mgp_totals {
+	uint64_t live[3], count[3]; /* heap, mmap, CUDA */
+	uint64_t allocs, frees;
+};
+void mgp_sites_totals(struct mgp_totals *out);
+
+/* CUDA bytes and counts by kind (mgc_kind_make: memory kind and device), at most max cells:
+ * returns how many; a cell that went back to zero stays. */
+uint32_t mgp_sites_cuda_cells(struct mgc_devmem_cell *out, uint32_t max);
+
+/* Takes the ids of the sites changed since the last call, ascending, clearing their marks, into
+ * ids (room for mgp_sites_count() entries); returns how many. Writer lock held. */
+uint32_t mgp_sites_take_dirty(uint32_t *ids);
+/* Marks a site changed again (a change the writer took but left for later). */
+void mgp_sites_mark(uint32_t id, unsigned bits);
+
+/* A site that has made this many allocations is worth its place in the trace even if it never
+ * holds memory at a snapshot (a busy temporary); below it, one that holds nothing is a transient
+ * that may be evicted. */
+#define MGP_SITES_KEEP_ALLOCS 16u
+
+/* Eviction, by the writer, in two halves around a grace period (mgp_threads_drain: every thread
+ * has left any lookup it was in). `unlink` takes from lookups the sites that hold nothing, are not
+ * written (`written(id)` is 0), made fewer than MGP_SITES_KEEP_ALLOCS allocations and are done
+ * with: one allocation, or (quiet_too) no change since the last call; CUDA sites never. `free`
+ * then frees those that stayed empty and releases their stacks. Writer lock held. */
+void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too);
+void mgp_sites_evict_free(int (*written)(uint32_t id));
+
+/* The sites that had been created since the writer last evicted: it runs early when this grows
+ * (an import that makes 10^5 stacks a second). */
+uint32_t mgp_sites_created(void);
+
+/* In a forked child whose trace refers to its parent's (mgp_trace_forget): the counters start
+ * afresh, counting from the fork (the parent's trace has the values then), in new pages, so the
+ * pages the parent keeps writing are not copied into the child; the parent's sites are never
+ * evicted here and new sites and nodes take fresh ids. 0, or -ENOMEM. Single-threaded. */
+int mgp_sites_forked(void);
 
 /* fork: the prepare handler takes the insert lock so no stack is half-published in the child. */
 void mgp_sites_lock(void);
 void mgp_sites_unlock(void);
+
+/* In a forked child, before its first snapshot: zeroes the CUDA sites (the parent's device memory
+ * is not the child's) and the CUDA totals. */
+void mgp_sites_forget_cuda(void);
 
 #endif /* MGP_SITES_H */

@@ -76,7 +76,7 @@ void mgp_snapshot_take(struct mgc_rec_snapshot *sn, uint64_t start_mono_ns, uint
 {
 	static char status[8192]; /* writer lock held: one reader at a time */
 	memset(sn, 0, sizeof *sn);
-	sn->t_ns = mgp_now_ns() - start_mono_ns;
+	sn->t_ns = (mgp_now_ns() - start_mono_ns) / 1000 * 1000; /* to the microsecond, as the trace keeps it */
 	sn->step = step;
 	sn->flags = flags;
 	if (label)

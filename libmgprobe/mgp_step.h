@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "mgc_format.h"
+
 extern uint64_t mgp_step_value; /* atomic: the last mgprobe_step, 0 before the first */
 
 static inline uint64_t mgp_step_now(void)
@@ -14,11 +16,10 @@ static inline uint64_t mgp_step_now(void)
 	return __atomic_load_n(&mgp_step_value, __ATOMIC_RELAXED);
 }
 
-/* The step an allocation made now is born in, saturated to the live table's 32 bits. */
-static inline uint32_t mgp_step_birth(void)
+/* The cohort bucket of an allocation made now (mgc_cohort_bucket of the current step). */
+static inline unsigned mgp_step_bucket(void)
 {
-	uint64_t s = mgp_step_now();
-	return s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+	return mgc_cohort_bucket(mgp_step_now());
 }
 
 /* The label in force ("" before the first mgprobe_label). Writer lock held. */

@@ -11,14 +11,27 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced: memory from the kernel */
+#include <zstd.h>
 
 #include "mgp_modules.h"
 #include "mgp_os.h"
 #include "mgp_pycode.h"
 #include "mgp_python.h"
 #include "mgp_sites.h"
+#include "mgp_live.h"
+#include "mgp_sample.h"
+#include "mgp_stacks.h"
+#include "mgp_thread.h"
 
 #define OUT_CAP (1u << 20)
+#define SNAP_FIELDS 12u /* SNAPSHOT2 header fields from rss_anon to frees_total */
+
+/* A buffer from the kernel that doubles when it must. */
+struct buf {
+	char *p;
+	size_t cap;
+};
 
 /* The trace writer's whole state (writer lock held). */
 static struct {
@@ -30,46 +43,87 @@ static struct {
 	uint64_t start_mono;
 	char *out;    /* records not yet written to the file */
 	size_t len;
-	char *scratch;
-	size_t scratch_cap;
-	uint32_t max_sites;
-	uint64_t *last_allocs, *last_frees, *last_live; /* per site, as last written */
-	uint32_t *dirty_ids;                            /* scratch for the changed-site list */
-	uint32_t *leaves;                               /* per site, its stack's innermost node */
-	struct trie_slot *trie;                         /* the frame tree written so far */
-	uint64_t trie_cap;
-	uint32_t trie_nodes;
-	uint32_t stacks_written;                        /* sites below this id have their stack */
+	uint64_t stream_off;                            /* stream bytes so far (header included) */
+	int compress;                                   /* files are zstd streams (MGPROBE_COMPRESS) */
+	ZSTD_CCtx *z;                                   /* the file's zstd stream (NULL: plain) */
+	char *zbuf;
+	struct {
+		char path[2304];                        /* the parent's trace, for a forked child */
+		uint64_t offset, start_mono;
+		int pid;
+		int set;                                /* a fork point was written: the child refers */
+	} base;
+	int relative;                                   /* a forked child's file: values since the fork */
+	struct buf scratch;                             /* site entries, strings */
+	struct buf stk;                                 /* frame nodes and stacks of a snapshot */
+	struct buf ids;                                 /* the changed-site list */
+	struct mgp_chunks site_done;                    /* a bit per site: its stack is in the file */
+	struct mgp_chunks node_done;                    /* a bit per node: in the file */
 	uint32_t codes_written;                         /* Python code objects written (ids below) */
 	uint32_t modules_gen;                           /* module generations written so far */
-	struct {
-		uint64_t live[3], count[3]; /* heap, mmap, CUDA */
-		uint64_t allocs, frees;
-	} tot;
-	/* CUDA bytes by (kind, device), kept like tot; written as DEVMEM after each snapshot once
-	 * any is seen. The pool cells and device-site details come from the CUDA source. */
-	struct mgc_devmem_cell cells[MGP_TRACE_MAX_CELLS];
-	uint32_t ncells;
+	uint64_t snapshots;                             /* written to this file */
+	struct mgp_totals tot;                          /* as the last snapshot said */
 	const struct mgp_trace_cuda *cuda;
+	uint16_t cell_kinds[MGP_TRACE_MAX_CELLS];       /* CUDA cells in the order this file saw them */
+	uint32_t ncells;
 	uint64_t prev_t, prev_step; /* the previous snapshot's, for SNAPSHOT2's deltas */
+	uint64_t prev_v[SNAP_FIELDS];
 	char prev_label[32];
-} trace = {.fd = -1};
+} trace = {.fd = -1,
+	   .site_done = {.esize = 8, .shift = 12}, /* 262144 sites per 32 KiB chunk */
+	   .node_done = {.esize = 8, .shift = 12}};
 
-int mgp_trace_init(uint32_t max_sites)
+static int buf_reserve(struct buf *b, size_t need)
 {
-	trace.out = mgp_os_alloc(OUT_CAP);
-	trace.scratch_cap = 1u << 20;
-	trace.scratch = mgp_os_alloc(trace.scratch_cap);
-	trace.last_allocs = mgp_os_alloc((size_t)max_sites * 8);
-	trace.last_frees = mgp_os_alloc((size_t)max_sites * 8);
-	trace.last_live = mgp_os_alloc((size_t)max_sites * 8);
-	trace.dirty_ids = mgp_os_alloc((size_t)max_sites * 4);
-	trace.leaves = mgp_os_alloc((size_t)max_sites * 4);
-	if (!trace.out || !trace.scratch || !trace.last_allocs || !trace.last_frees || !trace.last_live ||
-	    !trace.dirty_ids || !trace.leaves)
+	if (need <= b->cap)
+		return 0;
+	size_t ncap = b->cap ? b->cap * 2 : 1u << 16;
+	while (ncap < need)
+		ncap *= 2;
+	char *n = mgp_os_alloc(ncap);
+	if (!n)
 		return -ENOMEM;
-	trace.max_sites = max_sites;
+	memcpy(n, b->p, b->cap);
+	mgp_os_free(b->p, b->cap);
+	b->p = n;
+	b->cap = ncap;
 	return 0;
+}
+
+#define BUF_KEEP (1u << 20) /* buffers bigger than this are given back after each snapshot */
+
+static void buf_drop(struct buf *b)
+{
+	mgp_os_free(b->p, b->cap);
+	b->p = NULL;
+	b->cap = 0;
+}
+
+int mgp_trace_init(int compress)
+{
+	trace.compress = compress;
+	trace.out = mgp_os_alloc(OUT_CAP);
+	return trace.out ? 0 : -ENOMEM;
+}
+
+/* Bit id of a chunked bitmap: read, and set (0 on success, -ENOMEM). */
+static int bit_get(const struct mgp_chunks *c, uint32_t id)
+{
+	const uint64_t *w = mgp_chunk_find(c, id >> 6);
+	return w && (*w >> (id & 63)) & 1;
+}
+
+static int bit_set(struct mgp_chunks *c, uint32_t id)
+{
+	if (mgp_chunks_ensure(c, id >> 6) < 0)
+		return -ENOMEM;
+	*(uint64_t *)mgp_chunk_at(c, id >> 6) |= 1ull << (id & 63);
+	return 0;
+}
+
+int mgp_trace_site_written(uint32_t id)
+{
+	return bit_get(&trace.site_done, id);
 }
 
 int mgp_trace_ok(void)
@@ -108,9 +162,104 @@ static void fail(int err)
 	close_if_ours();
 }
 
-int mgp_trace_flush(void)
+/* Writes n bytes to the file. 0, or -errno after the trace failed (with one line). */
+static int write_all(const char *p, size_t n)
 {
 	size_t off = 0;
+	sigset_t old;
+	mgp_xfsz_hold(&old); /* a file-size limit stops the trace, not the program */
+	while (off < n) {
+		ssize_t r = write(trace.fd, p + off, n - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			int e = r < 0 ? errno : ENOSPC;
+			mgp_xfsz_release(&old, e == EFBIG);
+			fail(e);
+			return -e;
+		}
+		off += (size_t)r;
+	}
+	mgp_xfsz_release(&old, 0);
+	return 0;
+}
+
+/* ---- compression: one zstd stream per file, flushed at every flush of the file ---- */
+
+#define ZBUF_CAP (128u << 10)
+#define ZLEVEL 3
+/* A 256 KiB window and 64k-entry tables keep the compressor's memory near 1 MiB (a forked worker
+ * has its own): on the torch sample's trace that costs 1% of the ratio of zstd's defaults. */
+#define ZWINDOW_LOG 18
+#define ZTABLE_LOG 16
+
+/* zstd's memory comes from the kernel, never malloc: a 16-byte header keeps each block's size. */
+static void *z_alloc(void *opaque, size_t n)
+{
+	(void)opaque;
+	size_t len = n + 16;
+	char *p = mgp_os_alloc(len);
+	if (!p)
+		return NULL;
+	memcpy(p, &len, sizeof len);
+	return p + 16;
+}
+
+static void z_free(void *opaque, void *q)
+{
+	(void)opaque;
+	if (!q)
+		return;
+	size_t len;
+	memcpy(&len, (char *)q - 16, sizeof len);
+	mgp_os_free((char *)q - 16, len);
+}
+
+static void z_drop(void)
+{
+	ZSTD_freeCCtx(trace.z);
+	trace.z = NULL;
+	mgp_os_free(trace.zbuf, ZBUF_CAP);
+	trace.zbuf = NULL;
+}
+
+static int z_start(void)
+{
+	z_drop();
+	trace.z = ZSTD_createCCtx_advanced((ZSTD_customMem){z_alloc, z_free, NULL});
+	trace.zbuf = mgp_os_alloc(ZBUF_CAP);
+	if (!trace.z || !trace.zbuf ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(trace.z, ZSTD_c_compressionLevel, ZLEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(trace.z, ZSTD_c_windowLog, ZWINDOW_LOG)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(trace.z, ZSTD_c_hashLog, ZTABLE_LOG)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(trace.z, ZSTD_c_chainLog, ZTABLE_LOG))) {
+		z_drop();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Compresses and writes the buffered records: `end` closes the stream (the file is complete),
+ * else the stream is flushed so that what is written decompresses on its own. */
+static int z_write(const char *p, size_t n, ZSTD_EndDirective how)
+{
+	ZSTD_inBuffer in = {p, n, 0};
+	for (;;) {
+		ZSTD_outBuffer out = {trace.zbuf, ZBUF_CAP, 0};
+		size_t left = ZSTD_compressStream2(trace.z, &out, &in, how);
+		if (ZSTD_isError(left)) {
+			fail(EIO);
+			return -EIO;
+		}
+		if (out.pos && write_all(trace.zbuf, out.pos) < 0)
+			return -EIO;
+		if (left == 0 && in.pos == in.size)
+			return 0;
+	}
+}
+
+static int flush_how(ZSTD_EndDirective how)
+{
 	if (!trace.ok) {
 		trace.len = 0;
 		return -EIO;
@@ -121,36 +270,21 @@ int mgp_trace_flush(void)
 		fail(EBADF); /* "Bad file descriptor": the program closed it */
 		return -EBADF;
 	}
-	sigset_t old;
-	mgp_xfsz_hold(&old); /* a file-size limit stops the trace, not the program */
-	while (off < trace.len) {
-		ssize_t r = write(trace.fd, trace.out + off, trace.len - off);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			mgp_xfsz_release(&old, e == EFBIG);
-			trace.len = 0;
-			fail(e);
-			return -e;
-		}
-		if (r == 0) {
-			mgp_xfsz_release(&old, 0);
-			trace.len = 0;
-			fail(ENOSPC);
-			return -ENOSPC;
-		}
-		off += (size_t)r;
-	}
-	mgp_xfsz_release(&old, 0);
+	int r = trace.z ? z_write(trace.out, trace.len, how) : write_all(trace.out, trace.len);
 	trace.len = 0;
-	return 0;
+	return r;
+}
+
+int mgp_trace_flush(void)
+{
+	return trace.len ? flush_how(ZSTD_e_flush) : (trace.ok ? 0 : -EIO);
 }
 
 /* Appends raw bytes to the output buffer, flushing when full. */
 static void put(const void *p, size_t n)
 {
 	const char *s = p;
+	trace.stream_off += n;
 	while (n && trace.ok) {
 		if (trace.len == OUT_CAP && mgp_trace_flush() < 0)
 			return;
@@ -214,16 +348,36 @@ static int open_file(const char *path, int excl)
 	return 0;
 }
 
+/* SNAPSHOT2's header fields written as changes (mgc_format.h, MGC_FILE_DELTAS). */
+static void snap_fields(const struct mgc_rec_snapshot *sn, uint64_t v[SNAP_FIELDS])
+{
+	const uint64_t f[SNAP_FIELDS] = {sn->rss_anon >> 10, sn->rss_file >> 10, sn->rss_shmem >> 10,
+					 sn->heap_live_bytes, sn->heap_live_count, sn->mmap_live_bytes,
+					 sn->mmap_live_count, sn->malloc_free_bytes, sn->malloc_arena_bytes,
+					 sn->device_live_bytes, sn->allocs_total, sn->frees_total};
+	memcpy(v, f, sizeof f);
+}
+
 int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 {
 	int err = open_file(path, excl);
 	if (err < 0)
 		return err;
 	trace.start_mono = p->start_mono_ns;
-	struct mgc_file_header fh = {.version = MGC_TRACE_VERSION,
-				     .header_size = sizeof(struct mgc_file_header)};
-	memcpy(fh.magic, MGC_TRACE_MAGIC, 8);
-	put(&fh, sizeof fh);
+	struct mgc_file_header3 fh = {.h = {.version = MGC_TRACE_VERSION,
+					    .header_size = sizeof(struct mgc_file_header3)},
+				      .flags = MGC_FILE_ZSTD | MGC_FILE_DELTAS};
+	memcpy(fh.h.magic, MGC_TRACE_MAGIC, 8);
+	if (!trace.compress || z_start() < 0)
+		fh.flags &= ~(uint64_t)MGC_FILE_ZSTD; /* plain: asked for, or no memory for the compressor */
+	trace.opening = 1; /* a failure from here on is this function's to say */
+	err = write_all((const char *)&fh, sizeof fh);
+	trace.opening = 0;
+	if (err < 0) {
+		unlink(path); /* created or emptied above, and nothing in it */
+		return err;
+	}
+	trace.stream_off = sizeof fh;
 	struct mgc_rec_process pr = {
 		.pid = p->pid, .ppid = p->ppid,
 		.start_realtime_ns = p->start_realtime_ns, .start_mono_ns = p->start_mono_ns,
@@ -234,12 +388,26 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p)
 		.host_len = (uint32_t)strlen(p->host), .cmdline_len = p->cmdline_len, .exe_len = p->exe_len,
 	};
 	/* The three strings go in one part: copy them behind each other in the scratch buffer. */
-	memcpy(trace.scratch, p->host, pr.host_len);
-	memcpy(trace.scratch + pr.host_len, p->cmdline, pr.cmdline_len);
-	memcpy(trace.scratch + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
 	size_t strings = (size_t)pr.host_len + pr.cmdline_len + pr.exe_len;
+	if (buf_reserve(&trace.scratch, strings) < 0)
+		return -ENOMEM;
+	char *sc = trace.scratch.p;
+	memcpy(sc, p->host, pr.host_len);
+	memcpy(sc + pr.host_len, p->cmdline, pr.cmdline_len);
+	memcpy(sc + pr.host_len + pr.cmdline_len, p->exe, pr.exe_len);
 	trace.opening = 1;
-	record3(MGC_REC_PROCESS, &pr, sizeof pr, trace.scratch, strings, NULL, 0);
+	record3(MGC_REC_PROCESS, &pr, sizeof pr, sc, strings, NULL, 0);
+	if (mgp_sample_conf.rate) {
+		struct mgc_rec_sampling sr = {.rate = mgp_sample_conf.rate};
+		record3(MGC_REC_SAMPLING, &sr, sizeof sr, NULL, 0, NULL, 0);
+	}
+	if (trace.base.set) { /* a forked child: the parent's file holds the rest */
+		struct mgc_rec_forked f = {.parent_pid = trace.base.pid,
+					   .path_len = (uint32_t)strlen(trace.base.path),
+					   .parent_start_mono_ns = trace.base.start_mono,
+					   .parent_offset = trace.base.offset};
+		record3(MGC_REC_FORKED, &f, sizeof f, trace.base.path, f.path_len, NULL, 0);
+	}
 	err = mgp_trace_flush();
 	trace.opening = 0;
 	if (err < 0)
@@ -279,65 +447,7 @@ void mgp_trace_modules(void)
 	trace.modules_gen = gen;
 }
 
-/* ---- stacks, snapshots, markers ---- */
-
-static int scratch_reserve(size_t need);
-
-/* ---- the frame tree: (parent node, IP) -> node id, the writer's own (under its lock) ---- */
-
-struct trie_slot {
-	uint64_t ip;
-	uint32_t parent;
-	uint32_t node; /* 0 = empty */
-};
-
-static inline uint64_t trie_hash(uint32_t parent, uint64_t ip)
-{
-	uint64_t h = (ip ^ ((uint64_t)parent << 40) ^ parent) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 31);
-}
-
-static int trie_grow(void)
-{
-	uint64_t ncap = trace.trie_cap ? trace.trie_cap * 2 : (1u << 16);
-	struct trie_slot *nt = mgp_os_alloc(ncap * sizeof *nt);
-	if (!nt)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < trace.trie_cap; i++) {
-		if (!trace.trie[i].node)
-			continue;
-		uint64_t j = trie_hash(trace.trie[i].parent, trace.trie[i].ip) & (ncap - 1);
-		while (nt[j].node)
-			j = (j + 1) & (ncap - 1);
-		nt[j] = trace.trie[i];
-	}
-	mgp_os_free(trace.trie, trace.trie_cap * sizeof *trace.trie);
-	trace.trie = nt;
-	trace.trie_cap = ncap;
-	return 0;
-}
-
-/* The node for ip under parent; a new one is appended to the scratch buffer at *off. 0 when out
- * of memory. */
-static uint32_t trie_node(uint32_t parent, uint64_t ip, size_t *off)
-{
-	if ((trace.trie_nodes + 1) * 2 > trace.trie_cap && trie_grow() < 0)
-		return 0;
-	uint64_t j = trie_hash(parent, ip) & (trace.trie_cap - 1);
-	while (trace.trie[j].node) {
-		if (trace.trie[j].ip == ip && trace.trie[j].parent == parent)
-			return trace.trie[j].node;
-		j = (j + 1) & (trace.trie_cap - 1);
-	}
-	if (scratch_reserve(*off + MGC_FRAME_NODE_SIZE) < 0)
-		return 0;
-	uint32_t node = ++trace.trie_nodes;
-	trace.trie[j] = (struct trie_slot){ip, parent, node};
-	memcpy(trace.scratch + *off, &ip, 8);
-	memcpy(trace.scratch + *off + 8, &parent, 4);
-	*off += MGC_FRAME_NODE_SIZE;
-	return node;
-}
+/* ---- stacks: the store's nodes, each written once, before the first stack that ends in it ---- */
 
 /* Python code objects registered since the last call (mgp_pycode.h), before any stack that names
  * them, and a notice when Python frames are off or a frame failed validation. */
@@ -361,75 +471,97 @@ static void write_pycodes(void)
 	}
 }
 
-/* Writes the stacks of the sites published since the last call: first the frame-tree nodes they
- * add (FRAMES, in chunks), then STACK2 records, each an array of sites naming their innermost
- * node. */
+/* The FRAMES3 (in trace.stk) and STACK3 (in st) payloads of one snapshot (mgc_format.h). */
+static struct {
+	struct buf st;     /* STACK3 entries */
+	size_t nodes_len, st_len;
+	uint64_t prev_ip;
+	uint32_t prev_node, prev_site, prev_leaf;
+} nw;
+
+/* Appends node `id` (its parent already in the file) to the FRAMES3 payload. */
+static int put_node(uint32_t id)
+{
+	const struct mgp_node *n = mgp_node_get(id);
+	if (buf_reserve(&trace.stk, nw.nodes_len + 30) < 0 || bit_set(&trace.node_done, id) < 0)
+		return -ENOMEM;
+	unsigned char *q = (unsigned char *)trace.stk.p + nw.nodes_len;
+	size_t w = mgc_put_varint(q, mgc_zigzag((int64_t)id - (int64_t)nw.prev_node));
+	w += mgc_put_varint(q + w, mgc_zigzag((int64_t)id - (int64_t)n->parent));
+	w += mgc_put_varint(q + w, mgc_zigzag((int64_t)(n->ip - nw.prev_ip)));
+	nw.nodes_len += w;
+	nw.prev_node = id;
+	nw.prev_ip = n->ip;
+	return 0;
+}
+
+/* The nodes of a stack not in the file yet, outermost first. */
+static int put_stack_nodes(uint32_t leaf)
+{
+	uint32_t todo[MGC_MAX_FRAMES];
+	unsigned k = 0;
+	for (uint32_t id = leaf; id && !bit_get(&trace.node_done, id) && k < MGC_MAX_FRAMES;
+	     id = mgp_node_get(id)->parent)
+		todo[k++] = id;
+	while (k > 0)
+		if (put_node(todo[--k]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static void flush_stacks(void);
+
+#define STACKS_CHUNK (256u << 10) /* FRAMES3 and STACK3 records are written in pieces this big */
+
+/* Site `id` goes into the file: its nodes and its STACK3 entry. 0 or -ENOMEM. */
+static int put_site_stack(uint32_t id)
+{
+	const struct mgp_site *s = mgp_site_get(id);
+	if (nw.nodes_len > STACKS_CHUNK || nw.st_len > STACKS_CHUNK)
+		flush_stacks(); /* 10^5 new sites at once (an import) need no 10 MiB of buffers */
+	if (put_stack_nodes(s->leaf) < 0 || buf_reserve(&nw.st, nw.st_len + 40) < 0 ||
+	    bit_set(&trace.site_done, id) < 0)
+		return -ENOMEM;
+	unsigned char *q = (unsigned char *)nw.st.p + nw.st_len;
+	size_t w = mgc_put_varint(q, mgc_zigzag((int64_t)id - (int64_t)nw.prev_site));
+	w += mgc_put_varint(q + w, mgc_zigzag((int64_t)s->leaf - (int64_t)nw.prev_leaf));
+	w += mgc_put_varint(q + w, s->nframes);
+	w += mgc_put_varint(q + w, s->kind);
+	w += mgc_put_varint(q + w, mgp_modules_gen());
+	nw.st_len += w;
+	nw.prev_site = id;
+	nw.prev_leaf = s->leaf;
+	return 0;
+}
+
+/* Writes the FRAMES3 and STACK3 records gathered (after the code objects they name). */
+static void flush_stacks(void)
+{
+	write_pycodes();
+	if (nw.nodes_len)
+		record3(MGC_REC_FRAMES3, trace.stk.p, nw.nodes_len, NULL, 0, NULL, 0);
+	if (nw.st_len)
+		record3(MGC_REC_STACK3, nw.st.p, nw.st_len, NULL, 0, NULL, 0);
+	nw.nodes_len = nw.st_len = 0;
+	nw.prev_ip = 0;
+	nw.prev_node = nw.prev_site = nw.prev_leaf = 0;
+}
+
 void mgp_trace_write_stacks(void)
 {
-	uint32_t n = mgp_sites_count(); /* first: a site's code objects are registered before it */
 	if (!trace.ok)
 		return;
-	write_pycodes();
-	if (trace.stacks_written == 0)
-		trace.stacks_written = 1; /* id 0 is "none" */
-	uint32_t first_node = trace.trie_nodes + 1;
-	size_t off = 0;
-	for (uint32_t id = trace.stacks_written; id < n; id++) {
-		const struct mgp_site *s = mgp_site_get(id);
-		const uint64_t *f = mgp_site_frames(s);
-		uint32_t node = 0;
-		for (unsigned k = s->nframes; k-- > 0;) {
-			node = trie_node(node, f[k], &off);
-			if (!node) {
-				fail(ENOMEM);
-				return;
-			}
-		}
-		trace.leaves[id] = node;
-	}
-	/* The new nodes, in chunks of at most 1M (12 MiB records). */
-	uint32_t total = trace.trie_nodes + 1 - first_node;
-	for (uint32_t done = 0; done < total;) {
-		uint32_t k = total - done < (1u << 20) ? total - done : (1u << 20);
-		struct mgc_rec_frames fr = {.first = first_node + done, .count = k};
-		record3(MGC_REC_FRAMES, &fr, sizeof fr, trace.scratch + (size_t)done * MGC_FRAME_NODE_SIZE,
-			(size_t)k * MGC_FRAME_NODE_SIZE, NULL, 0);
-		done += k;
-	}
-	/* Then the stacks, many to a record (chunks of at most 256k, 4 MiB). */
-	for (uint32_t id = trace.stacks_written; id < n;) {
-		uint32_t k = 0;
-		if (scratch_reserve((size_t)(1u << 18) * sizeof(struct mgc_rec_stack2)) < 0) {
+	/* Before a dlclose: every site in use that is not in the file yet, while its frames' module
+	 * is still in the map. */
+	uint32_t n = mgp_sites_count();
+	for (uint32_t id = 2; id < n; id++) {
+		const struct mgp_site_counts *c = mgp_site_counts(id);
+		if (c->state != MGP_SITE_FREE && !bit_get(&trace.site_done, id) && put_site_stack(id) < 0) {
 			fail(ENOMEM);
 			return;
 		}
-		for (; id < n && k < (1u << 18); id++, k++) {
-			const struct mgp_site *s = mgp_site_get(id);
-			struct mgc_rec_stack2 r = {.id = id, .gen = mgp_modules_gen(), .kind = s->kind,
-						   .nframes = s->nframes, .leaf = trace.leaves[id]};
-			memcpy(trace.scratch + (size_t)k * sizeof r, &r, sizeof r);
-		}
-		record3(MGC_REC_STACK2, trace.scratch, (size_t)k * sizeof(struct mgc_rec_stack2), NULL, 0,
-			NULL, 0);
 	}
-	trace.stacks_written = n;
-}
-
-static int scratch_reserve(size_t need)
-{
-	if (need <= trace.scratch_cap)
-		return 0;
-	size_t ncap = trace.scratch_cap * 2;
-	while (ncap < need)
-		ncap *= 2;
-	char *n = mgp_os_alloc(ncap);
-	if (!n)
-		return -ENOMEM;
-	memcpy(n, trace.scratch, trace.scratch_cap);
-	mgp_os_free(trace.scratch, trace.scratch_cap);
-	trace.scratch = n;
-	trace.scratch_cap = ncap;
-	return 0;
+	flush_stacks();
 }
 
 void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
@@ -437,130 +569,140 @@ void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
 	trace.cuda = cuda;
 }
 
-/* A CUDA site's change goes to its (kind, device) cell. Cells are never removed: a cell that went
- * back to zero is still written, so a reader sees it drop. */
-static void cell_add(uint16_t kind, uint64_t dbytes, uint64_t dcount)
-{
-	uint32_t c = 0;
-	while (c < trace.ncells && trace.cells[c].kind != kind)
-		c++;
-	if (c == trace.ncells) {
-		if (trace.ncells == MGP_TRACE_MAX_CELLS || (!dbytes && !dcount))
-			return; /* full: the totals keep them; nothing yet (a forked child's zeroed sites) */
-		trace.cells[trace.ncells++] = (struct mgc_devmem_cell){.kind = kind};
-	}
-	trace.cells[c].bytes += dbytes;
-	trace.cells[c].count += (uint32_t)dcount;
-}
-
 /* After a snapshot in a process that has CUDA memory: DEVMEM (the cells, then the pools') and
  * DEVSITE for device-site details that changed. */
 static void write_cuda(void)
 {
-	struct mgc_devmem_cell pools[MGP_TRACE_MAX_CELLS];
+	struct mgc_devmem_cell now[MGP_TRACE_MAX_CELLS], cells[MGP_TRACE_MAX_CELLS], pools[MGP_TRACE_MAX_CELLS];
+	uint32_t n = mgp_sites_cuda_cells(now, MGP_TRACE_MAX_CELLS), nc = 0;
+	/* In the order this file first saw them with memory; a cell back at zero stays. */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0;
+		while (k < trace.ncells && trace.cell_kinds[k] != now[i].kind)
+			k++;
+		if (k == trace.ncells && (now[i].bytes || now[i].count))
+			trace.cell_kinds[trace.ncells++] = now[i].kind;
+	}
+	for (uint32_t k = 0; k < trace.ncells; k++) {
+		cells[nc] = (struct mgc_devmem_cell){.kind = trace.cell_kinds[k]};
+		for (uint32_t i = 0; i < n; i++)
+			if (now[i].kind == trace.cell_kinds[k])
+				cells[nc] = now[i];
+		nc++;
+	}
 	uint32_t np = trace.cuda ? trace.cuda->pool_cells(pools, MGP_TRACE_MAX_CELLS) : 0;
-	if (trace.ncells + np) {
-		struct mgc_rec_devmem r = {.ncells = trace.ncells + np};
-		record3(MGC_REC_DEVMEM, &r, sizeof r, trace.cells, trace.ncells * sizeof trace.cells[0], pools,
-			np * sizeof pools[0]);
+	if (nc + np) {
+		struct mgc_rec_devmem r = {.ncells = nc + np};
+		record3(MGC_REC_DEVMEM, &r, sizeof r, cells, nc * sizeof cells[0], pools, np * sizeof pools[0]);
 	}
 	if (!trace.cuda)
 		return;
 	struct mgc_rec_devsite ds[64];
-	uint32_t n;
-	while ((n = trace.cuda->take_devsites(ds, 64)) > 0)
-		record3(MGC_REC_DEVSITE, ds, n * sizeof ds[0], NULL, 0, NULL, 0);
+	uint32_t nd;
+	while ((nd = trace.cuda->take_devsites(ds, 64)) > 0)
+		record3(MGC_REC_DEVSITE, ds, nd * sizeof ds[0], NULL, 0, NULL, 0);
 }
 
-/* Which of tot's slots a site's kind counts in: heap, anonymous mmap, CUDA. */
-static unsigned total_slot(unsigned kind)
+/* The most bytes encode_site writes: 9 varints of counters (the last, sampled runs' variance)
+ * and 32 of cohorts, 10 bytes each. */
+#define SITE_ENTRY_MAX (10u * (9u + MGC_COHORTS))
+
+/* A value that is a count in a file of its own and a change since the fork in a forked child's
+ * (MGC_REC_FORKED), where it may be negative: zigzagged there. */
+static inline uint64_t signed_value(uint64_t v)
 {
-	return kind == MGC_KIND_MMAP ? 1 : mgc_kind_is_cuda(kind) ? 2 : 0;
+	return trace.relative ? mgc_zigzag((int64_t)v) : v;
 }
-
-/* A site's counters, read once per snapshot. */
-struct site_now {
-	uint64_t allocs, frees, live;
-};
-
-/* Adds what a site changed since it was last seen to the totals (all of it in a FULL snapshot,
- * which starts them from zero) and remembers its counters. Differences are modular: a transiently
- * negative read evens out later. Returns whether the site changed. */
-static int account_site(uint32_t id, const struct mgp_site *s, int full, struct site_now *now)
-{
-	now->allocs = __atomic_load_n(&s->allocs, __ATOMIC_ACQUIRE);
-	now->frees = __atomic_load_n(&s->frees, __ATOMIC_RELAXED);
-	now->live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
-	uint64_t la = full ? 0 : trace.last_allocs[id], lf = full ? 0 : trace.last_frees[id];
-	uint64_t ll = full ? 0 : trace.last_live[id];
-	unsigned k = total_slot(s->kind);
-	trace.tot.live[k] += now->live - ll;
-	trace.tot.count[k] += (now->allocs - now->frees) - (la - lf);
-	if (k == 2)
-		cell_add(s->kind, now->live - ll, (now->allocs - now->frees) - (la - lf));
-	trace.tot.allocs += now->allocs - la;
-	trace.tot.frees += now->frees - lf;
-	trace.last_allocs[id] = now->allocs;
-	trace.last_frees[id] = now->frees;
-	trace.last_live[id] = now->live;
-	return full || now->allocs != la || now->frees != lf || now->live != ll;
-}
-
-/* The most bytes encode_site writes: 8 varints of counters and 32 of cohorts, 10 bytes each. */
-#define SITE_ENTRY_MAX (10u * (8u + MGC_COHORTS))
 
 /* A site's SNAPSHOT2 entry (mgc_format.h) at q; returns its length. */
-static size_t encode_site(unsigned char *q, uint32_t id_delta, const struct mgp_site *s,
-			  const struct site_now *now)
+static size_t encode_site(unsigned char *q, uint32_t id_delta, const struct mgp_site_counts *c)
 {
 	uint64_t coh[MGC_COHORTS];
 	uint32_t mask = 0;
-	for (unsigned c = 0; c < MGC_COHORTS; c++) {
-		uint64_t v = __atomic_load_n(&s->cohorts[c], __ATOMIC_RELAXED);
-		if (v && v < (1ull << 62)) { /* a transiently negative bucket reads as huge: skip it */
-			mask |= 1u << c;
-			coh[c] = v;
+	for (unsigned k = 0; k < MGC_COHORTS; k++) {
+		uint64_t v = mgp_site_cohort(c, k);
+		/* A transiently negative bucket reads as huge: skipped, but in a forked child's file,
+		 * where a change since the fork may be negative. */
+		if (v && (v < (1ull << 62) || trace.relative)) {
+			mask |= 1u << k;
+			coh[k] = signed_value(v);
 		}
 	}
+	uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
+	uint64_t frees = __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
 	size_t w = mgc_put_varint(q, id_delta);
-	w += mgc_put_varint(q + w, now->live);
-	w += mgc_put_varint(q + w, now->allocs - now->frees);
-	w += mgc_put_varint(q + w, now->allocs);
-	w += mgc_put_varint(q + w, __atomic_load_n(&s->alloc_bytes, __ATOMIC_RELAXED));
-	w += mgc_put_varint(q + w, now->frees);
-	w += mgc_put_varint(q + w, __atomic_load_n(&s->peak_bytes, __ATOMIC_RELAXED));
+	w += mgc_put_varint(q + w, signed_value(__atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED)));
+	w += mgc_put_varint(q + w, signed_value(allocs - frees));
+	w += mgc_put_varint(q + w, allocs);
+	w += mgc_put_varint(q + w, __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED));
+	w += mgc_put_varint(q + w, frees);
+	w += mgc_put_varint(q + w, __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED));
 	w += mgc_put_varint(q + w, mask);
-	for (unsigned c = 0; c < MGC_COHORTS; c++)
-		if (mask & (1u << c))
-			w += mgc_put_varint(q + w, coh[c]);
+	for (unsigned k = 0; k < MGC_COHORTS; k++)
+		if (mask & (1u << k))
+			w += mgc_put_varint(q + w, coh[k]);
+	if (mgp_sample_conf.rate)
+		w += mgc_put_varint(q + w, signed_value(__atomic_load_n(&c->var, __ATOMIC_RELAXED)));
 	return w;
 }
 
-/* Visits the sites that changed since the last snapshot (the changed-site bitmap), or every site
- * in a FULL one, so a snapshot costs O(changed), not O(sites): a PyTorch process has 10^5 sites
- * from its start-up. Keeps the totals and encodes the entries into the scratch buffer; returns
- * their bytes and, in *nsites, their number. */
-static size_t visit_sites(int full, uint32_t *nsites)
+#define CHURN_EVERY 64u /* snapshots between rewrites of sites that only churned */
+
+/* Whether a changed site goes into this snapshot, and its stack first if it is new to the file.
+ * A site enters the file once it holds memory at a snapshot or has made MGP_SITES_KEEP_ALLOCS
+ * allocations, and at exit: a start-up transient (a few allocations, freed within one interval)
+ * never does: it counts in the totals only, and its memory goes back by eviction. Once in, it is
+ * rewritten when its live bytes or count moved, and when it only churned (allocations and frees
+ * in balance), every CHURN_EVERY snapshots and in the last. -1 when out of memory. */
+static int wanted(uint32_t id, unsigned flags)
+{
+	struct mgp_site_counts *c = mgp_site_counts(id);
+	unsigned dirty = __atomic_exchange_n(&c->dirty, 0, __ATOMIC_RELAXED);
+	if (c->state == MGP_SITE_FREE)
+		return 0;
+	if (!bit_get(&trace.site_done, id)) {
+		uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
+		int holds = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) != 0 ||
+			    allocs != __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
+		if (!holds && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1)
+			return 0;
+		return put_site_stack(id) < 0 ? -1 : 1;
+	}
+	if ((dirty & MGP_SITE_LIVE) || (flags & (MGC_SNAP_FINAL | MGC_SNAP_FULL)) ||
+	    trace.snapshots % CHURN_EVERY == 0)
+		return 1;
+	mgp_sites_mark(id, MGP_SITE_CHURN); /* left for a later snapshot */
+	return 0;
+}
+
+/* The sites changed since the last snapshot (the changed-site bitmap), or every site in use in a
+ * FULL one, so a snapshot costs O(changed), not O(sites): a PyTorch process has 10^5 sites from
+ * its start-up. Encodes the entries into the scratch buffer; returns their bytes and, in
+ * *nsites, their number. */
+static size_t visit_sites(unsigned flags, uint32_t *nsites)
 {
 	size_t off = 0;
 	uint32_t count = mgp_sites_count(), prev_id = 0;
-	uint32_t nd = mgp_sites_take_dirty(trace.dirty_ids);
+	if (buf_reserve(&trace.ids, (size_t)count * 4) < 0)
+		return 0;
+	uint32_t *ids = (uint32_t *)trace.ids.p;
+	uint32_t nd = mgp_sites_take_dirty(ids);
+	int full = (flags & MGC_SNAP_FULL) != 0;
 	uint32_t nvisit = full ? (count > 1 ? count - 1 : 0) : nd;
 	*nsites = 0;
-	if (full) {
-		memset(&trace.tot, 0, sizeof trace.tot);
-		for (uint32_t c = 0; c < trace.ncells; c++)
-			trace.cells[c].bytes = trace.cells[c].count = 0;
-	}
 	for (uint32_t i = 0; i < nvisit; i++) {
-		uint32_t id = full ? i + 1 : trace.dirty_ids[i];
-		const struct mgp_site *s = mgp_site_get(id);
-		struct site_now now;
-		if (!account_site(id, s, full, &now) || (now.allocs == 0 && now.frees == 0))
-			continue;
-		if (scratch_reserve(off + SITE_ENTRY_MAX) < 0)
+		uint32_t id = full ? i + 1 : ids[i];
+		const struct mgp_site_counts *c = mgp_site_counts(id);
+		int w = wanted(id, flags);
+		if (w < 0 || buf_reserve(&trace.scratch, off + SITE_ENTRY_MAX) < 0) {
+			fail(ENOMEM);
 			break;
-		off += encode_site((unsigned char *)trace.scratch + off, id - prev_id, s, &now);
+		}
+		if (!w || (__atomic_load_n(&c->allocs, __ATOMIC_RELAXED) == 0 &&
+			   __atomic_load_n(&c->frees, __ATOMIC_RELAXED) == 0 &&
+			   __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) == 0))
+			continue;
+		off += encode_site((unsigned char *)trace.scratch.p + off, id - prev_id, c);
 		prev_id = id;
 		(*nsites)++;
 	}
@@ -572,20 +714,14 @@ static size_t visit_sites(int full, uint32_t *nsites)
 static size_t encode_header(unsigned char *h, const struct mgc_rec_snapshot *sn)
 {
 	size_t hn = 0;
-	hn += mgc_put_varint(h + hn, sn->t_ns - trace.prev_t);
+	hn += mgc_put_varint(h + hn, sn->t_ns / 1000 - trace.prev_t / 1000);
 	hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(sn->step - trace.prev_step)));
-	hn += mgc_put_varint(h + hn, sn->rss_anon >> 10);
-	hn += mgc_put_varint(h + hn, sn->rss_file >> 10);
-	hn += mgc_put_varint(h + hn, sn->rss_shmem >> 10);
-	hn += mgc_put_varint(h + hn, sn->heap_live_bytes);
-	hn += mgc_put_varint(h + hn, sn->heap_live_count);
-	hn += mgc_put_varint(h + hn, sn->mmap_live_bytes);
-	hn += mgc_put_varint(h + hn, sn->mmap_live_count);
-	hn += mgc_put_varint(h + hn, sn->malloc_free_bytes);
-	hn += mgc_put_varint(h + hn, sn->malloc_arena_bytes);
-	hn += mgc_put_varint(h + hn, sn->device_live_bytes);
-	hn += mgc_put_varint(h + hn, sn->allocs_total);
-	hn += mgc_put_varint(h + hn, sn->frees_total);
+	uint64_t v[SNAP_FIELDS];
+	snap_fields(sn, v);
+	for (unsigned i = 0; i < SNAP_FIELDS; i++) {
+		hn += mgc_put_varint(h + hn, mgc_zigzag((int64_t)(v[i] - trace.prev_v[i])));
+		trace.prev_v[i] = v[i];
+	}
 	hn += mgc_put_varint(h + hn, sn->flags);
 	size_t ll = strnlen(sn->label, sizeof sn->label);
 	if (ll == strnlen(trace.prev_label, sizeof trace.prev_label) &&
@@ -606,28 +742,31 @@ static size_t encode_header(unsigned char *h, const struct mgc_rec_snapshot *sn)
 
 void mgp_trace_snapshot(struct mgc_rec_snapshot *sn)
 {
-	uint32_t nsites;
-	size_t off = visit_sites((sn->flags & MGC_SNAP_FULL) != 0, &nsites);
-	sn->heap_live_bytes = trace.tot.live[0];
-	sn->heap_live_count = trace.tot.count[0];
-	sn->mmap_live_bytes = trace.tot.live[1];
-	sn->mmap_live_count = trace.tot.count[1];
-	sn->device_live_bytes = trace.tot.live[2];
-	sn->allocs_total = trace.tot.allocs;
-	sn->frees_total = trace.tot.frees;
+	uint32_t nsites = 0;
+	size_t off = trace.ok ? visit_sites(sn->flags, &nsites) : 0;
+	struct mgp_totals *t = &trace.tot;
+	mgp_sites_totals(t);
+	sn->heap_live_bytes = t->live[0];
+	sn->heap_live_count = t->count[0];
+	sn->mmap_live_bytes = t->live[1];
+	sn->mmap_live_count = t->count[1];
+	sn->device_live_bytes = t->live[2];
+	sn->allocs_total = t->allocs;
+	sn->frees_total = t->frees;
 	sn->nsites = nsites;
 	if (!trace.ok)
 		return;
+	flush_stacks();
 	unsigned char h[16 * 10 + 40];
 	size_t hn = encode_header(h, sn);
-	record3(MGC_REC_SNAPSHOT2, h, hn, trace.scratch, off, NULL, 0);
+	record3(MGC_REC_SNAPSHOT2, h, hn, trace.scratch.p, off, NULL, 0);
+	trace.snapshots++;
+	/* What a burst needed goes back; a steady run's snapshots fit in what is kept. */
+	struct buf *bufs[] = {&trace.scratch, &trace.stk, &trace.ids, &nw.st};
+	for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
+		if (bufs[k]->cap > BUF_KEEP)
+			buf_drop(bufs[k]);
 	write_cuda();
-}
-
-void mgp_trace_step(uint64_t step)
-{
-	struct mgc_rec_step r = {.t_ns = now_rel(), .step = step};
-	record3(MGC_REC_STEP, &r, sizeof r, NULL, 0, NULL, 0);
 }
 
 void mgp_trace_label(uint64_t step, const char *label)
@@ -641,6 +780,15 @@ void mgp_trace_child(int pid, uint32_t how)
 {
 	struct mgc_rec_child r = {.t_ns = now_rel(), .pid = pid, .how = how};
 	record3(MGC_REC_CHILD, &r, sizeof r, NULL, 0, NULL, 0);
+}
+
+void mgp_trace_overhead(void)
+{
+	struct mgc_rec_overhead r = {
+		.mapped = mgp_os_mapped(), .peak_mapped = mgp_os_peak(), .live_entries = mgp_live_count(),
+		.live_bytes = mgp_live_bytes_used(), .sites = mgp_sites_used(), .sites_high = mgp_sites_count(),
+		.nodes = mgp_stacks_nodes(), .nodes_high = mgp_stacks_high(), .threads = mgp_threads_count()};
+	record3(MGC_REC_OVERHEAD, &r, sizeof r, NULL, 0, NULL, 0);
 }
 
 void mgp_trace_end(uint32_t reason, int status)
@@ -694,15 +842,15 @@ void mgp_trace_perfmap(int pid)
 		return;
 	}
 	size_t chunk = 1u << 20, total = 0;
-	if (scratch_reserve(chunk) == 0) {
+	if (buf_reserve(&trace.scratch, chunk) == 0) {
 		while (total < MGP_PERFMAP_MAX) {
 			size_t want = MGP_PERFMAP_MAX - total < chunk ? MGP_PERFMAP_MAX - total : chunk;
-			ssize_t r = read(fd, trace.scratch, want);
+			ssize_t r = read(fd, trace.scratch.p, want);
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0)
 				break;
-			record3(MGC_REC_PERFMAP, trace.scratch, (size_t)r, NULL, 0, NULL, 0);
+			record3(MGC_REC_PERFMAP, trace.scratch.p, (size_t)r, NULL, 0, NULL, 0);
 			total += (size_t)r;
 		}
 	}
@@ -722,32 +870,50 @@ void mgp_trace_notice(const char *text)
 	record3(MGC_REC_NOTICE, &r, sizeof r, text, n, NULL, 0);
 }
 
-void mgp_trace_forget(void)
+void mgp_trace_fork_point(const char *path, int pid)
+{
+	trace.base.set = 0;
+	if (!path || !trace.ok || mgp_trace_flush() < 0)
+		return;
+	mgp_fmt(trace.base.path, sizeof trace.base.path, "%s", path);
+	trace.base.offset = trace.stream_off;
+	trace.base.start_mono = trace.start_mono;
+	trace.base.pid = pid;
+	trace.base.set = 1;
+}
+
+int mgp_trace_forget(void)
 {
 	close_if_ours();
 	trace.ok = 0;
 	trace.len = 0;
-	trace.stacks_written = 0;
-	trace.codes_written = 0;
-	trace.modules_gen = 0;
-	size_t used = (size_t)mgp_sites_count() * 8; /* only pages the parent touched */
-	memset(trace.last_allocs, 0, used);
-	memset(trace.last_frees, 0, used);
-	memset(trace.last_live, 0, used);
-	memset(&trace.tot, 0, sizeof trace.tot);
+	trace.snapshots = 0;
 	trace.ncells = 0;
 	trace.prev_t = trace.prev_step = 0;
+	memset(trace.prev_v, 0, sizeof trace.prev_v);
 	memset(trace.prev_label, 0, sizeof trace.prev_label);
-	/* the child's file starts its own frame tree */
-	mgp_os_free(trace.trie, trace.trie_cap * sizeof *trace.trie);
-	trace.trie = NULL;
-	trace.trie_cap = 0;
-	trace.trie_nodes = 0;
+	z_drop(); /* the parent's compressor and buffers are the parent's */
+	buf_drop(&trace.scratch);
+	buf_drop(&trace.stk);
+	buf_drop(&trace.ids);
+	buf_drop(&nw.st);
+	nw.nodes_len = nw.st_len = 0;
+	trace.relative = trace.base.set;
+	if (trace.base.set)
+		return 1; /* the parent's file up to the fork has its stacks, modules and code objects */
+	/* No fork point (the parent's trace had failed): the child's file lists everything itself. */
+	trace.codes_written = 0;
+	trace.modules_gen = 0;
+	mgp_chunks_discard(&trace.site_done);
+	mgp_chunks_discard(&trace.node_done);
+	return 0;
 }
 
 void mgp_trace_close(void)
 {
-	mgp_trace_flush();
+	if (trace.ok)
+		flush_how(ZSTD_e_end);
+	z_drop();
 	close_if_ours();
 	trace.ok = 0;
 }

@@ -11,8 +11,9 @@
 #include "mgc_format.h"
 #include "mgp_snapshot.h"
 
-/* Reserves buffers for up to max_sites sites. 0 or -ENOMEM. */
-int mgp_trace_init(uint32_t max_sites);
+/* Reserves the output buffer (the rest grows as needed); compress: files are zstd streams
+ * (MGC_FILE_ZSTD). 0 or -ENOMEM. */
+int mgp_trace_init(int compress);
 
 /* Opens path for writing (O_EXCL when excl, else truncating a regular file; never through a
  * symlink: -ELOOP, nor a FIFO, device or directory: -ENXIO, -EINVAL, -EISDIR), mode 0600, and
@@ -24,13 +25,18 @@ int mgp_trace_open(const char *path, int excl, const struct mgp_process *p);
  * (mgp_modules_sync reads the map). */
 void mgp_trace_modules(void);
 
-/* Writes stack records for sites published since the last call. */
+/* Writes the stacks of every site in use that is not in the file yet (before a dlclose, while
+ * their modules are still mapped). Snapshots write the others' as the sites enter the file. */
 void mgp_trace_write_stacks(void);
+
+/* 1 when site id's stack is in this file (it is then never evicted). */
+int mgp_trace_site_written(uint32_t id);
 
 /* Completes and writes a snapshot whose process-level fields are filled (mgp_snapshot_take): visits
  * the sites that changed since the last one (all with MGC_SNAP_FULL), fills sn's site totals
- * (kept here by difference) and nsites even when the file has failed, writes the sites, then, in
- * a process with CUDA memory, its DEVMEM record and any new DEVSITE details. */
+ * (the sites' running totals) and nsites even when the file has failed, writes the stacks of the
+ * sites that enter the file and the sites' entries, then, in a process with CUDA memory, its
+ * DEVMEM record and any new DEVSITE details. */
 void mgp_trace_snapshot(struct mgc_rec_snapshot *sn);
 
 /* What the CUDA tracer (mgp_cupti.c, built only with CUPTI) lends the writer. */
@@ -41,10 +47,12 @@ struct mgp_trace_cuda {
 };
 void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda);
 
-void mgp_trace_step(uint64_t step);
 void mgp_trace_label(uint64_t step, const char *label);
 void mgp_trace_child(int pid, uint32_t how); /* how: enum mgc_child_how */
 void mgp_trace_end(uint32_t reason, int status);
+
+/* The probe's own memory (MGC_REC_OVERHEAD), before END. */
+void mgp_trace_overhead(void);
 
 /* Copies /tmp/perf-PID.map, where interpreters and JITs name their generated code (Python 3.12+
  * with -X perf, the JVM, V8), into the trace, so its frames symbolize wherever the report runs:
@@ -59,9 +67,15 @@ void mgp_trace_notice(const char *text);
  * one message; the return is then -errno and every later call is a no-op. */
 int mgp_trace_flush(void);
 
-/* In a forked child: forget the parent's file, buffer and what was written, so the next
- * mgp_trace_open starts a self-contained file. */
-void mgp_trace_forget(void);
+/* Just before a fork (the fork snapshot written): flushes the file and remembers where it stands,
+ * so a child's file can refer to it (MGC_REC_FORKED) for everything written so far. A NULL path
+ * (no fork snapshot this time) forgets the last fork point: that child writes its own file. */
+void mgp_trace_fork_point(const char *path, int pid);
+
+/* In a forked child: forget the parent's file, compressor and buffers. After a fork point the
+ * next mgp_trace_open writes a file that refers to the parent's (returns 1: what the parent wrote,
+ * its modules included, stays written); else a self-contained one (returns 0). */
+int mgp_trace_forget(void);
 
 /* 1 while a trace file is open and healthy. */
 int mgp_trace_ok(void);

@@ -12,7 +12,9 @@
 #include "mgp_shm.h"
 #include "mgp_snapshot.h"
 #include "mgp_state.h"
+#include "mgp_sites.h"
 #include "mgp_step.h"
+#include "mgp_thread.h"
 #include "mgp_trace.h"
 
 static struct {
@@ -72,12 +74,19 @@ void mgp_writer_modules(void)
 {
 	mgp_modules_sync();
 	mgp_trace_modules();
-	mgp_trace_write_stacks();
+}
+
+void mgp_writer_maintain(int quiet_too)
+{
+	mgp_threads_drain(); /* also the grace period the last pass's evicted sites waited for */
+	mgp_sites_evict_free(mgp_trace_site_written);
+	mgp_sites_evict_unlink(mgp_trace_site_written, quiet_too);
 }
 
 void mgp_writer_snapshot(uint32_t flags)
 {
 	struct mgc_rec_snapshot sn;
+	mgp_threads_drain();
 	mgp_snapshot_take(&sn, writer.start_mono, mgp_step_now(), flags, mgp_step_label());
 	mgp_writer_modules();
 	mgp_trace_snapshot(&sn);

@@ -29,14 +29,22 @@ void mgp_writer_leave(void);
 void mgp_writer_lock(void);
 void mgp_writer_unlock(void);
 
-/* Brings the trace up to date with the module map (one scan, when the loader says it changed)
- * and writes the stacks of new sites. Lock held. */
+/* Brings the trace up to date with the module map (one scan, when the loader says it changed).
+ * Lock held. */
 void mgp_writer_modules(void);
 
-/* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: built
- * once (one read of /proc/self/status, one mallinfo2, one module scan) and handed to both
- * outputs, the trace (which adds the site totals it keeps) and then the live segment. Lock held
- * (or single-threaded at start-up and in a fork child). */
+/* Applies the threads' counter deltas to the sites and evicts sites that hold nothing and are
+ * not in the trace (mgp_sites.h): at the sampler's ticks (not at step markers: a temporary made
+ * once a step would be evicted and made again every step), and between them while a program
+ * makes new stacks fast. quiet_too: also those that merely stayed unchanged since the last pass
+ * (at ticks; between them only one-allocation transients go). Lock held. */
+void mgp_writer_maintain(int quiet_too);
+
+/* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: the
+ * threads' deltas applied, then built once (one read of
+ * /proc/self/status, one mallinfo2, one module scan) and handed to both outputs, the trace (which
+ * adds the site totals) and then the live segment. Lock held (or single-threaded at start-up and
+ * in a fork child). */
 void mgp_writer_snapshot(uint32_t flags);
 
 #endif /* MGP_WRITER_H */

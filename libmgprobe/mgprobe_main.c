@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "mg_config.h"
 #include "mgc_format.h"
@@ -61,6 +62,9 @@ static void usage(FILE *f)
 		"                      instead of Python's (function, file, line)\n"
 		"  --python-objects    charge Python's small objects to the lines that make them\n"
 		"                      (PYTHONMALLOC=malloc) instead of to pymalloc's 1 MiB arenas\n"
+		"  --sample BYTES      record one allocation per BYTES allocated on average (e.g.\n"
+		"                      512K; K, M, G are KiB, MiB, GiB): sites show estimates with a\n"
+		"                      +- band; allocations of 4 x BYTES and mappings always recorded\n"
 		"  -h, --help          this help\n"
 		"  --version           print the version\n"
 		"\n"
@@ -175,6 +179,24 @@ static int parse_uint(const char *opt, const char *s, unsigned long lo, unsigned
 	return 0;
 }
 
+/* A byte count with an optional IEC suffix (K, M, G: KiB, MiB, GiB) within lo..hi. 0, or -1 after
+ * one line. */
+static int parse_bytes(const char *opt, const char *s, unsigned long lo, unsigned long hi,
+		       unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	unsigned shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : 99;
+	if (end == s || errno || s[0] == '-' || shift == 99 || v > (hi >> shift) || (v << shift) < lo) {
+		fprintf(stderr, "mgprobe: %s: expected bytes from %lu to %lu (K, M, G suffixes allowed), "
+			"got '%s'\n", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v << shift;
+	return 0;
+}
+
 /* A file that may be one of this run's traces, as its PROCESS record names it. */
 struct trace_id {
 	char *path;
@@ -186,10 +208,33 @@ struct trace_id {
 /* Reads the PROCESS record at the start of path: only from a regular file of our own user, opened
  * without following a symlink or waiting on a FIFO (anyone can plant files in a shared directory).
  * 0, or -1 when it is not such a trace. */
+/* The record header and PROCESS record that follow a file header: read plainly (version 2), or
+ * decompressed from the start of the zstd stream (version 3 with MGC_FILE_ZSTD). 0 or -1. */
+static int read_head(int fd, const struct mgc_file_header3 *fh, void *out, size_t len)
+{
+	if (fh->h.header_size == sizeof fh->h)
+		return pread(fd, out, len, sizeof fh->h) == (ssize_t)len ? 0 : -1;
+	if (fh->h.header_size != sizeof *fh)
+		return -1;
+	if (!(fh->flags & MGC_FILE_ZSTD))
+		return pread(fd, out, len, sizeof *fh) == (ssize_t)len ? 0 : -1;
+	char in[4096];
+	ssize_t got = pread(fd, in, sizeof in, sizeof *fh);
+	ZSTD_DStream *z = got > 0 ? ZSTD_createDStream() : NULL;
+	if (!z)
+		return -1;
+	ZSTD_inBuffer zi = {in, (size_t)got, 0};
+	ZSTD_outBuffer zo = {out, len, 0};
+	while (zo.pos < len && zi.pos < zi.size && !ZSTD_isError(ZSTD_decompressStream(z, &zo, &zi)))
+		;
+	ZSTD_freeDStream(z);
+	return zo.pos == len ? 0 : -1;
+}
+
 static int read_trace_id(const char *path, struct trace_id *id)
 {
+	struct mgc_file_header3 fh = {0};
 	struct {
-		struct mgc_file_header fh;
 		struct mgc_rec rh;
 		struct mgc_rec_process pr;
 	} head;
@@ -198,9 +243,11 @@ static int read_trace_id(const char *path, struct trace_id *id)
 	if (fd < 0)
 		return -1;
 	int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-		 pread(fd, &head, sizeof head, 0) == (ssize_t)sizeof head &&
-		 memcmp(head.fh.magic, MGC_TRACE_MAGIC, 8) == 0 &&
-		 head.fh.header_size == sizeof head.fh && head.rh.type == MGC_REC_PROCESS &&
+		 pread(fd, &fh, sizeof fh.h, 0) == (ssize_t)sizeof fh.h &&
+		 memcmp(fh.h.magic, MGC_TRACE_MAGIC, 8) == 0 &&
+		 (fh.h.header_size == sizeof fh.h ||
+		  pread(fd, &fh, sizeof fh, 0) == (ssize_t)sizeof fh) &&
+		 read_head(fd, &fh, &head, sizeof head) == 0 && head.rh.type == MGC_REC_PROCESS &&
 		 head.rh.len >= sizeof head.pr;
 	close(fd);
 	if (!ok)
@@ -307,6 +354,7 @@ static void report_traces(const char *dir, const char *prefix, const char *root,
 struct run_opts {
 	const char *output;           /* -o, or NULL */
 	unsigned long interval, depth; /* 0: the probe's default */
+	unsigned long sample;         /* --sample: bytes, 0: every allocation */
 	int no_children, no_cuda, no_python, py_objects;
 	int cmd;                      /* argv index of CMD */
 };
@@ -340,6 +388,14 @@ static int parse_run(int argc, char **argv, struct run_opts *o)
 			int iv = !strcmp(a, "--interval");
 			const struct mgp_setting *t = setting(iv ? "MGPROBE_INTERVAL" : "MGPROBE_DEPTH");
 			if (parse_uint(a, argv[i], t->lo, t->hi, iv ? &o->interval : &o->depth))
+				return 2;
+		} else if (!strcmp(a, "--sample")) {
+			const struct mgp_setting *t = setting("MGPROBE_SAMPLE");
+			if (++i >= argc) {
+				fprintf(stderr, "mgprobe: %s needs a number of bytes\n", a);
+				return 2;
+			}
+			if (parse_bytes(a, argv[i], 1, t->hi, &o->sample))
 				return 2;
 		} else if (!strcmp(a, "--no-children")) {
 			o->no_children = 1;
@@ -428,6 +484,10 @@ static int set_env(const struct run_opts *o, const char *lib)
 	if (o->depth) {
 		snprintf(num, sizeof num, "%lu", o->depth);
 		setenv("MGPROBE_DEPTH", num, 1);
+	}
+	if (o->sample) {
+		snprintf(num, sizeof num, "%lu", o->sample);
+		setenv("MGPROBE_SAMPLE", num, 1);
 	}
 	if (o->no_children)
 		setenv("MGPROBE_NO_CHILDREN", "1", 1);

@@ -277,7 +277,9 @@ static int view_sites(struct mgm_collector *c, struct mgm_view *v, const struct 
 		const struct mgc_site_result *r = &v->a.sites[i];
 		double *y = v->site_y + i * np;
 		mgc_analysis_site_series(&v->a, r->site, y);
-		v->sites[v->nsites++] = (struct mgm_site){r, src ? stack_for(c, &src->sites[r->input]) : NULL, y};
+		v->sites[v->nsites++] = (struct mgm_site){r, src ? stack_for(c, &src->sites[r->input]) : NULL, y,
+							  mgc_site_band(v->a.sample_rate, r->site,
+									(double)r->counters.live_bytes)};
 	}
 	return 0;
 }

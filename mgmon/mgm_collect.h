@@ -26,6 +26,8 @@ struct mgm_site {
 	const struct mgc_site_result *r; /* in the view's analysis */
 	const struct mgm_stack *stack;   /* NULL when it could not be symbolized */
 	const double *y;                 /* its live bytes at each axis point (a.n of them) */
+	double band;                     /* sampled runs: +- of its live bytes (two standard
+					  * deviations; mgc_site_band); 0: exact */
 };
 
 struct mgm_view {

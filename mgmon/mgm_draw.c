@@ -179,8 +179,11 @@ static void draw_stack(struct mgm_ui *ui, const struct mgm_view *v, struct mgm_u
 	const struct mgm_site *s = &v->sites[st->selected];
 	const struct mgc_site_result *r = s->r;
 	const char *word = mgm_verdict_word(r->classified, &r->fit);
-	snprintf(buf, sizeof buf, " site %u: %s  %s live, %s%s/%s", r->id, mgm_site_function(s),
-		 mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live),
+	char band[40] = "", bb[32];
+	if (s->band > 0) /* a sampled estimate: +- two standard deviations */
+		snprintf(band, sizeof band, " \u00b1 %s", mgc_human_bytes(s->band, bb, sizeof bb));
+	snprintf(buf, sizeof buf, " site %u: %s  %s%s live, %s%s/%s", r->id, mgm_site_function(s),
+		 mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live), band,
 		 r->classified && r->fit.slope >= 0 ? "+" : "", r->classified ? mgc_human_bytes(r->fit.slope, sl, sizeof sl) : "?",
 		 v->a.x_is_steps ? "step" : "s");
 	bar(ui, 0, buf);

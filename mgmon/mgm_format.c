@@ -204,7 +204,9 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 {
 	char live[32], g[32], gs[32], al[16], where[128];
 	const struct mgc_site_result *r = s->r;
-	mgc_human_bytes((double)r->counters.live_bytes, live, sizeof live);
+	mgc_human_bytes((double)r->counters.live_bytes, live + 1, sizeof live - 1);
+	live[0] = '~'; /* a sampled estimate (its band is in the site's view) */
+	const char *lv = s->band > 0 ? live : live + 1;
 	if (r->classified)
 		snprintf(gs, sizeof gs, "%s%s", r->fit.slope >= 0 ? "+" : "", mgc_human_bytes(r->fit.slope, g, sizeof g));
 	else
@@ -232,7 +234,7 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 		snprintf(tail, sizeof tail, "%.*s", rest, fn); /* the function matters more than the line */
 	else
 		snprintf(tail, sizeof tail, "%.*s~", rest - 1, fn);
-	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(r->classified, &r->fit), live, gs, al, tail);
+	snprintf(buf, cap, "%-9s %9s %11s %8s  %s", mgm_verdict_word(r->classified, &r->fit), lv, gs, al, tail);
 	(void)v;
 }
 

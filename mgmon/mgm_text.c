@@ -149,10 +149,10 @@ static cJSON *stack_json(const struct mgm_stack *st)
 	return arr;
 }
 
-static cJSON *site_json(const struct mgm_site *ms, int x_is_steps)
+static cJSON *site_json(const struct mgm_site *ms, const struct mgm_view *v)
 {
 	const struct mgc_site_result *r = ms->r;
-	cJSON *e = fit_json(r->classified, &r->fit, x_is_steps);
+	cJSON *e = fit_json(r->classified, &r->fit, v->a.x_is_steps);
 	if (!e)
 		return NULL;
 	cJSON_AddNumberToObject(e, "site", r->id);
@@ -162,6 +162,8 @@ static cJSON *site_json(const struct mgm_site *ms, int x_is_steps)
 	else if (mgc_kind_is_cuda(r->kind))
 		cJSON_AddNullToObject(e, "device");
 	mgc_json_counters(e, &r->counters);
+	if (v->a.sample_rate) /* sampled: an estimate, +- this */
+		cJSON_AddNumberToObject(e, "live_bytes_band", ms->band);
 	cJSON_AddItemToObject(e, "live_bytes_last_x", mgc_json_number(r->live_end));
 	cJSON_AddNumberToObject(e, "growth_bytes", r->growth);
 	cJSON_AddStringToObject(e, "function", mgm_site_function(ms));
@@ -233,7 +235,7 @@ int mgm_json_frame(FILE *out, const struct mgm_view *v)
 	add_series(o, v);
 	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
 	for (size_t i = 0; sites && i < v->nsites; i++)
-		cJSON_AddItemToArray(sites, site_json(&v->sites[i], v->a.x_is_steps));
+		cJSON_AddItemToArray(sites, site_json(&v->sites[i], v));
 	cJSON_AddNumberToObject(o, "sites_total", (double)v->sites_total);
 	cJSON_AddNumberToObject(o, "leaking_sites", (double)v->a.leaking_sites);
 	cJSON *ch = cJSON_AddArrayToObject(o, "children");

@@ -41,6 +41,8 @@ static void add_process(cJSON *o, const struct mgc_trace *t)
 	cJSON_AddNumberToObject(pr, "format_version", t->version);
 	cJSON_AddNumberToObject(pr, "snapshots", (double)t->snapshots);
 	cJSON_AddNumberToObject(pr, "steps", (double)t->steps);
+	if (t->sample_rate) /* a sampled trace: values are estimates */
+		cJSON_AddNumberToObject(pr, "sample_bytes", (double)t->sample_rate);
 	cJSON_AddBoolToObject(pr, "ended", t->ended);
 	cJSON_AddBoolToObject(pr, "truncated", t->truncated);
 	cJSON *ch = cJSON_AddArrayToObject(pr, "children");
@@ -177,6 +179,11 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 		add_cuda(so, s);
 	mgc_json_counters(so, &r->counters);
 	cJSON_AddItemToObject(so, "live_bytes_last_x", mgc_json_number(r->live_end));
+	if (p->t->sample_rate) { /* sampled: estimates, +- this (two standard deviations) */
+		cJSON_AddNumberToObject(so, "live_bytes_band",
+					mgc_site_band(p->t->sample_rate, s, (double)r->counters.live_bytes));
+		cJSON_AddNumberToObject(so, "live_bytes_last_x_band", mgc_site_band(p->t->sample_rate, s, r->live_end));
+	}
 	cJSON_AddItemToObject(so, "growth", mgc_json_number(r->growth));
 	cJSON_AddItemToObject(so, "growth_per_x", mgc_json_number(r->classified ? r->fit.slope : NAN));
 	mgc_json_fit(so, &r->fit, r->classified, p->a.x_is_steps);

@@ -390,10 +390,15 @@ static void print_sites(FILE *f, const struct mgr_process *p, int color, const c
 		const struct mgc_site_result *r = &p->a.sites[i];
 		const struct mgc_site *s = mgr_site(p, i);
 		const char *v = r->classified ? mgc_verdict_name(r->fit.verdict) : "-";
-		fprintf(f, "  #%-3zu %s%-9s%s %s%s live (%s, %llu %s at exit), %s%s; allocs %llu, frees %llu, peak %s\n",
+		char band[40] = "", bb[24];
+		if (p->t->sample_rate) /* sampled: estimates, +- two standard deviations */
+			snprintf(band, sizeof band, " \u00b1 %s",
+				 mgc_human_bytes(mgc_site_band(p->t->sample_rate, s, r->live_end), bb, sizeof bb));
+		fprintf(f, "  #%-3zu %s%-9s%s %s%s live%s (%s, %llu %s at exit), %s%s; allocs %llu, frees %llu, peak %s\n",
 			i + 1, color && r->classified ? color_of(r->fit.verdict) : "", v, off,
 			p->shown[i].pyarena ? "[pymalloc arena] " : cuda_tag(s, tag, sizeof tag),
-			mgc_human_bytes(r->live_end, a, sizeof a), mgc_human_bytes((double)r->counters.live_bytes, c, sizeof c),
+			mgc_human_bytes(r->live_end, a, sizeof a), band,
+			mgc_human_bytes((double)r->counters.live_bytes, c, sizeof c),
 			(unsigned long long)r->counters.live_count,
 			r->kind == MGC_KIND_MMAP ? "mappings" : mgc_kind_is_cuda(r->kind) ? "CUDA allocations" : "blocks",
 			mgc_human_bytes(r->classified ? r->fit.slope : 0.0, d, sizeof d), slash_x(p),

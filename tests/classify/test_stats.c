@@ -12,6 +12,7 @@
 
 #include "mg_test.h"
 #include "mgc_classify.h"
+#include "mgc_format.h"
 
 #define MIB 1048576.0
 #define GIB 1073741824.0
@@ -259,6 +260,32 @@ static void test_seconds(void)
 	MG_TRUE(strstr(f.why, "per second") && !strstr(f.why, "x unit"), "why: %s", f.why);
 }
 
+/* Sampled data (opts.sample_rate = R): a site whose estimated growth is under
+ * MGC_SAMPLED_LEAK_RATES x R is `growing`, not `leak`; the same series at a smaller R, or exact,
+ * is a leak. A clean leak: 100 KiB kept every step for 300 steps (29.3 MiB). */
+static void test_sampled_floor(void)
+{
+	enum { N = 300 };
+	double x[N], y[N];
+	uint64_t coh[MGC_COHORTS] = {0};
+	for (int i = 0; i < N; i++) {
+		x[i] = i + 1;
+		y[i] = (i + 1) * 102400.0;
+		coh[mgc_cohort_bucket((uint64_t)i + 1)] += 102400;
+	}
+	struct mgc_site_evidence ev = {x, y, N, coh, MGC_COHORTS, N, N, 0, N};
+	struct mgc_fit f;
+	struct mgc_classify_opts o = {.x_is_steps = 1};
+	MG_EQ(mgc_classify_site(&ev, &o, &f), 0);
+	MG_EQ(f.verdict, MGC_VERDICT_LEAK);
+	o.sample_rate = 1 * MIB; /* 9 MiB < 29.3 MiB: still a leak */
+	MG_EQ(mgc_classify_site(&ev, &o, &f), 0);
+	MG_EQ(f.verdict, MGC_VERDICT_LEAK);
+	o.sample_rate = 4 * MIB; /* 36 MiB > 29.3 MiB: within the estimate's noise */
+	MG_EQ(mgc_classify_site(&ev, &o, &f), 0);
+	MG_EQ(f.verdict, MGC_VERDICT_GROWING);
+}
+
 /* mgreport classifies many sites: the time of a 2000-point classification is printed, never
  * asserted (the machine is shared; docs/CLASSIFIER.md has the measured figures). */
 static void test_speed(void)
@@ -303,6 +330,7 @@ int main(void)
 	test_slow_leak_at_high_level();
 	test_epochs();
 	test_seconds();
+	test_sampled_floor();
 	test_speed();
 	return mg_test_done("classify-stats");
 }

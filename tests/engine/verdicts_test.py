@@ -3,7 +3,10 @@
 """End to end: mgtrain's scenarios under the real probe, judged by mgreport. Each scenario's
 memory behaviour is a real mechanism (docs/ENGINE.md); the verdicts must name it.
 
-usage: verdicts_test.py MGPROBE MGREPORT MGTRAIN SCENARIO
+usage: verdicts_test.py MGPROBE MGREPORT MGTRAIN SCENARIO [SAMPLE]
+
+With SAMPLE (e.g. 512K) the run is sampled (mgprobe run --sample SAMPLE): the same verdicts and
+leaking sites are expected, from estimates that carry a band.
 """
 import json
 import os
@@ -14,6 +17,7 @@ import tempfile
 
 def main():
     mgprobe, mgreport, mgtrain, scenario = sys.argv[1:5]
+    sample = sys.argv[5] if len(sys.argv) > 5 else None
     failures = []
     checks = []
 
@@ -26,7 +30,8 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, scenario + ".mgt")
-        p = subprocess.run([mgprobe, "run", "-o", trace, "--", mgtrain, "--scenario", scenario],
+        opts = ["--sample", sample] if sample else []
+        p = subprocess.run([mgprobe, "run", "-o", trace] + opts + ["--", mgtrain, "--scenario", scenario],
                            capture_output=True, text=True, timeout=600)
         check(p.returncode == 0 and "done: steps=300" in p.stdout, "%s runs under the probe" % scenario,
               0, (p.returncode, p.stderr[-300:]))
@@ -39,6 +44,19 @@ def main():
 
         def fn(s):
             return s["frames"][0]["function"] if s["frames"] else "??"
+
+        if sample:
+            rate = int(sample[:-1]) << {"K": 10, "M": 20}[sample[-1]]
+            check(doc["process"].get("sample_bytes") == rate, "the trace says it is sampled at %s" % sample,
+                  rate, doc["process"].get("sample_bytes"))
+            check(any(s["live_bytes_last_x_band"] > 0 for s in sites)
+                  and all(s["live_bytes_last_x_band"] >= 0 for s in sites),
+                  "sampled sites carry a band", "some band > 0",
+                  [(fn(s), s["live_bytes_last_x"], s["live_bytes_last_x_band"]) for s in sites[:6]])
+            big = max(sites, key=lambda s: s["live_bytes_last_x"] or 0)
+            check(big["live_bytes_last_x_band"] < 0.4 * big["live_bytes_last_x"],
+                  "the biggest site's band is under 40% of its estimate", "< 40%",
+                  (fn(big), big["live_bytes_last_x"], big["live_bytes_last_x_band"]))
 
         if scenario == "leak":
             check(doc["verdict"] == "leak", "leak: process verdict is leak", "leak", doc["verdict"])

@@ -3,7 +3,7 @@
 against programs running under the probe, plus its plain-text and JSON frames and its errors.
 
 usage: mgmon_test.py CASE MGMON MGPROBE LIBMGPROBE TARGET [MGTRAIN [MGREPORT]]
-CASE: errors | noprobe | leak | healthy | exit | mgtrain | agree. Exit 0 pass, 1 fail, 77 skipped.
+CASE: errors | noprobe | leak | healthy | exit | mgtrain | agree | sampled. Exit 0 pass, 1 fail, 77 skipped.
 Every process it starts is ended by its own pid; the tmux server is a private one (-L)."""
 import json
 import mmap
@@ -220,6 +220,8 @@ def case_leak(tmp):
     wait_screen(lambda x: "mgm_test_collate_leak" in x, 5, "the frame after growing back")
     quit_cleanly()
     j = json.loads(run_once(p.pid, "--json").stdout)
+    if any("live_bytes_band" in x for x in j["sites"]):
+        fail("--json of an exact run has bands: %s" % j["sites"][:3])
     leaks = [x for x in j["sites"] if x["verdict"] == "leak"]
     if not leaks or leaks[0]["function"] != "mgm_test_collate_leak":
         fail("--json: leaking sites %s" % [(x["function"], x["verdict"]) for x in j["sites"][:5]])
@@ -248,6 +250,26 @@ def case_healthy(tmp):
     if any(x["verdict"] == "leak" for x in j["sites"]) or j["process"]["verdict"] == "leak":
         fail("--json of a healthy program: %s" % [(x["function"], x["verdict"]) for x in j["sites"][:5]])
     print("healthy: ok")
+
+
+def case_sampled(tmp):
+    """A sampled run (MGPROBE_SAMPLE=64K): --json gives each site's band, the text marks estimates."""
+    p = probed([TARGET, "leak", "5"], tmp, MGPROBE_SAMPLE="65536")
+    wait_segment(p.pid)
+    end = time.time() + 30
+    j = None
+    while time.time() < end:
+        j = json.loads(run_once(p.pid, "--json").stdout)
+        if any(x.get("live_bytes_band", 0) > 0 for x in j["sites"]):
+            break
+        time.sleep(0.5)
+    bands = [(x["function"], x["live_bytes"], x.get("live_bytes_band")) for x in j["sites"][:5]]
+    if not any((b or 0) > 0 for _, _, b in bands) or any(b is None for _, _, b in bands):
+        fail("--json of a sampled run: every site a band, some above 0: %s" % bands)
+    t = run_once(p.pid).stdout
+    if not re.search(r"~\d", t):
+        fail("--once of a sampled run: no estimate marked ~", t)
+    print("sampled: ok")
 
 
 def case_exit(tmp):
@@ -386,7 +408,8 @@ def main():
         print("tmux is not installed: skipped")
         sys.exit(77)
     cases = {"errors": case_errors, "noprobe": case_noprobe, "leak": case_leak, "healthy": case_healthy,
-             "exit": case_exit, "mgtrain": case_mgtrain, "agree": case_agree}
+             "exit": case_exit, "mgtrain": case_mgtrain, "agree": case_agree,
+             "sampled": case_sampled}
     if CASE not in cases:
         print("unknown case " + CASE)
         sys.exit(2)

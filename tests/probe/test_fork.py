@@ -62,6 +62,25 @@ def run_case(mode):
                                                         live_count=2), what=f"{mode}: fork child: ")
         for fn in ("parent_after", "exec_child_work"):
             t.eq(f"{mode}: fork child: sites of {fn}", [], t.sites_in(child, fn))
+        # The child's file refers to the parent's for what came before the fork (parent_work's
+        # stack and counts above): copied away from it, the child's own records still read, with
+        # a notice.
+        alone = t.path(f"{mode}-alone")
+        os.mkdir(alone)
+        moved = os.path.join(alone, "forks.mgt")
+        os.rename(base + ".mgt", moved)
+        lone = t.report(f"{base}.{comm}.{a}.mgt")
+        os.rename(moved, base + ".mgt")
+        if lone:
+            t.true(f"{mode}: fork child without its parent's file: a notice says so",
+                   any("parent's trace" in n for n in lone["process"]["notices"]),
+                   lone["process"]["notices"])
+            t.eq(f"{mode}: fork child without its parent's file: the same heap at the end",
+                 child["points"][-1]["heap"], lone["points"][-1]["heap"])
+            t.true(f"{mode}: fork child without its parent's file: child_work's 8000 bytes are "
+                   "a site (its frames unnamed: the modules are in the parent's file)",
+                   any(x["live_bytes"] == 8000 and x["allocs"] == 5 for x in lone["sites"]),
+                   [(x["live_bytes"], x["allocs"]) for x in lone["sites"]])
 
     pre = t.report(f"{base}.{comm}.{b}.mgt")
     if pre:

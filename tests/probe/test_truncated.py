@@ -13,7 +13,7 @@ from probetest import Test
 t = Test("truncated", 2)
 prog, cuts = t.progs
 trace = t.path("attrib.mgt")
-r = t.probe([prog], trace)
+r = t.probe([prog], trace, extra_env={"MGPROBE_COMPRESS": "0"})  # records as laid out, no zstd
 t.eq("probe run: exit status", 0, r.returncode)
 data = open(trace, "rb").read()
 
@@ -70,8 +70,16 @@ def snapshot_sites(typ, p):
         _, o = varints(p, o, bin(mask).count("1"))
         site += d
         yield site, live
+
+
+def is_step(rec):
+    """A step marker: a STEP record, or (files with MGC_FILE_DELTAS) a SNAPSHOT2 whose flags
+    (its 15th varint) say MGC_SNAP_STEP."""
+    return rec[2] == STEP or (rec[2] == SNAPSHOT2 and varints(rec[3], 0, 15)[0][14] & 1)
+
+
 t.true("trace has 4+ snapshots and 2 steps",
-       sum(r[2] in SNAPS for r in recs) >= 4 and sum(r[2] == STEP for r in recs) == 2)
+       sum(r[2] in SNAPS for r in recs) >= 4 and sum(map(is_step, recs)) == 2)
 
 
 def site_state(whole):
@@ -90,7 +98,7 @@ def expect(whole, truncated):
     if not any(r[2] == PROCESS for r in whole):
         return None  # an error
     seen, live = site_state(whole)
-    return (f"0 {sum(r[2] in SNAPS for r in whole)} {sum(r[2] == STEP for r in whole)} "
+    return (f"0 {sum(r[2] in SNAPS for r in whole)} {sum(map(is_step, whole))} "
             f"{int(any(r[2] == END for r in whole))} {int(truncated)} {whole[-1][1]} {seen} {live}")
 
 
@@ -167,6 +175,23 @@ with ThreadPoolExecutor(max_workers=2) as pool:
         t.eq(f"mgreport cut at {c}: snapshots", sum(x[2] in SNAPS for x in whole),
              rep["process"]["snapshots"])
         t.eq(f"mgreport cut at {c}: truncated", c != whole[-1][1], rep["process"]["truncated"])
+
+# ---- a compressed trace (the default): every cut loads, or fails with an error code, never a
+# crash; what loads grows with the cut (whole flushed blocks) up to the whole file ----
+ztrace = t.path("attrib-z.mgt")
+t.eq("probe run, compressed: exit status", 0, t.probe([prog], ztrace).returncode)
+zdata = open(ztrace, "rb").read()
+t.eq("compressed: the header says zstd", 1, struct.unpack_from("<I", zdata, 16)[0] & 1)
+zres = t.run([cuts, ztrace], timeout=60)
+t.eq("compressed cuts: exit status (no crash)", 0, zres.returncode)
+zgot = {int(l.split(" ", 1)[0]): l.split(" ")[1:] for l in zres.stdout.decode().splitlines()}
+t.eq("compressed cuts: one result per offset", len(zdata) + 1, len(zgot))
+whole_z = zgot.get(len(zdata), [])
+t.eq("compressed, whole file: snapshots, steps, ended, not truncated as the plain trace",
+     expect(recs, False).split()[1:5], whole_z[1:5])
+snaps = [int(zgot[c][1]) if zgot[c][0] == "0" else 0 for c in sorted(zgot)]
+t.eq("compressed cuts: snapshots never fall as the cut grows",
+     [], [c for c in range(1, len(snaps)) if snaps[c] < snaps[c - 1]][:10])
 
 # ---- malformed files ----
 bad_files = {

@@ -2,7 +2,8 @@
 /* trace_cuts.c: loads every prefix of a trace (and, with --flip, the trace with each byte in turn
  * inverted) through libmgcore's loader and prints one line per case for test_truncated.py to
  * compare with what the records say: rc, snapshots, steps, ended, truncated, bytes_ok, the sites
- * seen and their live bytes. In-process, so every byte offset costs microseconds. */
+ * seen and their live bytes. In-process, so every byte offset costs microseconds. With --whole,
+ * only the whole file, read where it is (test_torture.py: a trace too big to cut). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -54,8 +55,12 @@ static void load_and_print(const char *work, size_t off)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: trace_cuts TRACE [--flip]\n");
+		fprintf(stderr, "usage: trace_cuts TRACE [--flip | --whole]\n");
 		return 2;
+	}
+	if (argc > 2 && strcmp(argv[2], "--whole") == 0) {
+		load_and_print(argv[1], 0);
+		return 0;
 	}
 	int flip = argc > 2 && strcmp(argv[2], "--flip") == 0;
 	int fd = memfd_create("trace-cut", MFD_CLOEXEC);

@@ -4,7 +4,8 @@
 # is a regular file owned by the process's own user with one link, never through a symlink (else
 # /etc/shadow lands in the trace), never blocking on a FIFO (else the program hangs at exit) and at
 # most 64 MiB of it (else /dev/zero fills the disk). What it refuses it names in a trace notice.
-# Each program plants the thing at its own pid's path, as an attacker would for a future pid.
+# Each program plants the thing at its own pid's path, as an attacker would for a future pid. The
+# traces are written plain (MGPROBE_COMPRESS=0) so that their records can be read here.
 import os
 import signal
 import struct
@@ -17,12 +18,13 @@ t = Test("planted-perfmap", 0)
 python = os.path.realpath(sys.executable)
 CAP = 64 << 20
 REC_PERFMAP, REC_NOTICE = 13, 10
+PLAIN = {"MGPROBE_COMPRESS": "0"}
 
 
 def records(trace, typ):
     with open(trace, "rb") as f:
         data = f.read()
-    off, out = 16, []
+    off, out = struct.unpack_from("<I", data, 12)[0], []  # the header's size
     while off + 16 <= len(data):
         ty, ln, _c, _r = struct.unpack_from("<IIII", data, off)
         if ty == typ:
@@ -73,7 +75,7 @@ for n, (what, plant) in enumerate(plants.items()):
     prog = (f"import os, stat\np = '/tmp/perf-%d.map' % os.getpid()\n{plant}\n"
             "print('planted', os.getpid(), flush=True)\n")
     out = t.path(f"p{n}.mgt")
-    r = t.probe([python, "-c", prog], out, timeout=30)
+    r = t.probe([python, "-c", prog], out, timeout=30, extra_env=PLAIN)
     made += planted(r)
     t.eq(f"{what}: the program exits 0 and in time", 0, r.returncode)
     t.eq(f"{what}: no mgprobe line but where the trace went", 1, len(probe_lines(r.stderr)))
@@ -94,7 +96,7 @@ prog = ("import os\np = '/tmp/perf-%d.map' % os.getpid()\n"
         "    f.write(b'7f0000000000 10 first::fn\\n'); f.truncate(1 << 30)\n"
         "print('planted', os.getpid(), flush=True)\n")
 out = t.path("big.mgt")
-r = t.probe([python, "-c", prog], out, timeout=60)
+r = t.probe([python, "-c", prog], out, timeout=60, extra_env=PLAIN)
 made += planted(r)
 t.eq("1 GiB perf map: exit status", 0, r.returncode)
 chunks = records(out, REC_PERFMAP) if os.path.exists(out) else []

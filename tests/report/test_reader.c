@@ -28,8 +28,10 @@ static int file_open(struct file *w, uint32_t version)
 	int fd = mkstemp(w->path);
 	if (fd < 0 || !(w->f = fdopen(fd, "wb")))
 		return -1;
-	struct mgc_file_header h = {.magic = MGC_TRACE_MAGIC, .version = version, .header_size = sizeof h};
-	fwrite(&h, sizeof h, 1, w->f);
+	/* version 3's header adds the flags (none here: records plain, not compressed) */
+	struct mgc_file_header3 h = {.h = {.magic = MGC_TRACE_MAGIC, .version = version}};
+	h.h.header_size = version >= 3 ? sizeof h : sizeof h.h;
+	fwrite(&h, h.h.header_size, 1, w->f);
 	return 0;
 }
 

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_sample.c: the draws and weights of mgp_sample.h. Each thread draws its exponential gaps
+ * from its own xorshift generator, seeded from its stack address and the clock. Never calls
+ * malloc or a lock. */
+#include "mgp_sample.h"
+
+#include <errno.h>
+#include <math.h>
+
+#include "mgc_hash.h"
+#include "mgp_os.h"
+
+struct mgp_sample_conf mgp_sample_conf;
+__thread int64_t mgp_sample_left __attribute__((tls_model("initial-exec")));
+static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
+
+int mgp_sample_init(uint64_t rate)
+{
+	if (!rate)
+		return 0;
+	mgp_sample_conf.filter = mgp_os_alloc((size_t)1 << MGP_SAMPLE_FILTER_BITS);
+	if (!mgp_sample_conf.filter)
+		return -ENOMEM;
+	mgp_sample_conf.always = rate * 4;
+	mgp_sample_conf.rate = rate;
+	return 0;
+}
+
+/* Uniform in (0, 1]. */
+static double uniform(void)
+{
+	if (!rng)
+		rng = mgc_mix64((uint64_t)(uintptr_t)&rng ^ mgp_now_ns()) | 1;
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (double)(((rng * 0x2545f4914f6cdd1dull) >> 11) + 1) / 9007199254740992.0;
+}
+
+/* The next gap: exponential with mean R (at least one byte). */
+static int64_t draw(void)
+{
+	double g = -log(uniform()) * (double)mgp_sample_conf.rate;
+	return g < 1.0 ? 1 : g > 9.0e18 ? (int64_t)9.0e18 : (int64_t)g;
+}
+
+int mgp_sample_slow(size_t n)
+{
+	int64_t left = mgp_sample_left;
+	if (left == 0) { /* this thread's first allocation: its first gap */
+		left = draw();
+		if (left > (int64_t)n) {
+			mgp_sample_left = left - (int64_t)n;
+			return 1;
+		}
+	}
+	mgp_sample_left = draw(); /* a sample point falls in this allocation: record it */
+	return 0;
+}
+
+void mgp_sample_weigh(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var)
+{
+	uint64_t r = mgp_sample_conf.rate;
+	if (!r || n >= mgp_sample_conf.always || n == 0) {
+		*est_bytes = n;
+		*est_count = 1;
+		*var = 0;
+		return;
+	}
+	double p = -expm1(-(double)n / (double)r); /* 1 - exp(-n/R), exact for small n/R */
+	*est_bytes = (uint64_t)llround((double)n / p);
+	*est_count = (uint64_t)llround(1.0 / p);
+	*var = (int64_t)llround((double)n * (double)n * (1.0 - p) / (p * p * (double)r));
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_sample.h: sampled recording (MGPROBE_SAMPLE=R, `mgprobe run --sample R`), as tcmalloc and
+ * jemalloc profile in production: allocated bytes form a Poisson process of mean gap R bytes and
+ * an allocation is recorded when a sample point falls in it, so one of n bytes is recorded with
+ * probability p = 1 - exp(-n/R); allocations of 4R and more always are. The fast path is one
+ * thread-local countdown; a recorded allocation is counted as n/p bytes and 1/p allocations (an
+ * unbiased estimate, per allocation, before anything is summed), with its variance term. Frees
+ * of allocations that were not recorded are told apart by a small counting filter before the
+ * live table is looked at. Never calls malloc or a lock; exp/log only for recorded ones. */
+#ifndef MGP_SAMPLE_H
+#define MGP_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Set once at start-up, read-only after. rate 0: every allocation is recorded (exact mode). */
+extern struct mgp_sample_conf {
+	uint64_t rate;    /* R, bytes */
+	uint64_t always;  /* 4R: allocations this big are always recorded */
+	uint8_t *filter;  /* MGP_SAMPLE_FILTER counters: live recorded blocks by pointer hash */
+} mgp_sample_conf;
+
+#define MGP_SAMPLE_FILTER_BITS 18u
+
+/* Bytes until this thread's next sample point; 0 before its first draw. */
+extern __thread int64_t mgp_sample_left __attribute__((tls_model("initial-exec")));
+
+/* Sets sampling up (rate 0: off). 0, or -ENOMEM for the filter. Once, at start-up. */
+int mgp_sample_init(uint64_t rate);
+
+/* The slow half of mgp_sample_skip: a draw is due. */
+int mgp_sample_slow(size_t n);
+
+/* 1 when an allocation of n bytes is left out (sampling, and no sample point falls in it). */
+static inline int mgp_sample_skip(size_t n)
+{
+	if (__builtin_expect(mgp_sample_conf.rate == 0, 1) || n >= mgp_sample_conf.always)
+		return 0;
+	int64_t left = mgp_sample_left;
+	if (__builtin_expect(left > (int64_t)n, 1)) {
+		mgp_sample_left = left - (int64_t)n;
+		return 1;
+	}
+	return mgp_sample_slow(n);
+}
+
+/* What a recorded allocation of n bytes stands for: est_bytes (n/p), est_count (1/p) and the
+ * variance term of est_bytes, divided by R (n^2 (1-p) / (p^2 R)). Exact mode: n, 1, 0. */
+void mgp_sample_weigh(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var);
+
+static inline uint8_t *mgp_sample_slot(uint64_t ptr)
+{
+	return &mgp_sample_conf.filter[((ptr >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - MGP_SAMPLE_FILTER_BITS)];
+}
+
+/* A recorded block entered or left the live table (sampling only). */
+static inline void mgp_sample_enter(uint64_t ptr)
+{
+	if (mgp_sample_conf.filter) {
+		uint8_t *c = mgp_sample_slot(ptr);
+		if (__atomic_load_n(c, __ATOMIC_RELAXED) != 255)
+			__atomic_fetch_add(c, 1, __ATOMIC_RELAXED); /* 255 sticks: always looked up */
+	}
+}
+
+static inline void mgp_sample_leave(uint64_t ptr)
+{
+	if (mgp_sample_conf.filter) {
+		uint8_t *c = mgp_sample_slot(ptr);
+		if (__atomic_load_n(c, __ATOMIC_RELAXED) != 255)
+			__atomic_fetch_sub(c, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* 0 when ptr cannot be a recorded block (its free needs no lookup); 1 in exact mode. */
+static inline int mgp_sample_maybe(uint64_t ptr)
+{
+	return !mgp_sample_conf.filter || __atomic_load_n(mgp_sample_slot(ptr), __ATOMIC_RELAXED) != 0;
+}
+
+#endif /* MGP_SAMPLE_H */
