@@ -491,11 +491,13 @@ static int from_fork(struct trace_loader *ld, struct mgc_rec_site *e, uint64_t c
 	if (!s)
 		return e->site == 0 ? -EBADMSG : -ENOMEM;
 	if (!s->base) {
-		if (!(s->base = malloc(sizeof *s->base)))
+		if (!(s->base = calloc(1, sizeof *s->base)))
 			return -ENOMEM;
-		s->base->c = s->counters;
-		s->base->live_var = s->live_var;
-		memcpy(s->base->cohorts, s->cohorts, sizeof s->base->cohorts);
+		if (!mgc_kind_is_cuda(s->kind)) { /* CUDA memory is never a forked child's: from 0 */
+			s->base->c = s->counters;
+			s->base->live_var = s->live_var;
+			memcpy(s->base->cohorts, s->cohorts, sizeof s->base->cohorts);
+		}
 	}
 	const struct mgc_site_base *b = s->base;
 	e->live_bytes = b->c.live_bytes + (uint64_t)mgc_unzigzag(e->live_bytes);
@@ -1222,10 +1224,14 @@ static int on_forked(struct trace_loader *ld, const unsigned char *p, uint32_t l
 	free(path);
 	if (rc < 0 || ld->base)
 		return rc;
-	/* Every site the parent had is the child's from its start on. */
+	/* Every site the parent had is the child's from its start on, but its CUDA sites: CUDA is
+	 * never used after a fork (the child's probe traces none), the parent's GPU memory is not the
+	 * child's, and the child's trace lists none of them. */
 	for (size_t i = 0; i < ld->t->nsites; i++) {
 		struct mgc_site *s = ld->t->sites[i];
-		if (s && (s->counters.allocs || s->counters.live_bytes) && !s->seen) {
+		if (s && mgc_kind_is_cuda(s->kind) && !s->seen)
+			memset(&s->counters, 0, sizeof s->counters);
+		else if (s && (s->counters.allocs || s->counters.live_bytes) && !s->seen) {
 			if (series_set(s, 0, s->counters.live_bytes) < 0)
 				return -ENOMEM;
 			s->seen = 1;

@@ -612,28 +612,16 @@ void mgp_sites_evict_free(int (*written)(uint32_t id))
 	pthread_mutex_unlock(&table.lock);
 }
 
-/* CUDA bytes a forked child drops (mgp_sites_forget_cuda), per site and bucket, kept until its
- * counters start afresh (mgp_sites_forked), where they become negative deltas. */
-#define CUDA_DROPS 256u
-static struct cuda_drop {
-	uint32_t id, bucket;
-	uint64_t bytes;
-} cuda_drops[CUDA_DROPS];
-static uint32_t ncuda_drops;
-
 void mgp_sites_forget_cuda(void)
 {
+	/* The child's counters start afresh at the fork (mgp_sites_forked), and readers take a forked
+	 * child's CUDA sites from zero: only the totals and cells here need the parent's GPU memory
+	 * taken out. */
 	uint32_t n = mgp_sites_count();
-	ncuda_drops = 0;
 	for (uint32_t id = 1; id < n; id++) {
 		struct mgp_site_counts *c = mgp_site_counts(id);
 		if (c->state == MGP_SITE_FREE || !mgc_kind_is_cuda(mgp_site_get(id)->kind) || !c->live_bytes)
 			continue;
-		for (unsigned k = 0; k < MGC_COHORTS; k++) {
-			uint64_t v = mgp_site_cohort(c, k);
-			if (v && ncuda_drops < CUDA_DROPS)
-				cuda_drops[ncuda_drops++] = (struct cuda_drop){id, k, v};
-		}
 		c->live_bytes = 0;
 		if (c->coh_ext)
 			memset(mgp_chunk_at(&table.coh, c->coh_ext - 1), 0, MGC_COHORTS * sizeof(uint64_t));
@@ -665,15 +653,6 @@ int mgp_sites_forked(void)
 	}
 	table.coh_high = table.coh_free = 0;
 	mgp_stacks_forked();
-	/* The parent's device memory, dropped above, is a negative change from the fork on. */
-	for (uint32_t i = 0; i < ncuda_drops; i++) {
-		struct mgp_site_counts *c = mgp_site_counts(cuda_drops[i].id);
-		int64_t d = -(int64_t)cuda_drops[i].bytes;
-		__atomic_fetch_add(&c->live_bytes, (uint64_t)d, __ATOMIC_RELAXED);
-		cohort_add(c, cuda_drops[i].bucket, d);
-		mark(cuda_drops[i].id, MGP_SITE_LIVE);
-	}
-	ncuda_drops = 0;
 	return 0;
 }
 
