@@ -105,22 +105,29 @@ static void heap_gone(struct mgp_thread *t, const struct mgp_entry *en)
 	mgp_thread_free(t, en->site, en->bucket, bytes, count, var);
 }
 
-int mgp_record_take(void *p, struct mgp_entry *en)
+/* Takes a block that may be recorded out of the live table (mgp_sample_maybe said so). */
+static int take_entry(uint64_t ptr, struct mgp_entry *en)
 {
-	uint64_t ptr = (uint64_t)(uintptr_t)p;
-	if (!mgp_sample_maybe(ptr) || !mgp_live_remove(ptr, en))
+	if (!mgp_live_remove(ptr, en))
 		return 0;
 	mgp_sample_leave(ptr);
 	return 1;
 }
 
+int mgp_record_take(void *p, struct mgp_entry *en)
+{
+	uint64_t ptr = (uint64_t)(uintptr_t)p;
+	return mgp_sample_maybe(ptr) && take_entry(ptr, en);
+}
+
 void mgp_record_free(void *p)
 {
 	struct mgp_entry en;
-	if (!mgp_sample_maybe((uint64_t)(uintptr_t)p))
+	uint64_t ptr = (uint64_t)(uintptr_t)p;
+	if (!mgp_sample_maybe(ptr))
 		return; /* sampling, and this block was never recorded */
 	struct mgp_thread *t = mgp_thread_enter();
-	if (mgp_record_take(p, &en))
+	if (take_entry(ptr, &en))
 		heap_gone(t, &en);
 	mgp_thread_leave(t);
 }

@@ -614,15 +614,15 @@ void mgp_sites_evict_free(int (*written)(uint32_t id))
 
 void mgp_sites_forget_cuda(void)
 {
-	/* The child's counters start afresh at the fork (mgp_sites_forked), and readers take a forked
-	 * child's CUDA sites from zero: only the totals and cells here need the parent's GPU memory
-	 * taken out. */
+	/* The parent's CUDA calls and GPU memory are not the child's: its CUDA sites are emptied,
+	 * counts too, for a child whose trace stands alone (a child whose trace refers to the parent's
+	 * starts its counters afresh, and readers take its CUDA sites from zero). */
 	uint32_t n = mgp_sites_count();
 	for (uint32_t id = 1; id < n; id++) {
 		struct mgp_site_counts *c = mgp_site_counts(id);
-		if (c->state == MGP_SITE_FREE || !mgc_kind_is_cuda(mgp_site_get(id)->kind) || !c->live_bytes)
+		if (c->state == MGP_SITE_FREE || !mgc_kind_is_cuda(mgp_site_get(id)->kind) || !c->allocs)
 			continue;
-		c->live_bytes = 0;
+		c->live_bytes = c->allocs = c->alloc_bytes = c->frees = c->peak_bytes = c->var = 0;
 		if (c->coh_ext)
 			memset(mgp_chunk_at(&table.coh, c->coh_ext - 1), 0, MGC_COHORTS * sizeof(uint64_t));
 		mark(id, MGP_SITE_LIVE);

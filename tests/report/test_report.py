@@ -380,11 +380,17 @@ def gpu(tmp):
               and (not leak or kinds[3][0] == "device") and kinds.get(1, ("",))[0] == "heap",
               "gpu %s: device sites listed with kind device (pool not leaking%s)"
               % (name, ", cache leaking" if leak else ""), "device", kinds)
+        check({s.get("stack_role") for s in doc["sites"] if s["kind"] == "device"} == {"grew the cache"}
+              and all("stack_role" not in s for s in doc["sites"] if s["kind"] == "heap"),
+              "gpu %s: device sites' stacks are the ones that grew the cache" % name, "grew the cache",
+              [(s["kind"], s.get("stack_role")) for s in doc["sites"]])
         check(doc["points"] and doc["points"][-1].get("device") == (9 * 64 + (600 if leak else 0)) * MB,
               "gpu %s: points carry device bytes" % name, "device", doc["points"][-1:])
         rc, out, err = mgreport(["--no-color", path])
         check(rc == 0 and "live CUDA" in out and "[device]" in out
               and "CUDA allocations at exit" in out and ("GPU leak" if leak else "GPU warmup") in out
+              and (not leak or "the top one grew the cache:" in out)
+              and "?? x2  [mgtrain]" in out  # two unnamed frames of one module: one line
               and "     device\n" in out,
               "gpu %s: text shows the device breakdown, series, column and sites" % name,
               "live CUDA", out[:2000])
