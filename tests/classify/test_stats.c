@@ -218,6 +218,43 @@ static void test_slow_leak_at_high_level(void)
 	MG_STR(mgc_verdict_name(f.verdict), "stable");
 }
 
+/* A step in an exact floor is many sigmas and may still mean nothing. The healthy torch run on a
+ * loaded CI machine (RSS in pages, steps 1-120, below) sat at 395 MiB in a three-step cycle of
+ * 0/2/4 MiB, with a 60 KiB step in its floor after step 64: that made it `growing` ("a new rise
+ * or a level shift") and the process `retention`. A step is news when it is also a meaningful
+ * rise (8 steps of what reaches the limit within the horizon); 64 MiB from step 101 still is. */
+static const int torch_ci_rss_pages[120] = {
+	101016, 102646, 103139, 101637, 102155, 101133, 101646, 102161, 101910, 101144,
+	101656, 102169, 101145, 101657, 102171, 101148, 101662, 102174, 101150, 101662,
+	102174, 101151, 101663, 102176, 101921, 101153, 101665, 102177, 101410, 101861,
+	101157, 101671, 102184, 101161, 101673, 102185, 101417, 101673, 102185, 101162,
+	101675, 102187, 101163, 101675, 102187, 101164, 101676, 101677, 101677, 102189,
+	101165, 101677, 102189, 101165, 101677, 102190, 101934, 101678, 102191, 101167,
+	101680, 102192, 101936, 101168, 101680, 102192, 101936, 101168, 101680, 102192,
+	101266, 101682, 101939, 101939, 102931, 101683, 102195, 102419, 102931, 101683,
+	102195, 101939, 102931, 102164, 102196, 101172, 102709, 101173, 101685, 102197,
+	101173, 101685, 102197, 101173, 101685, 102197, 101173, 101685, 102197, 101173,
+	101686, 102198, 101174, 101686, 102199, 101943, 101687, 102679, 101687, 102199,
+	101175, 101687, 102199, 101175, 101687, 102199, 101944, 101176, 101688, 101421,
+};
+
+static void test_small_step_in_exact_floor(void)
+{
+	struct mgc_classify_opts o = {.limit = 23.5 * GIB, .x_is_steps = 1};
+	double x[120], y[120];
+	struct mgc_fit f;
+	static const double jumps[] = {0, 64 * MIB};
+	for (size_t k = 0; k < 2; k++) {
+		for (int i = 0; i < 120; i++) {
+			x[i] = i + 1;
+			y[i] = torch_ci_rss_pages[i] * 4096.0 + (i >= 100 ? jumps[k] : 0);
+		}
+		MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
+		MG_STR(mgc_verdict_name(f.verdict), jumps[k] > 0 ? "growing" : "stable");
+		printf("torch CI run + %.0f MiB from step 101: %s\n", jumps[k] / MIB, f.why);
+	}
+}
+
 /* Epochs: growth from the first step is a cache filling epoch 1 until it goes on past the
  * boundary; it is a leak once it has, at the same rate. Without epochs it waits for the start
  * horizon (1000 steps). A cache that stopped at the boundary is a plateau. */
@@ -331,6 +368,7 @@ int main(void)
 	test_epochs();
 	test_seconds();
 	test_sampled_floor();
+	test_small_step_in_exact_floor();
 	test_speed();
 	return mg_test_done("classify-stats");
 }
