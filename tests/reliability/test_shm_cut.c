@@ -95,7 +95,8 @@ int main(void)
 	}
 	if (bad)
 		waitpid(child, &status, 0);
-	MG_EQ(bad, 0, "every answer while the segment is cut is 0, -EAGAIN or -ESTALE (%s)", strerror(-bad));
+	MG_EQ(bad, 0, "every answer while the segment is cut is 0, -EAGAIN or -ESTALE (%s)",
+	      strerror(-bad));
 	MG_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child cut the segment %d times", CUTS);
 	printf("%u reads while it was cut: %u copies, %u busy, %u changed\n", reads, counts[0],
 		     counts[1], counts[2]);
