@@ -11,9 +11,9 @@
 #include "mgc_python.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +199,8 @@ static int copy_valid(int fd, struct mgc_shm *dst)
 	uint32_t counts[2]; /* py.ncodes, py.bytes_used */
 	_Static_assert(AT(py.bytes_used) == AT(py.ncodes) + 4, "py counts are adjacent");
 	r = read_at(fd, counts, sizeof counts, AT(py.ncodes));
+	if (r < 0)
+		return r;
 	uint32_t pc = counts[0] < MGC_SHM_PYCODES ? counts[0] : MGC_SHM_PYCODES;
 	uint32_t pb = counts[1] < MGC_SHM_PYBYTES ? counts[1] : MGC_SHM_PYBYTES;
 	dst->py.ncodes = pc;

@@ -63,7 +63,7 @@ static void *start_small(void *p)
 	uintptr_t lo = stack_top() - (s->size & ~(size_t)4095);
 	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
 	mgp_tstack_floor = lo + MGP_CAPTURE_STACK;
-	return fn(arg);
+	return fn(arg); /* optimized, a jump: the thread's stack looks as without the probe */
 }
 
 static struct start *take_slot(void)
