@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_capture.h: the calling stack of an allocation, as return addresses, innermost first, with the
- * probe's own frames left out and, in a Python program, Python frames in place of the
- * interpreter's (mgp_python). The first step of recording (capture -> intern -> live table ->
+ * probe's own frames left out and, in a Python program, the thread's Python frames in place of
+ * every native frame past the first one of the interpreter's frame evaluator (mgp_python). The first step of recording (capture -> intern -> live table ->
  * counters): what makes a site. Runs inside the hooks: never malloc, stdio or a lock of ours.
  * Inline, because every frame of the probe between the program and unw_backtrace is one more frame
  * to unwind on every allocation. */
