@@ -24,7 +24,7 @@
 #include "mgp_stacks.h"
 #include "mgp_thread.h"
 
-#define OUT_CAP (1u << 20)
+#define OUT_CAP (256u << 10) /* records gathered before a write: a flush when full */
 #define SNAP_FIELDS 12u /* SNAPSHOT2 header fields from rss_anon to frees_total */
 
 /* A buffer from the kernel that doubles when it must. */
