@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* mgc_shm.c: the reader of the probe's live segment (layout in mgc_shm.h). Maps read-only, copies
- * under the seqlock, checks every count before anyone indexes with it. It must never write to
- * the segment, never return a torn copy, and never abort on what it finds there. */
+/* mgc_shm.c: the reader of the probe's live segment (layout in mgc_shm.h). Reads the segment's file
+ * with pread, never through a mapping (a file cut under a mapping raises SIGBUS in the reader; a
+ * cut file is a short read), copies under the seqlock, checks every count before anyone indexes
+ * with it. It must never write to the segment, never return a torn copy, and never abort on what
+ * it finds there. */
 #define _GNU_SOURCE
 #include "mgc_shm.h"
 
@@ -11,19 +13,33 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct mgc_shm_map {
 	int pid;
-	int fd;      /* kept open: its size is checked before every copy */
-	const struct mgc_shm *seg;
-	size_t size;
+	int fd; /* kept open: every copy is read from it */
 };
+
+/* len bytes at offset off of the segment's file into dst: 0, or -ESTALE when the file is shorter
+ * now (it was cut: the segment changed under the reader) or cannot be read. */
+static int read_at(int fd, void *dst, size_t len, size_t off)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = pread(fd, (char *)dst + got, len - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -ESTALE;
+		got += (size_t)r;
+	}
+	return 0;
+}
 
 void mgc_shm_path(int pid, char *buf, size_t cap)
 {
@@ -105,23 +121,17 @@ int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
 		snprintf(err, errlen, "%s is too small to be an mgprobe segment", path);
 		return -EINVAL;
 	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	int e = errno;
-	if (p == MAP_FAILED) {
-		close(fd);
-		snprintf(err, errlen, "cannot map %s: %s", path, strerror(e));
-		return -e;
-	}
-	const struct mgc_shm_header *h = p;
-	char magic[8];
-	memcpy(magic, h->magic, 8);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	int r = 0;
+	struct mgc_shm_header hd;
+	const struct mgc_shm_header *h = &hd;
+	int r = read_at(fd, &hd, sizeof hd, 0);
 	static const char zero[8];
-	if (memcmp(magic, zero, 8) == 0) {
+	if (r < 0) {
 		snprintf(err, errlen, "%s is being created", path);
 		r = -EAGAIN;
-	} else if (memcmp(magic, MGC_SHM_MAGIC, 8) != 0) {
+	} else if (memcmp(h->magic, zero, 8) == 0) {
+		snprintf(err, errlen, "%s is being created", path);
+		r = -EAGAIN;
+	} else if (memcmp(h->magic, MGC_SHM_MAGIC, 8) != 0) {
 		snprintf(err, errlen, "%s is not an mgprobe segment", path);
 		r = -EINVAL;
 	} else if (h->version != MGC_SHM_VERSION) {
@@ -136,7 +146,6 @@ int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
 	}
 	struct mgc_shm_map *m = r < 0 ? NULL : calloc(1, sizeof *m);
 	if (!m) {
-		munmap(p, (size_t)st.st_size);
 		close(fd);
 		if (r == 0)
 			snprintf(err, errlen, "out of memory");
@@ -144,8 +153,6 @@ int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen)
 	}
 	m->pid = pid;
 	m->fd = fd;
-	m->seg = p;
-	m->size = (size_t)st.st_size;
 	*out = m;
 	return 0;
 }
@@ -174,27 +181,53 @@ static int check(const struct mgc_shm *s)
 	return 0;
 }
 
-/* Copies what the header says is valid; the caller validates the sequence around it. */
-static void copy_valid(const struct mgc_shm *src, struct mgc_shm *dst)
+#define AT(field) offsetof(struct mgc_shm, field)
+
+/* Copies what the header says is valid from the file; the caller validates the sequence around
+ * it. 0, or -ESTALE (the file was cut). */
+static int copy_valid(int fd, struct mgc_shm *dst)
 {
-	memcpy(&dst->h, &src->h, sizeof dst->h);
+	int r = read_at(fd, &dst->h, sizeof dst->h, AT(h));
+	if (r < 0)
+		return r;
+	if (memcmp(dst->h.magic, MGC_SHM_MAGIC, 8) != 0)
+		return -ESTALE; /* cut and grown again: zeros where the segment was */
 	uint32_t gn = dst->h.grid_n < MGC_SHM_GRID ? dst->h.grid_n : MGC_SHM_GRID;
 	uint32_t ns = dst->h.nsites < MGC_SHM_SITES ? dst->h.nsites : MGC_SHM_SITES;
 	uint32_t nm = dst->h.nmodules < MGC_SHM_MODULES ? dst->h.nmodules : MGC_SHM_MODULES;
 	uint32_t nn = dst->h.names_used < MGC_SHM_NAMES ? dst->h.names_used : MGC_SHM_NAMES;
-	memcpy(dst->ring, src->ring, sizeof dst->ring);
-	memcpy(dst->grid, src->grid, gn * sizeof dst->grid[0]);
-	memcpy(dst->sites, src->sites, ns * sizeof dst->sites[0]);
-	memcpy(dst->modules, src->modules, nm * sizeof dst->modules[0]);
-	memcpy(dst->names, src->names, nn);
-	uint32_t pc = src->py.ncodes < MGC_SHM_PYCODES ? src->py.ncodes : MGC_SHM_PYCODES;
-	uint32_t pb = src->py.bytes_used < MGC_SHM_PYBYTES ? src->py.bytes_used : MGC_SHM_PYBYTES;
+	uint32_t counts[2]; /* py.ncodes, py.bytes_used */
+	_Static_assert(AT(py.bytes_used) == AT(py.ncodes) + 4, "py counts are adjacent");
+	r = read_at(fd, counts, sizeof counts, AT(py.ncodes));
+	if (r < 0)
+		return r;
+	uint32_t pc = counts[0] < MGC_SHM_PYCODES ? counts[0] : MGC_SHM_PYCODES;
+	uint32_t pb = counts[1] < MGC_SHM_PYBYTES ? counts[1] : MGC_SHM_PYBYTES;
 	dst->py.ncodes = pc;
 	dst->py.bytes_used = pb;
-	memcpy(dst->py.codes, src->py.codes, pc * sizeof dst->py.codes[0]);
-	memcpy(dst->py.bytes, src->py.bytes, pb);
-	dst->sampling.rate = src->sampling.rate;
-	memcpy(dst->sampling.live_var, src->sampling.live_var, ns * sizeof dst->sampling.live_var[0]);
+	const struct {
+		void *to;
+		size_t off, len;
+	} parts[] = {
+		{dst->ring, AT(ring), sizeof dst->ring},
+		{dst->grid, AT(grid), gn * sizeof dst->grid[0]},
+		{dst->sites, AT(sites), ns * sizeof dst->sites[0]},
+		{dst->modules, AT(modules), nm * sizeof dst->modules[0]},
+		{dst->names, AT(names), nn},
+		{dst->py.codes, AT(py.codes), pc * sizeof dst->py.codes[0]},
+		{dst->py.bytes, AT(py.bytes), pb},
+		{&dst->sampling.rate, AT(sampling.rate), sizeof dst->sampling.rate},
+		{dst->sampling.live_var, AT(sampling.live_var), ns * sizeof dst->sampling.live_var[0]},
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0] && r == 0; i++)
+		r = read_at(fd, parts[i].to, parts[i].len, parts[i].off);
+	return r;
+}
+
+/* The writer's sequence number now: 0, or -ESTALE. */
+static int read_seq(int fd, uint64_t *seq)
+{
+	return read_at(fd, seq, sizeof *seq, AT(h.seq));
 }
 
 int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)
@@ -203,20 +236,19 @@ int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries)
 		return -EINVAL;
 	if (tries == 0)
 		tries = 1000;
-	const struct mgc_shm *src = m->seg;
 	for (unsigned t = 0; t < tries; t++) {
-		/* Reading a page past the end of a file that shrank would raise SIGBUS. */
+		/* A file cut while it is read is a short read (-ESTALE), never a signal. */
 		struct stat st;
-		if (fstat(m->fd, &st) < 0 || (size_t)st.st_size < m->size)
+		uint64_t s1, s2;
+		if (fstat(m->fd, &st) < 0 || (size_t)st.st_size < sizeof(struct mgc_shm) ||
+		    read_seq(m->fd, &s1) < 0)
 			return -ESTALE;
-		uint64_t s1 = __atomic_load_n(&src->h.seq, __ATOMIC_ACQUIRE);
 		if (s1 & 1) {
 			sched_yield();
 			continue;
 		}
-		copy_valid(src, dst);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		uint64_t s2 = __atomic_load_n(&src->h.seq, __ATOMIC_RELAXED);
+		if (copy_valid(m->fd, dst) < 0 || read_seq(m->fd, &s2) < 0)
+			return -ESTALE;
 		if (s1 != s2) {
 			sched_yield();
 			continue;
@@ -263,7 +295,6 @@ void mgc_shm_close(struct mgc_shm_map *m)
 {
 	if (!m)
 		return;
-	munmap((void *)m->seg, m->size);
 	close(m->fd);
 	free(m);
 }

@@ -11,10 +11,10 @@
 #include "mgc_proc.h"
 #include "mgc_shm_format.h"
 
-/* A read-only mapping of one process's segment. */
+/* One process's segment, open read-only (read with pread, never mapped: see mgc_shm_read). */
 struct mgc_shm_map;
 
-/* Maps /dev/shm/mgprobe.<pid> read-only and checks it. Anyone may plant that name, so it is opened
+/* Opens /dev/shm/mgprobe.<pid> read-only and checks it. Anyone may plant that name, so it is opened
  * without following a symlink or waiting on a FIFO, and only a regular file of the target
  * process's own user with mode 0600 (what the probe makes) is used. 0, or -errno with a one-line
  * reason in err: -ENOENT (no segment: the process runs without the probe), -EPERM (something
@@ -27,9 +27,10 @@ int mgc_shm_open(int pid, struct mgc_shm_map **out, char *err, size_t errlen);
  * header, ring, the valid grid points, sites and modules. Retries while the writer is busy, at
  * most `tries` times (0 = a default of 1000) with sched_yield between. Counts in the copy are
  * checked: 0, -EAGAIN (the writer never paused long enough), -EBADMSG (impossible counts) or
- * -ESTALE (the segment's file shrank since it was mapped: reading it would raise SIGBUS; the map
- * is of no more use). The size is checked before every copy, so only a file cut during the copy
- * itself, a window of microseconds, can still raise SIGBUS. Never returns a torn copy. */
+ * -ESTALE (the segment changed: its file was cut, before or during this copy, or zeroed; the
+ * segment is of no more use). The copy is read from the file with pread, never through a
+ * mapping, so a file cut at any moment is a short read and never raises SIGBUS. Never returns a
+ * torn copy. */
 int mgc_shm_read(struct mgc_shm_map *m, struct mgc_shm *dst, unsigned tries);
 
 /* 1 when the process that wrote the segment is gone (the pid no longer exists, or was reused by

@@ -15,6 +15,7 @@
 
 #include "mgc_format.h"
 #include "mgp_python.h"
+#include "mgp_tstack.h"
 
 /* Frames captured beyond the depth, to cover the probe's own (dropped). */
 #define MGP_CAPTURE_SLACK 16u
@@ -50,17 +51,16 @@ extern __thread struct mgp_stack_bounds mgp_stack_bounds __attribute__((tls_mode
 /* The program called sigaltstack(ss) and it succeeded. */
 void mgp_capture_altstack(const void *sp, size_t size, int disable);
 
-/* 0 when the current stack cannot hold a capture: a handler on a small alternate signal stack.
- * The allocation is then recorded without a stack, and the guard page is never touched. Call
- * before any frame that holds a capture. (A thread's own small stack is not known: reading its
- * bounds, pthread_getattr_np, allocates in the program's arena and changes its behaviour.) */
+/* 0 when the current stack cannot hold a capture: a handler on a small alternate signal stack,
+ * or a thread low on its own small stack (mgp_tstack.h). The allocation is then recorded without
+ * a stack, and the guard page is never touched. Call before any frame that holds a capture. */
 static inline int mgp_capture_room(void)
 {
 	const struct mgp_stack_bounds *b = &mgp_stack_bounds;
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	if (sp - b->alt_lo < b->alt_hi - b->alt_lo)
 		return sp - b->alt_lo >= MGP_CAPTURE_STACK;
-	return 1;
+	return mgp_tstack_fits(sp);
 }
 
 /* Native frames unwound first on a thread that runs Python (the probe's own included), as

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_hooks.h: the list of every libc function the probe interposes and calls on to, written once
  * (MGP_HOOKS), from which come the table of the real functions, their lookup and the declarations;
- * mgp_hooks.c holds the lookup and the allocation hooks, mgp_fork.c and mgp_life.c the others.
+ * mgp_hooks.c holds the lookup and the allocation hooks, mgp_fork.c, mgp_life.c and mgp_tstack.c
+ * the others.
  * A hook must return exactly what the real function returns, errno included, and must never call
  * stdio, dlsym (outside mgp_resolve) or a blocking lock on its fast path. */
 #ifndef MGP_HOOKS_H
@@ -10,6 +11,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stddef.h>
@@ -51,6 +53,7 @@
 	X(void, _Exit, (int))                                                                       \
 	X(int, dlclose, (void *))                                                                   \
 	X(int, sigaltstack, (const stack_t *, stack_t *))                                           \
+	X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))    \
 	X(void *, malloc, (size_t)) /* last: resolved last, it says the table is complete */
 
 #define MGP_HOOK_DECLARE(ret, name, params) ret name params;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mgc_grid.h"
 #include "mgc_shm_format.h"
 #include "mgp_modules.h"
 #include "mgp_os.h"
@@ -358,19 +359,14 @@ static void top_insert(struct top *t, uint32_t *n, uint32_t id, double key)
 	t[i] = (struct top){id, key};
 }
 
-/* Halves the grid: keeps every other point, for the process and for every site's history. */
+/* Halves the grid: keeps every other point, for the process and for every site's history (the
+ * readers' one thinning rule, mgc_grid_halve). */
 static void thin(void)
 {
-	for (uint32_t k = 0; k < G / 2; k++)
-		pub.grid[k] = pub.grid[2 * k];
-	for (uint32_t r = 0; r < ROWS; r++) {
-		if (!pub.row_site[r])
-			continue;
-		float *h = pub.hist + (size_t)r * G;
-		for (uint32_t k = 0; k < G / 2; k++)
-			h[k] = h[2 * k];
-	}
-	pub.grid_n = G / 2;
+	pub.grid_n = (uint32_t)mgc_grid_halve(pub.grid, G, sizeof pub.grid[0]);
+	for (uint32_t r = 0; r < ROWS; r++)
+		if (pub.row_site[r])
+			mgc_grid_halve(pub.hist + (size_t)r * G, G, sizeof(float));
 	pub.stride *= 2;
 }
 

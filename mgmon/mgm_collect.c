@@ -467,10 +467,10 @@ static void follow(struct mgm_collector *c)
 	int r = c->map ? mgc_shm_read(c->map, c->copy, 0) : -ENOENT;
 	if (r == 0) {
 		c->have_copy = 1;
-	} else if (r == -ESTALE) { /* reading on would raise SIGBUS: the file shrank under us */
+	} else if (r == -ESTALE) { /* the file was cut under us (a short read, never a SIGBUS) */
 		char path[64];
 		mgc_shm_path(c->pid, path, sizeof path);
-		snprintf(c->refused, sizeof c->refused, "%s changed: it shrank while mgmon read it, so "
+		snprintf(c->refused, sizeof c->refused, "%s changed: it was cut while mgmon read it, so "
 			 "its figures stop here (RSS from /proc)", path);
 		mgc_shm_close(c->map);
 		c->map = NULL;

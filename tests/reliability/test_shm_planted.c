@@ -2,7 +2,7 @@
 /* test_shm_planted.c: issue 13.5 and 13.9 at the segment reader. What anyone can plant at
  * /dev/shm/mgprobe.<pid> is refused at once with -EPERM (a FIFO: opening it used to block for a
  * writer; a symlink; a file anyone may read; a file of another user, as root), while a good
- * segment (regular, our own, 0600) opens; and a segment that shrinks after it was mapped gives
+ * segment (regular, our own, 0600) opens; and a segment that shrinks after it was opened gives
  * -ESTALE instead of killing the reader with SIGBUS. The segments are this test's own pid's. */
 #define _GNU_SOURCE
 #include <errno.h>

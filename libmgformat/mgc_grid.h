@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* mgc_grid.h: a bounded grid over a run of any length, the one thinning rule of the readers (the
- * trace loader's points and site series, mgmon's own history of a process without the probe).
- * Every sample is a point until the grid is full; then every other point is dropped and only
- * every second sample is kept, and so on: the grid holds the samples whose number is a multiple
- * of the stride, at most `cap` of them. The caller keeps the latest sample as well when it is not
- * on the grid. A series that rarely changes is kept as its changes (struct mgc_grid_change), halved
- * by the same rule. Pure bookkeeping: it owns no memory and never fails. */
+ * trace loader's points and site series, mgmon's own history of a process without the probe) and
+ * of the probe's live segment (its grid and site histories, mgp_shm.c). Every sample is a point
+ * until the grid is full; then every other point is dropped and only every second sample is kept,
+ * and so on: the grid holds the samples whose number is a multiple of the stride, at most `cap` of
+ * them. The caller keeps the latest sample as well when it is not on the grid. A series that
+ * rarely changes is kept as its changes (struct mgc_grid_change), halved by the same rule. Pure
+ * bookkeeping, safe inside the probe: it owns no memory, never fails, no malloc, stdio or lock. */
 #ifndef MGC_GRID_H
 #define MGC_GRID_H
 
