@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mgc_shm_format.h"
@@ -29,6 +30,7 @@
 #define ROWS 4096u                  /* sites with a history: those holding ROW_MIN bytes or more */
 #define ROW_MIN (64u << 10)
 #define ROW_SLOTS (2u * ROWS)        /* site -> row index, at most half full */
+#define STALE_GRACE_S 60             /* a dead process's segment is left this long after its last write */
 
 struct top {
 	uint32_t id;
@@ -69,9 +71,10 @@ static void turn_off(const char *what, int err)
 	pub.seg = NULL;
 }
 
-/* Removes this user's segments whose process is gone (killed: no exit path ran). Raw getdents64:
- * opendir would malloc. A probe in another pid namespace sharing /dev/shm would look dead here:
- * that setup is not supported. */
+/* Removes this user's segments whose process is gone (killed: no exit path ran) and that have not
+ * been written for a minute (one written since may be a copy being put back, or a crash that mgmon
+ * is about to report as a stale segment). Raw getdents64: opendir would malloc. A probe in another
+ * pid namespace sharing /dev/shm would look dead here: that setup is not supported. */
 static void sweep_stale(void)
 {
 	char buf[4096] __attribute__((aligned(8)));
@@ -79,6 +82,9 @@ static void sweep_stale(void)
 	if (fd < 0)
 		return;
 	uid_t me = geteuid();
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	time_t now = ts.tv_sec;
 	for (;;) {
 		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
 		if (n <= 0)
@@ -98,7 +104,8 @@ static void sweep_stale(void)
 			mgp_fmt(path, sizeof path, "/proc/%d", (int)pid);
 			if (access(path, F_OK) == 0 || errno != ENOENT)
 				continue;
-			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == me && S_ISREG(st.st_mode))
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_uid == me && S_ISREG(st.st_mode) &&
+			    now - st.st_mtim.tv_sec >= STALE_GRACE_S)
 				unlinkat(fd, name, 0);
 		}
 	}

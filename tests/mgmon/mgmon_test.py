@@ -121,6 +121,33 @@ def run_once(pid, *extra):
     return r
 
 
+def dead_pid():
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def check_sweep(tmp):
+    """A starting probe removes a dead process's segment unchanged for a minute, and leaves one
+    changed since (a copy being put back, a crash mgmon is about to report): on a busy machine other
+    probes start at any moment, and the stale-segment check above raced them before."""
+    old, fresh = "/dev/shm/mgprobe.%d" % dead_pid(), "/dev/shm/mgprobe.%d" % dead_pid()
+    for path in (old, fresh):
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as f:
+            f.write(b"\0" * 4096)
+    t = time.time() - 61
+    os.utime(old, (t, t))
+    p = probed(["true"], tmp)
+    p.wait()
+    gone, kept = not os.path.exists(old), os.path.exists(fresh)
+    for path in (old, fresh):
+        if os.path.exists(path):
+            os.unlink(path)
+    if not gone or not kept:
+        fail("sweep: a dead process's segment unchanged for 61 s %s, one changed now %s" %
+             ("was left" if not gone else "was removed", "was kept" if kept else "was removed"))
+
+
 def case_errors(tmp):
     r = subprocess.run([MGMON, "4194000"], capture_output=True, text=True)
     if r.returncode != 1 or "no such process" not in r.stderr:
@@ -166,6 +193,7 @@ def case_errors(tmp):
         os.unlink(seg)
     if r.returncode != 1 or "stale" not in r.stderr:
         fail("stale segment: exit %d, stderr %r" % (r.returncode, r.stderr))
+    check_sweep(tmp)
     # not a terminal: the live screen refuses politely
     s = subprocess.Popen(["sleep", "30"])
     started.append(s)
