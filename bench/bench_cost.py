@@ -4,10 +4,12 @@
 
     python3 bench/bench_cost.py BUILD_DIR [--reps 3] [--steps 150] [--worker-steps 120]
                                 [--sample 512K] [--only torch,workers,mgtrain]
-                                [--memray /work/wt/venv-memray/bin/memray]
+                                [--memray /work/wt/venv-memray/bin/memray] [--baseline LIB]
 
 Contenders: native; mg exact (`mgprobe run`); mg sampled (`mgprobe run --sample BYTES`, when this
-mgprobe has it); heaptrack; memray (Python mode); memray --native. Workloads:
+mgprobe has it); with --baseline LIB, both again as "mg before" with that libmgprobe.so (an older
+build, through MGPROBE_LIB), so a change is measured against what it replaces in the same run;
+heaptrack; memray (Python mode); memray --native. Workloads:
 
   torch    samples/torch_vision_train.py --steps N (Debian's CPU PyTorch): the sample's own step
            time after warmup, the wall time of the whole process, its max RSS and the trace bytes;
@@ -143,6 +145,11 @@ def contenders(a, mgprobe, memray, heaptrack, workers):
     if "--sample" in help_text:
         c["mg --sample " + a.sample] = lambda job: [mgprobe, "run", "-o", "run.mgt", "--sample",
                                                     a.sample, "--", *job]
+    if a.baseline:
+        before = ["env", "MGPROBE_LIB=" + os.path.abspath(a.baseline), mgprobe]
+        c["mg before"] = lambda job: [*before, "run", "-o", "run.mgt", "--", *job]
+        c["mg before --sample " + a.sample] = lambda job: [*before, "run", "-o", "run.mgt", "--sample",
+                                                           a.sample, "--", *job]
     if heaptrack:
         c["heaptrack"] = lambda job: [heaptrack, "-o", "ht", *job]
     if memray:
@@ -195,6 +202,7 @@ def main():
     ap.add_argument("--memray", default="/work/wt/venv-memray/bin/memray")
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("--timeout", type=float, default=240, help="seconds a run may take")
+    ap.add_argument("--baseline", help="another libmgprobe.so to run side by side, as 'mg before'")
     a = ap.parse_args()
     mgprobe = os.path.abspath(os.path.join(a.build, "libmgprobe", "mgprobe"))
     mgtrain = os.path.abspath(os.path.join(a.build, "engine", "mgtrain"))

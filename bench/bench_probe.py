@@ -5,11 +5,12 @@ heaptrack, on bench/alloc_bench at 1 and 2 threads with ~15-frame stacks. Runs a
 and repeated; the median of each is printed with its ratio to native. With --baseline LIB, a
 second libmgprobe.so (an older build) runs interleaved too, so a change is measured against what it
 replaces in the same run. With --instructions, the instructions per pair on one thread are counted
-under valgrind's callgrind as well: a figure the machine's noise does not move. Never a pass/fail
-test.
+under valgrind's callgrind as well: a figure the machine's noise does not move; with --python PY,
+the same for bench/alloc_bench.py (a Python loop under --py-depth calls of the frame evaluator: the
+cost of a stack with Python frames). Never a pass/fail test.
 
 usage: bench/bench_probe.py BUILD_DIR [--reps N] [--pairs N] [--depth N] [--baseline LIB]
-                            [--instructions]
+                            [--instructions] [--python PY] [--py-depth N]
 """
 import argparse
 import os
@@ -28,14 +29,14 @@ def run(cmd, env=None):
     raise RuntimeError("no ns_per_pair in output of %s" % cmd)
 
 
-def instructions(bench, depth, env):
+def instructions(cmd, env):
     """Instructions per malloc+free pair under callgrind: the difference between runs of 40000 and
-    20000 pairs, halved per pair, so start-up and exit cancel out."""
+    20000 pairs (cmd(pairs) is the command line), per pair, so start-up and exit cancel out."""
     counts = []
     with tempfile.TemporaryDirectory(prefix="mgbench-cg.") as tmp:
         for pairs in (20000, 40000):
             err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" +
-                                  os.path.join(tmp, "cg.out"), bench, "1", str(pairs), str(depth)],
+                                  os.path.join(tmp, "cg.out"), *cmd(pairs)],
                                  env=env, capture_output=True, text=True, check=True).stderr
             counts += [int(l.split()[-1]) for l in err.splitlines() if "Collected :" in l]
     return (counts[1] - counts[0]) / 20000.0
@@ -44,10 +45,19 @@ def instructions(bench, depth, env):
 def print_instructions(a, bench, lib, tmp):
     env = dict(os.environ, MGPROBE_OUTPUT=os.path.join(tmp, "i.mgt"))
     libs = [("mg", lib)] + ([("mg before", os.path.abspath(a.baseline))] if a.baseline else [])
-    print("instructions per malloc+free pair, one thread (callgrind):")
-    print("  %-10s %10.1f" % ("native", instructions(bench, a.depth, dict(os.environ))))
-    for name, path in libs:
-        print("  %-10s %10.1f" % (name, instructions(bench, a.depth, dict(env, LD_PRELOAD=path))))
+    programs = [("alloc_bench, one thread, stack depth ~%d" % (a.depth + 3),
+                 lambda pairs: [bench, "1", str(pairs), str(a.depth)])]
+    if a.python:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alloc_bench.py")
+        programs.append(("alloc_bench.py under %d evaluator calls (%s)" % (a.py_depth + 1, a.python),
+                         lambda pairs: [a.python, script, str(pairs), str(a.py_depth)]))
+    for what, cmd in programs:
+        print("instructions per malloc+free pair, %s (callgrind):" % what)
+        native = instructions(cmd, dict(os.environ))
+        print("  %-10s %10.1f" % ("native", native))
+        for name, path in libs:
+            n = instructions(cmd, dict(env, LD_PRELOAD=path))
+            print("  %-10s %10.1f   probe: %.1f" % (name, n, n - native))
 
 
 def main():
@@ -59,6 +69,8 @@ def main():
     ap.add_argument("--baseline", help="another libmgprobe.so to run side by side, as 'mg before'")
     ap.add_argument("--instructions", action="store_true",
                     help="also count instructions (callgrind)")
+    ap.add_argument("--python", help="with --instructions: also bench/alloc_bench.py under this python")
+    ap.add_argument("--py-depth", type=int, default=8, help="alloc_bench.py's layers (default 8)")
     a = ap.parse_args()
     bench = os.path.join(a.build, "bench", "alloc_bench")
     lib = os.path.abspath(os.path.join(a.build, "libmgprobe", "libmgprobe.so"))

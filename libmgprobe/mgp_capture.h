@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_capture.h: the calling stack of an allocation, as return addresses, innermost first, with the
- * probe's own frames left out and, in a Python program, Python frames in place of the
- * interpreter's (mgp_python). The first step of recording (capture -> intern -> live table ->
- * counters): what makes a site. Runs inside the hooks: never malloc, stdio or a lock of ours.
- * Inline, because every frame of the probe between the program and unw_backtrace is one more frame
- * to unwind on every allocation. */
+ * probe's own frames left out and, in a Python program, the thread's Python frames in place of
+ * every native frame past the first one of the interpreter's frame evaluator (mgp_python). The
+ * first step of recording (capture -> intern -> live table -> counters): what makes a site. Runs
+ * inside the hooks: never malloc, stdio or a lock of ours. Inline, because every frame of the probe
+ * between the program and unw_backtrace is one more frame to unwind on every allocation. */
 #ifndef MGP_CAPTURE_H
 #define MGP_CAPTURE_H
 
@@ -63,6 +63,27 @@ static inline int mgp_capture_room(void)
 	return 1;
 }
 
+/* Native frames unwound first on a thread that runs Python (the probe's own included), as
+ * mgp_python_merge needs none past the first evaluator frame: in the PyTorch sample that frame
+ * comes within the first 32 in 92% of stacks, most of which are 48 to 63 frames deep. Only a stack
+ * without an evaluator frame in its first 32 is unwound again, whole. */
+#define MGP_CAPTURE_FIRST 32u
+
+/* Unwinds the calling stack into b->native; returns how many frames (the probe's own included). On
+ * a thread with Python frames (py != 0) only up to the first evaluator frame, when it comes in the
+ * first MGP_CAPTURE_FIRST. */
+static inline int mgp_capture_unwind(struct mgp_capture_buf *b, uintptr_t py, unsigned want)
+{
+	int all = (int)(want + MGP_CAPTURE_SLACK);
+	if (!py || want <= MGP_CAPTURE_FIRST)
+		return unw_backtrace((void **)b->native, all);
+	int first = (int)MGP_CAPTURE_FIRST;
+	int got = unw_backtrace((void **)b->native, first);
+	if (got < first || mgp_python_evaluator_in(b->native, (unsigned)got))
+		return got;
+	return unw_backtrace((void **)b->native, all);
+}
+
 /* Captures the calling stack into b. Returns the stack (in b) and its number of frames in *n: at
  * most the depth or, with Python frames, twice the depth, so the Python frames above a deep
  * native library (PyTorch's dispatcher) stay while the interpreter's own frames go. */
@@ -70,15 +91,16 @@ static inline const uintptr_t *mgp_capture_stack(struct mgp_capture_buf *b, unsi
 {
 	const struct mgp_capture_conf *c = &mgp_capture_conf;
 	int python = mgp_python_on();
+	uintptr_t py = python ? mgp_python_current() : 0;
 	unsigned twice = c->depth * 2 < MGC_MAX_FRAMES ? c->depth * 2 : MGC_MAX_FRAMES;
 	unsigned want = python ? twice : c->depth;
-	int got = unw_backtrace((void **)b->native, (int)(want + MGP_CAPTURE_SLACK));
+	int got = mgp_capture_unwind(b, py, want);
 	int s = 0;
 	while (s < got && b->native[s] >= c->own_lo && b->native[s] < c->own_hi)
 		s++;
 	unsigned k = got > s ? (unsigned)(got - s) : 0;
 	if (python) {
-		*n = mgp_python_merge(b->native + s, k, b->merged, want);
+		*n = mgp_python_merge(py, b->native + s, k, b->merged, want);
 		return b->merged;
 	}
 	*n = k > c->depth ? c->depth : k;

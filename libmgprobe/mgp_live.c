@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "mgc_hash.h"
 #include "mgp_os.h"
@@ -15,7 +16,7 @@
 
 #define NSHARDS 4096u
 #define REGION_SHIFT 16u  /* 64 KiB of address space per shard choice */
-#define INITIAL_CAP 64u
+#define INITIAL_CAP 16u
 #define BIG_SIZE 0xffffffffu /* size field of an entry whose size is in the big table */
 #define BIG_CAP 256u
 
@@ -76,16 +77,73 @@ static void put(struct slot *tab, uint64_t mask, const struct slot *e)
 	tab[i] = *e;
 }
 
-static int grow(struct shard *s)
+/* Tables under a page come from a pool of 64 KiB blocks, by size class (16 to 128 slots), so a
+ * shard with a few entries costs 256 bytes, not a page: 4096 shards would otherwise hold 16 MiB
+ * of mostly empty pages. A freed small table goes back to its class's list, never to the kernel. */
+#define POOL_BLOCK (64u << 10)
+#define POOL_CLASSES 4u /* INITIAL_CAP << k slots, k < POOL_CLASSES: up to 2 KiB */
+static struct {
+	int lock;
+	uint32_t left;      /* bytes left in the current block */
+	char *block;
+	void *free[POOL_CLASSES];
+} pool;
+
+static unsigned pool_class(uint32_t cap)
 {
-	uint32_t ncap = s->cap ? s->cap * 2 : INITIAL_CAP;
-	struct slot *nt = mgp_os_alloc((size_t)ncap * sizeof *nt);
+	return (unsigned)__builtin_ctz(cap / INITIAL_CAP);
+}
+
+static struct slot *table_alloc(uint32_t cap)
+{
+	size_t bytes = (size_t)cap * sizeof(struct slot);
+	if (cap >= INITIAL_CAP << POOL_CLASSES)
+		return mgp_os_alloc(bytes);
+	unsigned k = pool_class(cap);
+	void *p = NULL;
+	mgp_spin_lock(&pool.lock);
+	if (pool.free[k]) {
+		p = pool.free[k];
+		pool.free[k] = *(void **)p;
+	} else {
+		if (pool.left < bytes && (pool.block = mgp_os_alloc(POOL_BLOCK)) != NULL)
+			pool.left = POOL_BLOCK;
+		if (pool.block && pool.left >= bytes) {
+			p = pool.block + POOL_BLOCK - pool.left;
+			pool.left -= (uint32_t)bytes;
+		}
+	}
+	mgp_spin_unlock(&pool.lock);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+static void table_free(struct slot *t, uint32_t cap)
+{
+	if (!t)
+		return;
+	if (cap >= INITIAL_CAP << POOL_CLASSES) {
+		mgp_os_free(t, (size_t)cap * sizeof *t);
+		return;
+	}
+	unsigned k = pool_class(cap);
+	mgp_spin_lock(&pool.lock);
+	*(void **)t = pool.free[k];
+	pool.free[k] = t;
+	mgp_spin_unlock(&pool.lock);
+}
+
+/* Rehashes the shard into a table of ncap slots (grown, or shrunk when mostly empty). */
+static int resize(struct shard *s, uint32_t ncap)
+{
+	struct slot *nt = table_alloc(ncap);
 	if (!nt)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->cap; i++)
 		if (s->tab[i].ptr)
 			put(nt, ncap - 1, &s->tab[i]);
-	mgp_os_free(s->tab, (size_t)s->cap * sizeof *s->tab);
+	table_free(s->tab, s->cap);
 	s->tab = nt;
 	s->cap = ncap;
 	return 0;
@@ -127,7 +185,7 @@ int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, unsigned bucket)
 	if (e.size == BIG_SIZE && big_put(ptr, size) < 0)
 		return -ENOMEM;
 	mgp_spin_lock(&s->lock);
-	if ((s->count + 1) * 10 > s->cap * 7 && grow(s) < 0) {
+	if ((s->count + 1) * 10 > s->cap * 7 && resize(s, s->cap ? s->cap * 2 : INITIAL_CAP) < 0) {
 		mgp_spin_unlock(&s->lock);
 		if (e.size == BIG_SIZE)
 			big_take(ptr);
@@ -161,6 +219,10 @@ int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 	struct slot e = s->tab[i];
 	s->tab[mgc_oa_delete(s->tab, sizeof *s->tab, mask, i, slot_home, slot_empty)].ptr = 0;
 	s->count--;
+	/* A shard a burst filled (an import) shrinks back as it empties: at an eighth full it halves
+	 * (a quarter full then, far from growing again); out of memory, it simply stays. */
+	if (s->cap > INITIAL_CAP && s->count * 8 < s->cap)
+		resize(s, s->cap / 2);
 	mgp_spin_unlock(&s->lock);
 	*out = (struct mgp_entry){.ptr = ptr, .size = e.size, .site = e.site_bucket >> 5,
 				  .bucket = e.site_bucket & 31};
@@ -190,10 +252,12 @@ void mgp_live_lock_all(void)
 	for (unsigned i = 0; i < NSHARDS; i++)
 		mgp_spin_lock(&shards[i].lock);
 	mgp_spin_lock(&big.lock);
+	mgp_spin_lock(&pool.lock);
 }
 
 void mgp_live_unlock_all(void)
 {
+	mgp_spin_unlock(&pool.lock);
 	mgp_spin_unlock(&big.lock);
 	for (unsigned i = 0; i < NSHARDS; i++)
 		mgp_spin_unlock(&shards[i].lock);

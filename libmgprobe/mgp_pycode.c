@@ -13,7 +13,7 @@
 #include "mgp_os.h"
 
 #define MAX_CODES (1u << 17)       /* code objects kept; later ones are plain native frames */
-#define SLOTS (MAX_CODES * 2u)      /* power of two, at most half full */
+#define SLOTS_FIRST 1024u           /* slots of the first table; it doubles when half full */
 #define ARENA_BYTES (64u << 20)     /* copied names and line tables: address space, touched as used */
 #define MAX_STRING (4u << 10)       /* characters kept of a name or file name */
 #define MAX_LINETABLE (1u << 20)
@@ -25,9 +25,18 @@ struct slot {
 	uint32_t pad;
 };
 
+/* A lookup table, replaced by one twice its size when half full. A replaced table stays mapped
+ * but its pages go back to the kernel (they read as zero): a lookup still in it misses and takes
+ * the locked path, which looks in the current one. A process with 10^3 code objects then holds
+ * tens of KiB, not a table sized for MAX_CODES (6 MiB, all of it touched by the hashing). */
+struct table {
+	uint64_t mask;
+	struct slot s[];
+};
+
 /* The code-object registry: lookups lock-free, a new code object added under `lock`. */
 static struct {
-	struct slot *slots;
+	struct table *slots;
 	struct mgp_pycode *codes;
 	char *arena;
 	uint32_t arena_used;
@@ -45,13 +54,27 @@ static void fork_unlock(void)
 	pthread_mutex_unlock(&registry.lock);
 }
 
+static size_t table_bytes(uint64_t nslots)
+{
+	return sizeof(struct table) + nslots * sizeof(struct slot);
+}
+
+static struct table *table_new(uint64_t nslots)
+{
+	struct table *t = mgp_os_alloc(table_bytes(nslots));
+	if (t)
+		t->mask = nslots - 1;
+	return t;
+}
+
 int mgp_pycode_init(void)
 {
-	registry.slots = mgp_os_alloc((size_t)SLOTS * sizeof *registry.slots);
+	registry.slots = table_new(SLOTS_FIRST);
 	registry.codes = mgp_os_alloc((size_t)MAX_CODES * sizeof *registry.codes);
 	registry.arena = mgp_os_alloc(ARENA_BYTES);
 	if (!registry.slots || !registry.codes || !registry.arena) {
-		mgp_os_free(registry.slots, (size_t)SLOTS * sizeof *registry.slots);
+		if (registry.slots)
+			mgp_os_free(registry.slots, table_bytes(registry.slots->mask + 1));
 		mgp_os_free(registry.codes, (size_t)MAX_CODES * sizeof *registry.codes);
 		mgp_os_free(registry.arena, ARENA_BYTES);
 		registry.slots = NULL;
@@ -64,20 +87,46 @@ int mgp_pycode_init(void)
 
 static inline uint64_t slot_of(uint64_t addr, uint64_t fp)
 {
-	return mgc_mix64(addr ^ (fp * 0x9e3779b97f4a7c15ull)) & (SLOTS - 1);
+	return mgc_mix64(addr ^ (fp * 0x9e3779b97f4a7c15ull));
 }
 
 uint32_t mgp_pycode_find(uint64_t addr, uint64_t fp)
 {
-	if (!registry.slots)
+	const struct table *t = __atomic_load_n(&registry.slots, __ATOMIC_ACQUIRE);
+	if (!t)
 		return 0;
-	for (uint64_t i = slot_of(addr, fp);; i = (i + 1) & (SLOTS - 1)) {
-		uint64_t a = __atomic_load_n(&registry.slots[i].addr, __ATOMIC_ACQUIRE);
+	for (uint64_t i = slot_of(addr, fp) & t->mask;; i = (i + 1) & t->mask) {
+		uint64_t a = __atomic_load_n(&t->s[i].addr, __ATOMIC_ACQUIRE);
 		if (a == 0)
 			return 0;
-		if (a == addr && registry.slots[i].fp == fp)
-			return registry.slots[i].id;
+		if (a == addr && t->s[i].fp == fp)
+			return t->s[i].id;
 	}
+}
+
+/* The slot of (addr, fp) in t, or the empty slot where it goes. Lock held. */
+static uint64_t slot_find(const struct table *t, uint64_t addr, uint64_t fp)
+{
+	uint64_t i = slot_of(addr, fp) & t->mask;
+	while (t->s[i].addr && !(t->s[i].addr == addr && t->s[i].fp == fp))
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+/* Keeps the table at most half full (lock held): 0, or -ENOMEM (no new code objects then). */
+static int table_room(uint32_t count)
+{
+	struct table *t = registry.slots, *nt;
+	if ((uint64_t)count * 2 <= t->mask + 1)
+		return 0;
+	if (!(nt = table_new((t->mask + 1) * 2)))
+		return -ENOMEM;
+	for (uint64_t i = 0; i <= t->mask; i++)
+		if (t->s[i].addr)
+			nt->s[slot_find(nt, t->s[i].addr, t->s[i].fp)] = t->s[i];
+	__atomic_store_n(&registry.slots, nt, __ATOMIC_RELEASE);
+	mgp_os_discard(t->s, (t->mask + 1) * sizeof t->s[0]);
+	return 0;
 }
 
 /* Appends one code point as UTF-8. */
@@ -151,26 +200,24 @@ uint32_t mgp_pycode_add(uint64_t addr, uint64_t fp, const struct mgp_pycode_src 
 	if (!registry.slots || addr == 0)
 		return 0;
 	pthread_mutex_lock(&registry.lock);
-	uint64_t i = slot_of(addr, fp);
-	for (;; i = (i + 1) & (SLOTS - 1)) {
-		uint64_t a = registry.slots[i].addr;
-		if (a == 0)
-			break;
-		if (a == addr && registry.slots[i].fp == fp) { /* another thread won */
-			uint32_t id = registry.slots[i].id;
-			pthread_mutex_unlock(&registry.lock);
-			return id;
-		}
+	struct table *t = registry.slots;
+	uint64_t i = slot_find(t, addr, fp);
+	if (t->s[i].addr) { /* another thread won */
+		uint32_t id = t->s[i].id;
+		pthread_mutex_unlock(&registry.lock);
+		return id;
 	}
 	uint32_t id = registry.count;
-	if (id >= MAX_CODES) {
+	if (id >= MAX_CODES || table_room(id) < 0) {
 		pthread_mutex_unlock(&registry.lock);
 		return 0;
 	}
+	t = registry.slots;
+	i = slot_find(t, addr, fp);
 	copy_content(&registry.codes[id], src);
-	registry.slots[i].fp = fp;
-	registry.slots[i].id = id;
-	__atomic_store_n(&registry.slots[i].addr, addr, __ATOMIC_RELEASE);
+	t->s[i].fp = fp;
+	t->s[i].id = id;
+	__atomic_store_n(&t->s[i].addr, addr, __ATOMIC_RELEASE);
 	__atomic_store_n(&registry.count, id + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&registry.lock);
 	return id;

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "mgc_format.h"
-#include "mgp_elf.h"
 #include "mgp_os.h"
 #include "mgp_pycode.h"
 
@@ -48,7 +47,6 @@ static struct {
 	const char *runtime;
 	uintptr_t code_type, str_type, bytes_type;
 	uintptr_t eval_lo, eval_hi;     /* _PyEval_EvalFrameDefault */
-	uintptr_t interp_lo, interp_hi; /* the module that holds it */
 	uint64_t bad_frames;            /* frames that failed validation (atomic) */
 	uint64_t bad_told;
 	char notice[256];
@@ -110,6 +108,29 @@ static uint32_t register_code(uintptr_t code, uint64_t fp)
 	return mgp_pycode_add(code, fp, &src);
 }
 
+/* Each thread's last code objects seen, by address: a direct-mapped copy of the registry's
+ * (address, fingerprint) -> id, which never changes once made (the registry forgets nothing), so a
+ * hit is the registry's own answer without its shared table's cache misses. Written only by its
+ * thread. */
+#define MEMO_BITS 6u
+static __thread struct code_memo {
+	uintptr_t code;
+	uint64_t fp;
+	uint32_t id;
+} memo[1u << MEMO_BITS] __attribute__((tls_model("initial-exec")));
+
+static inline uint32_t code_id(uintptr_t code, uint64_t fp)
+{
+	struct code_memo *m = &memo[(code >> 4) & ((1u << MEMO_BITS) - 1)];
+	if (m->code == code && m->fp == fp)
+		return m->id;
+	uint32_t id = mgp_pycode_find(code, fp);
+	if (!id && !(id = register_code(code, fp)))
+		return 0;
+	*m = (struct code_memo){code, fp, id};
+	return id;
+}
+
 /* The tagged value of one frame, or 0 for a frame to leave out (incomplete, not code). */
 static uint64_t frame_value(uintptr_t f, unsigned owner)
 {
@@ -121,8 +142,8 @@ static uint64_t frame_value(uintptr_t f, unsigned owner)
 	if ((owner != FRAME_OWNED_BY_GENERATOR && instr < first) || instr < base || instr - base >= (1u << 31))
 		return 0;
 	uint64_t fp = fingerprint(code);
-	uint32_t id = mgp_pycode_find(code, fp);
-	if (!id && !(id = register_code(code, fp)))
+	uint32_t id = code_id(code, fp);
+	if (!id)
 		return 0;
 	return mgc_pyframe_make(id, (uint32_t)(instr - base));
 }
@@ -170,31 +191,37 @@ static unsigned emit_group(uintptr_t *cur, uintptr_t *out, unsigned k, unsigned 
 	return k;
 }
 
-unsigned mgp_python_merge(const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap)
+uintptr_t mgp_python_current(void)
 {
-	uintptr_t cur = interp.on ? current_frame() : 0;
-	unsigned k = 0, budget = MAX_PY_FRAMES, last_py = 0;
-	int in_python = 0;
-	if (n > cap && !cur)
-		n = cap;
-	for (unsigned i = 0; i < n && k < cap; i++) {
-		uintptr_t ip = ips[i];
-		if (cur && ip > interp.eval_lo && ip <= interp.eval_hi) {
-			k = emit_group(&cur, out, k, cap, &budget);
-			in_python = 1;
-			last_py = k;
-			continue;
-		}
-		if (in_python && ip > interp.interp_lo && ip <= interp.interp_hi)
-			continue; /* the interpreter's own frames between Python frames */
-		out[k++] = ip;
-	}
-	/* No evaluator frame was unwound (a module without unwind information on the way): the
-	 * Python frames still say where the program was, after the native ones. */
-	while (cur && !in_python && k < cap && budget)
+	return interp.on ? current_frame() : 0;
+}
+
+static inline int is_evaluator(uintptr_t ip)
+{
+	return ip > interp.eval_lo && ip <= interp.eval_hi;
+}
+
+int mgp_python_evaluator_in(const uintptr_t *ips, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (is_evaluator(ips[i]))
+			return 1;
+	return 0;
+}
+
+unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap)
+{
+	unsigned k = 0, budget = MAX_PY_FRAMES;
+	/* The native frames inside the innermost Python frame (all of them without one). */
+	for (unsigned i = 0; i < n && k < cap && !(cur && is_evaluator(ips[i])); i++)
+		out[k++] = ips[i];
+	/* Then every Python frame of the thread, outermost last. The native frames between two Python
+	 * frames are left out: nearly all are the interpreter's own, and not unwinding them is what
+	 * makes a Python stack cheap (mgp_capture_stack). Without an evaluator frame unwound (a module
+	 * without unwind information on the way) the Python frames still come after the native ones. */
+	while (cur && k < cap && budget)
 		k = emit_group(&cur, out, k, cap, &budget);
-	/* What ran the outermost Python frame (main, a thread's start) says nothing more. */
-	return in_python && !cur && last_py ? last_py : k;
+	return k;
 }
 
 int mgp_python_on(void)
@@ -267,8 +294,6 @@ int mgp_python_init(int enabled)
 		interp.notice_pending = 1;
 		return 0;
 	}
-	uint64_t interp_lo, interp_hi;
-	mgp_elf_module_of(eval, &interp_lo, &interp_hi);
 	if (mgp_pycode_init() < 0) {
 		set_notice("Python frames are off: no memory for the code-object table");
 		return 0;
@@ -276,8 +301,6 @@ int mgp_python_init(int enabled)
 	interp.L = *L;
 	interp.eval_lo = (uintptr_t)eval;
 	interp.eval_hi = (uintptr_t)eval + sym->st_size;
-	interp.interp_lo = interp_lo;
-	interp.interp_hi = interp_hi;
 	interp.on = 1;
 	return 1;
 }

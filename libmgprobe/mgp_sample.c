@@ -58,15 +58,9 @@ int mgp_sample_slow(size_t n)
 	return 0;
 }
 
-void mgp_sample_weigh(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var)
+void mgp_sample_weigh_sampled(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var)
 {
 	uint64_t r = mgp_sample_conf.rate;
-	if (!r || n >= mgp_sample_conf.always || n == 0) {
-		*est_bytes = n;
-		*est_count = 1;
-		*var = 0;
-		return;
-	}
 	double p = -expm1(-(double)n / (double)r); /* 1 - exp(-n/R), exact for small n/R */
 	*est_bytes = (uint64_t)llround((double)n / p);
 	*est_count = (uint64_t)llround(1.0 / p);

@@ -44,9 +44,22 @@ static inline int mgp_sample_skip(size_t n)
 	return mgp_sample_slow(n);
 }
 
+/* The weighing of a sampled allocation, out of line (it needs exp). */
+void mgp_sample_weigh_sampled(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var);
+
 /* What a recorded allocation of n bytes stands for: est_bytes (n/p), est_count (1/p) and the
- * variance term of est_bytes, divided by R (n^2 (1-p) / (p^2 R)). Exact mode: n, 1, 0. */
-void mgp_sample_weigh(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var);
+ * variance term of est_bytes, divided by R (n^2 (1-p) / (p^2 R)). Exact mode (inline, on every
+ * allocation and free): n, 1, 0. */
+static inline void mgp_sample_weigh(uint64_t n, uint64_t *est_bytes, uint64_t *est_count, int64_t *var)
+{
+	if (__builtin_expect(mgp_sample_conf.rate == 0, 1) || n >= mgp_sample_conf.always || n == 0) {
+		*est_bytes = n;
+		*est_count = 1;
+		*var = 0;
+		return;
+	}
+	mgp_sample_weigh_sampled(n, est_bytes, est_count, var); /* a recorded, sampled one: n/p */
+}
 
 static inline uint8_t *mgp_sample_slot(uint64_t ptr)
 {

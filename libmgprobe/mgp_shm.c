@@ -503,8 +503,7 @@ static void write_sites(struct mgc_shm *seg)
 	seg->h.nsites = ne;
 	seg->sampling.rate = mgp_sample_conf.rate;
 	for (uint32_t i = 0; i < ne && mgp_sample_conf.rate; i++)
-		seg->sampling.live_var[i] = __atomic_load_n(&mgp_site_counts(seg->sites[i].site)->var,
-							    __ATOMIC_RELAXED);
+		seg->sampling.live_var[i] = mgp_site_var(seg->sites[i].site);
 	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
 }
 

@@ -31,6 +31,7 @@ struct index {
 
 struct mgp_chunks mgp_site_ids = {.esize = sizeof(struct mgp_site), .shift = SITE_SHIFT};
 struct mgp_chunks mgp_site_cnts = {.esize = sizeof(struct mgp_site_counts), .shift = SITE_SHIFT};
+struct mgp_chunks mgp_site_vars = {.esize = sizeof(uint64_t), .shift = SITE_SHIFT};
 
 /* Evicting: a site that held nothing and was not written, seen at `ops` allocations + frees. */
 struct candidate {
@@ -139,6 +140,29 @@ uint32_t mgp_sites_created(void)
 unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap)
 {
 	return mgp_stacks_walk(mgp_site_get(id)->leaf, out, cap);
+}
+
+/* A site's variance (sampled runs), its chunk mapped by the first delta that carries one, from
+ * any thread: the loser of a race gives its chunk back. */
+static void var_add(uint32_t id, int64_t v)
+{
+	char **slot = &mgp_site_vars.chunk[id >> SITE_SHIFT];
+	if (!__atomic_load_n(slot, __ATOMIC_ACQUIRE)) {
+		size_t bytes = mgp_site_vars.esize << SITE_SHIFT;
+		char *p = mgp_os_alloc(bytes), *none = NULL;
+		if (!p)
+			return; /* the band is lost, the counts stay exact */
+		if (!__atomic_compare_exchange_n(slot, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			mgp_os_free(p, bytes);
+	}
+	__atomic_fetch_add((uint64_t *)mgp_chunk_at(&mgp_site_vars, id), (uint64_t)v, __ATOMIC_RELAXED);
+}
+
+static void var_zero(uint32_t id)
+{
+	uint64_t *v = mgp_chunk_find(&mgp_site_vars, id);
+	if (v)
+		__atomic_store_n(v, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- lookup and insertion ---- */
@@ -259,6 +283,7 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 	*s = (struct mgp_site){.fp = h2, .leaf = leaf, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
 	struct mgp_site_counts *c = mgp_site_counts(id);
 	memset(c, 0, sizeof *c); /* in use (MGP_SITE_LINKED), nothing done */
+	var_zero(id);
 	table.used++;
 	table.created++;
 	if (id == table.high)
@@ -399,7 +424,7 @@ void mgp_site_apply(const struct mgp_delta *d)
 	if (d->frees)
 		__atomic_fetch_add(&c->frees, d->frees, __ATOMIC_RELAXED);
 	if (d->var)
-		__atomic_fetch_add(&c->var, (uint64_t)d->var, __ATOMIC_RELAXED);
+		var_add(id, d->var);
 	if (d->live)
 		cohort_add(c, d->key & 31, d->live);
 	uint64_t top = before + (uint64_t)d->peak, peak = __atomic_load_n(&c->peak_bytes, __ATOMIC_RELAXED);
@@ -622,7 +647,8 @@ void mgp_sites_forget_cuda(void)
 		struct mgp_site_counts *c = mgp_site_counts(id);
 		if (c->state == MGP_SITE_FREE || !mgc_kind_is_cuda(mgp_site_get(id)->kind) || !c->allocs)
 			continue;
-		c->live_bytes = c->allocs = c->alloc_bytes = c->frees = c->peak_bytes = c->var = 0;
+		c->live_bytes = c->allocs = c->alloc_bytes = c->frees = c->peak_bytes = 0;
+		var_zero(id);
 		if (c->coh_ext)
 			memset(mgp_chunk_at(&table.coh, c->coh_ext - 1), 0, MGC_COHORTS * sizeof(uint64_t));
 		mark(id, MGP_SITE_LIVE);
@@ -633,20 +659,30 @@ void mgp_sites_forget_cuda(void)
 	table.ncells = 0;
 }
 
+/* A table's chunks replaced by new zeroed pages (a forked child's counters start afresh). */
+static int fresh_chunks(struct mgp_chunks *t)
+{
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX; k++) {
+		if (!t->chunk[k])
+			continue; /* the variances' chunks need not be consecutive */
+		size_t bytes = t->esize << t->shift;
+		char *fresh = mgp_os_alloc(bytes);
+		if (!fresh)
+			return -ENOMEM;
+		mgp_os_free(t->chunk[k], bytes);
+		t->chunk[k] = fresh;
+	}
+	return 0;
+}
+
 int mgp_sites_forked(void)
 {
 	table.inherited = table.high;
 	table.free = 0; /* new sites go to fresh pages, not the parent's */
 	table.ncand = table.ngone = 0;
 	table.created = 0;
-	for (unsigned k = 0; k < MGP_CHUNKS_MAX && mgp_site_cnts.chunk[k]; k++) {
-		size_t bytes = mgp_site_cnts.esize << mgp_site_cnts.shift;
-		char *fresh = mgp_os_alloc(bytes);
-		if (!fresh)
-			return -ENOMEM;
-		mgp_os_free(mgp_site_cnts.chunk[k], bytes);
-		mgp_site_cnts.chunk[k] = fresh;
-	}
+	if (fresh_chunks(&mgp_site_cnts) < 0 || fresh_chunks(&mgp_site_vars) < 0)
+		return -ENOMEM;
 	for (unsigned k = 0; k < MGP_CHUNKS_MAX; k++) {
 		mgp_os_free(table.coh.chunk[k], table.coh.esize << table.coh.shift);
 		table.coh.chunk[k] = NULL;

@@ -31,7 +31,6 @@ struct mgp_site_counts {
 	uint64_t alloc_bytes;
 	uint64_t frees;
 	uint64_t peak_bytes;
-	uint64_t var;         /* sampled runs: variance of the live-bytes estimate, divided by R */
 	uint32_t coh_ext;     /* 0, or 1 + the index of a cohort array: the buckets but the first */
 	uint8_t coh0;         /* 1 + the first cohort bucket the site used (0: none yet); its live
 				 bytes are live_bytes less the other buckets' */
@@ -39,7 +38,7 @@ struct mgp_site_counts {
 	uint8_t state;        /* enum mgp_site_state: sites lock */
 	uint8_t pad;
 };
-_Static_assert(sizeof(struct mgp_site_counts) == 56, "a site's counters are 56 bytes");
+_Static_assert(sizeof(struct mgp_site_counts) == 48, "a site's counters are 48 bytes");
 
 enum mgp_site_dirty {
 	MGP_SITE_LIVE = 1u,  /* live bytes or count moved */
@@ -96,7 +95,7 @@ int mgp_sites_init(uint32_t max_sites);
  * kinds (never evicted). */
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind);
 
-extern struct mgp_chunks mgp_site_ids, mgp_site_cnts;
+extern struct mgp_chunks mgp_site_ids, mgp_site_cnts, mgp_site_vars;
 
 /* The site with this id (1 <= id < mgp_sites_count(), in use). */
 static inline const struct mgp_site *mgp_site_get(uint32_t id)
@@ -107,6 +106,14 @@ static inline const struct mgp_site *mgp_site_get(uint32_t id)
 static inline struct mgp_site_counts *mgp_site_counts(uint32_t id)
 {
 	return (struct mgp_site_counts *)mgp_chunk_at(&mgp_site_cnts, id);
+}
+
+/* Sampled runs (MGPROBE_SAMPLE): the variance of the site's live-bytes estimate, divided by R,
+ * kept beside the counters and mapped only when a delta first carries one (exact runs: 0). */
+static inline uint64_t mgp_site_var(uint32_t id)
+{
+	const uint64_t *v = (const uint64_t *)mgp_chunk_find(&mgp_site_vars, id);
+	return v ? __atomic_load_n(v, __ATOMIC_RELAXED) : 0;
 }
 
 /* One past the highest id ever used, and the number in use now. */

@@ -24,7 +24,7 @@
 #include "mgp_stacks.h"
 #include "mgp_thread.h"
 
-#define OUT_CAP (1u << 20)
+#define OUT_CAP (256u << 10) /* records gathered before a write: a flush when full */
 #define SNAP_FIELDS 12u /* SNAPSHOT2 header fields from rss_anon to frees_total */
 
 /* A buffer from the kernel that doubles when it must. */
@@ -615,7 +615,7 @@ static inline uint64_t signed_value(uint64_t v)
 }
 
 /* A site's SNAPSHOT2 entry (mgc_format.h) at q; returns its length. */
-static size_t encode_site(unsigned char *q, uint32_t id_delta, const struct mgp_site_counts *c)
+static size_t encode_site(unsigned char *q, uint32_t id, uint32_t id_delta, const struct mgp_site_counts *c)
 {
 	uint64_t coh[MGC_COHORTS];
 	uint32_t mask = 0;
@@ -642,7 +642,7 @@ static size_t encode_site(unsigned char *q, uint32_t id_delta, const struct mgp_
 		if (mask & (1u << k))
 			w += mgc_put_varint(q + w, coh[k]);
 	if (mgp_sample_conf.rate)
-		w += mgc_put_varint(q + w, signed_value(__atomic_load_n(&c->var, __ATOMIC_RELAXED)));
+		w += mgc_put_varint(q + w, signed_value(mgp_site_var(id)));
 	return w;
 }
 
@@ -702,7 +702,7 @@ static size_t visit_sites(unsigned flags, uint32_t *nsites)
 			   __atomic_load_n(&c->frees, __ATOMIC_RELAXED) == 0 &&
 			   __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) == 0))
 			continue;
-		off += encode_site((unsigned char *)trace.scratch.p + off, id - prev_id, c);
+		off += encode_site((unsigned char *)trace.scratch.p + off, id, id - prev_id, c);
 		prev_id = id;
 		(*nsites)++;
 	}

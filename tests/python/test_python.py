@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """test_python.py: Python frames in the probe's stacks (issue 15), checked at exact file:line.
 
-    test_python.py MODE MGPROBE MGREPORT PYTHON PYLEAK [SAMPLE]
+    test_python.py MODE MGPROBE MGREPORT PYTHON PYLEAK [SAMPLE | LIBPYDEEP]
 
 MODE is one of
   pure, thread, fork   pyleak.py's leak of bytes(100_000) per step (main thread, a threading.Thread,
@@ -11,6 +11,11 @@ MODE is one of
                        --python-objects the leaking site names remember()'s line; under the default
                        (pymalloc) the growth is in sites marked as pymalloc arenas;
   off                  --no-python: no Python frame, and the trace says why;
+  deep                 pyleak.py's leak through ctypes under 61 native frames of LIBPYDEEP
+                       (deeper than the probe's first unwind): all 61 stay, then the Python
+                       frames, exactly;
+  reuse                pyleak.py's fresh functions, whose code objects reuse freed ones' addresses:
+                       each allocation is named by its own function, file and line;
   torch-ctypes, torch-history, torch-getitem
                        samples/torch_vision_train.py --leak / --leak-history / --leak-getitem
                        --workers 2 (in a worker's trace): the leaking site's Python frames name
@@ -117,6 +122,58 @@ def check_pyleak(t, mode, mgprobe, mgreport, py, pyleak, tmp):
     t.true("its Python frames, exactly", got == want, f"got {got}, want {want}")
     t.true("interpreter frames below the innermost Python frame stay (the bytes allocation)",
            site["frames"][0].get("kind") != "python")
+
+
+def check_deep(t, mgprobe, mgreport, py, pyleak, lib, tmp):
+    """deep: the retry of mgp_capture_unwind. Were the first, short unwind kept, the site would hold
+    fewer of pydeep_alloc's frames."""
+    trace = os.path.join(tmp, "deep.mgt")
+    rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, pyleak, "deep", "40", lib], tmp)
+    t.true("the program exits 0 under the probe", rc == 0, err[-1500:] if rc else "")
+    rep = report(mgreport, [trace])
+    if not t.true("mgreport --json exits 0", rep is not None):
+        return
+    site = top_growing(rep["processes"][-1])
+    if not t.true("a growing site", site is not None):
+        return
+    print("top site:", show(site))
+    t.true("it grows by 100,000 bytes per step (within 2%)",
+           abs((site["growth_per_x"] or 0) - 100_000) <= 2000, site["growth_per_x"])
+    names = [f.get("function") for f in site["frames"]]
+    t.true("all 61 frames of pydeep_alloc stay", names.count("pydeep_alloc") == 61, names.count("pydeep_alloc"))
+    first_py = next((i for i, f in enumerate(site["frames"]) if f.get("kind") == "python"), None)
+    t.true("they come before the first Python frame", first_py is not None and
+           max(i for i, n in enumerate(names) if n == "pydeep_alloc") < first_py, first_py)
+    L = lambda tag: line_of(pyleak, tag)
+    want = [("grow_deep", pyleak, L("LINE-GROW-DEEP")), ("loop", pyleak, L("LINE-LOOP")),
+            ("main", pyleak, L("LINE-MAIN-DEEP")), ("<module>", pyleak, L("LINE-MODULE"))]
+    t.true("its Python frames, exactly", pyframes(site) == want, f"got {pyframes(site)}, want {want}")
+
+
+def check_reuse(t, mgprobe, mgreport, py, pyleak, tmp):
+    """reuse: a code object at the address of a freed one is not taken for it (the registry's key,
+    and each thread's memo of it in mgp_python.c, hold a fingerprint of the content)."""
+    steps = 40
+    trace = os.path.join(tmp, "reuse.mgt")
+    rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, pyleak, "reuse", str(steps)], tmp)
+    t.true("the program exits 0 under the probe", rc == 0, err[-1500:] if rc else "")
+    m = re.search(r"code-addresses (\d+)", out)
+    t.true("code objects were made at addresses freed before (the case under test)",
+           m is not None and int(m.group(1)) < steps, out[-300:])
+    rep = report(mgreport, [trace], top=0)
+    if not t.true("mgreport --json exits 0", rep is not None):
+        return
+    named = {}
+    for s in rep["sites"]:
+        py_ = pyframes(s)
+        if py_ and re.fullmatch(r"f\d+", py_[0][0]):
+            named.setdefault(py_[0], 0)
+            named[py_[0]] += s["alloc_bytes"]
+    want = {(f"f{k}", f"gen{k}.py", k + 1) for k in range(1, steps + 1)}
+    t.true(f"{steps} sites, each named by its own function, file and line",
+           set(named) == want, f"{len(named)} named; differing: {sorted(set(named) ^ want)[:6]}")
+    t.true("each allocated one bytes(100_000) (its 100,000 bytes and the object's header)",
+           all(100_000 <= b <= 100_100 for b in named.values()), sorted(set(named.values()))[:6])
 
 
 def check_dict(t, mgprobe, mgreport, py, pyleak, tmp):
@@ -240,6 +297,10 @@ def main():
         check_dict(t, mgprobe, mgreport, py, pyleak, tmp)
     elif mode == "off":
         check_off(t, mgprobe, mgreport, py, pyleak, tmp)
+    elif mode == "reuse":
+        check_reuse(t, mgprobe, mgreport, py, pyleak, tmp)
+    elif mode == "deep":
+        check_deep(t, mgprobe, mgreport, py, pyleak, sample, tmp)
     else:
         check_torch(t, mode, mgprobe, mgreport, py, sample, tmp)
     if t.failures == 0:
