@@ -197,6 +197,7 @@ struct mgc_floor {
 	size_t nexc;    /* spikes (excursions) seen */
 	double excess;  /* the highest point above the floor: spikes, for the OOM projection */
 	double spike_x; /* the longest spike, in x units */
+	size_t span;    /* input bins that outlast the longest spike */
 };
 
 /* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences at each lag of 1 to 4
@@ -227,7 +228,10 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 /* Spikes are excursions above the floor: on the series without its isolated outliers (mgc_med3),
  * each big drop (a difference below -jump) closes one, which opened after the last earlier point
  * no higher than the level it drops to (plus jump/2). A ramp-and-drop sawtooth is one excursion
- * per period. Returns the longest, in points. */
+ * per period. A spike gives back more than it kept: a drop that lands further above the opening
+ * than it fell is a dip in a raised level (a level shift with a cycle on top), not the end of a
+ * spike, and an excursion that spanned the shift would hide it in the floor. Returns the longest,
+ * in points. */
 static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *count)
 {
 	size_t longest = 0, k = 0, back = n / 4 + 2 < MGC_RAW_CAP ? n / 4 + 2 : MGC_RAW_CAP;
@@ -240,6 +244,8 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 		while (i > 0 && mgc_med3(y, n, i) > lvl && j - i < back)
 			i--;
 		if (mgc_med3(y, n, i) > lvl) /* a drop below all that came before: memory given back */
+			continue;
+		if (land - mgc_med3(y, n, i) >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
 			continue;
 		if (j - i > longest)
 			longest = j - i;
@@ -276,6 +282,7 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 	if (B > cap)
 		B = cap > 1 ? cap : 1;
 	fl->bins = B;
+	fl->span = longest ? (longest + per) / per : 0;
 	fl->spike_x = longest && n0 > 1 ? (double)longest * (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 0;
 	fl->excess = 0;
 	size_t k = 0;
@@ -1010,19 +1017,45 @@ static int mgc_jumped(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j
 	return 1;
 }
 
-static int mgc_say_jump(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j, struct mgc_fit *out)
+/* A step up from `med` at x `at` (flat until `before`), of `step` bytes: `growing`, too recent to
+ * tell a new rise from a level shift. */
+static int mgc_say_jump(const struct mgc_ctx *c, double before, double at, double step, struct mgc_fit *out)
 {
 	char b1[32];
-	const char *u = mgc_unit(c->in->x_is_steps);
-	double med = mgc_median_copy(c->y + L->a, L->b - L->a - j, c->w->s1);
 	out->verdict = MGC_VERDICT_GROWING;
 	out->confidence = 0.5;
-	out->change_at = c->x[c->n - j];
+	out->change_at = at;
 	out->x_to_oom = INFINITY;
-	out->decidable_at = c->x[c->n - j] + mgc_min_rise(c);
-	mgc_why(out, "flat until %s %g, then a step of %s: a new rise or a level shift, too recent to tell", u,
-		c->x[c->n - j - 1], mgc_bytes(mgc_level_now(c) - med, b1, sizeof b1));
+	out->decidable_at = at + mgc_min_rise(c);
+	mgc_why(out, "flat until %s %g, then a step of %s: a new rise or a level shift, too recent to tell",
+		mgc_unit(c->in->x_is_steps), before, mgc_bytes(step, b1, sizeof b1));
 	return 1;
+}
+
+/* Under spikes the floor lags by a block: a step up held for longer than any spike seen so far
+ * shows first in the input. The least of the input bins that outlast the longest spike stands 5
+ * level sigmas, and a meaningful rise, above the floor points of flat segment L before them: the
+ * floor has risen. Returns the step (0: none) and in *from the bin where it began. */
+static double mgc_tail_step(const struct mgc_ctx *c, const struct mgc_seg *L, size_t *from)
+{
+	const struct mgc_work *w = c->w;
+	size_t W = c->fl.span, pn = w->pn, k = 0;
+	if (W == 0 || 2 * W >= pn)
+		return 0;
+	double tail = INFINITY;
+	for (size_t i = pn - W; i < pn; i++)
+		tail = fmin(tail, w->pmin[i]);
+	for (size_t i = L->a; i < L->b && c->x[i] < w->px[pn - W]; i++)
+		w->s1[k++] = c->y[i];
+	if (k < 4)
+		return 0;
+	double med = mgc_median_inplace(w->s1, k), step = tail - med;
+	if (!(step > fmax(5 * c->sig_lvl, mgc_meaningful_rise(c))))
+		return 0;
+	*from = pn - W; /* where the step began: the bins before that stand above it by half */
+	while (*from > 1 && w->pmin[*from - 1] - med > 0.5 * step)
+		(*from)--;
+	return step;
 }
 
 /* The last points rise again after a flat stretch (a step, or a steady rise): `growing`, the late
@@ -1032,8 +1065,13 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	size_t n = c->n, m = L->b - L->a, k = MGC_LMIN + 1;
 	char b1[32];
+	size_t from;
+	double step = mgc_tail_step(c, L, &from);
+	if (step > 0)
+		return mgc_say_jump(c, c->w->px[from - 1], c->w->px[from], step, out);
 	if (m >= 6 && mgc_jumped(c, L, 3))
-		return mgc_say_jump(c, L, 3, out);
+		return mgc_say_jump(c, c->x[n - 4], c->x[n - 3],
+				    mgc_level_now(c) - mgc_median_copy(c->y + L->a, m - 3, c->w->s1), out);
 	if (m < 2 * MGC_LMIN + 2)
 		return 0;
 	struct mgc_trend tt;
@@ -1057,8 +1095,10 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 }
 
 /* One of the last 3 points of flat segment L, or all of the last 3 input bins (the floor lags
- * by a block), stand 3 level sigmas above the rest of it: no confident flat verdict while
- * something may be starting (a spike in progress also counts: it only costs confidence). */
+ * by a block), stand 3 level sigmas above the rest of it, or the last input bin alone stands 5
+ * level sigmas and a meaningful rise above it (a jump on the newest point): no confident flat
+ * verdict while something may be starting (a spike in progress also counts: it only costs
+ * confidence). */
 static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 {
 	size_t m = L->b - L->a, j = 3, pn = c->w->pn;
@@ -1070,7 +1110,8 @@ static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 			return 1;
 	for (size_t i = pn - j; i < pn; i++)
 		bins = fmin(bins, c->w->py[i]);
-	return bins - med > 3 * c->sig_lvl;
+	return bins - med > 3 * c->sig_lvl ||
+	       c->w->py[pn - 1] - med > fmax(5 * c->sig_lvl, mgc_meaningful_rise(c));
 }
 
 /* The x where the growth levelled: a linear-then-flat fit over the segment before and the last. */

@@ -253,6 +253,16 @@ static void test_small_step_in_exact_floor(void)
 		MG_STR(mgc_verdict_name(f.verdict), jumps[k] > 0 ? "growing" : "stable");
 		printf("torch CI run + %.0f MiB from step 101: %s\n", jumps[k] / MIB, f.why);
 	}
+	/* A step held longer than every spike seen so far is a step in the floor: 64 MiB from step 91,
+	 * held 30 steps, when the longest excursion (the run's start) was 28 steps. It was `stable`:
+	 * the step with the 0/2/4 MiB cycle on top was taken for one long spike, and the floor's last
+	 * block still held the points before it. */
+	for (int i = 0; i < 120; i++)
+		y[i] = torch_ci_rss_pages[i] * 4096.0 + (i >= 90 ? 64 * MIB : 0);
+	MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
+	MG_STR(mgc_verdict_name(f.verdict), "growing");
+	MG_TRUE(strstr(f.why, "a step of 64.0 MiB") != NULL, "why: %s", f.why);
+	printf("torch CI run + 64 MiB from step 91: %s\n", f.why);
 }
 
 /* Epochs: growth from the first step is a cache filling epoch 1 until it goes on past the
