@@ -1680,10 +1680,13 @@ int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *
 	double level = rss[n - 1];
 	char b1[32], b2[32];
 	if (v == MGC_VERDICT_GROWING) {
-		/* RSS's growth rate: the recent slope, or over the window's second half when the
-		 * recent segment is a pause */
+		/* RSS's growth rate: over the window's second half (the recent segment may be a
+		 * pause), or the recent slope where its interval excludes 0 (a few points of a
+		 * staircase climbing as malloc takes fresh memory are no rate to explain) */
 		size_t h = n / 2;
-		double rate = fmax(proc->slope, (rss[n - 1] - rss[h]) / (x[n - 1] - x[h]));
+		double rate = (rss[n - 1] - rss[h]) / (x[n - 1] - x[h]);
+		if (proc->slope_lo > 0)
+			rate = fmax(rate, proc->slope);
 		if (!(rate > 0) || leak_slope < 0.5 * rate)
 			return 0;
 		snprintf(proc->why, sizeof proc->why,

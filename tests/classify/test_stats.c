@@ -265,6 +265,41 @@ static void test_small_step_in_exact_floor(void)
 	printf("torch CI run + 64 MiB from step 91: %s\n", f.why);
 }
 
+/* The torch leak (1 MiB per step from a ctypes call) on a loaded machine: RSS climbs in 10 MiB
+ * stairs as malloc takes fresh memory, and the last few steps read `growing 3.2 MiB per step since
+ * step 115` with an interval down to 0. The leaking site's exact 1 MiB per step explains RSS's
+ * sustained growth (the window's second half), so the process is a leak; a short recent slope
+ * whose interval holds 0 does not raise the bar. */
+static const int torch_leak_rss_pages[120] = {
+	99849, 101494, 101246, 101246, 102274, 103266, 102754, 103778, 103780, 104292,
+	103556, 104069, 104581, 103557, 104581, 105829, 103814, 103814, 103814, 103814,
+	103814, 106374, 107878, 108134, 108390, 107654, 107654, 108423, 109416, 108904,
+	108936, 110184, 108936, 109960, 110952, 110728, 112745, 112745, 112746, 112266,
+	113002, 112266, 113770, 113770, 113034, 113802, 114794, 114282, 114794, 114796,
+	114828, 114572, 115340, 116076, 115853, 116845, 117101, 116621, 117613, 117870,
+	118126, 118382, 117902, 118158, 119152, 119665, 119186, 120178, 119698, 119411,
+	118930, 118931, 119443, 119443, 118930, 118931, 118932, 121493, 122997, 123253,
+	122005, 123029, 123253, 123797, 124789, 123285, 125301, 124821, 126069, 125078,
+	126326, 125078, 125590, 126582, 127095, 126615, 127351, 127863, 126615, 127639,
+	129655, 129655, 129175, 129655, 129431, 129688, 129944, 130200, 131192, 129944,
+	131480, 129944, 129944, 130456, 129944, 129944, 129944, 129945, 132505, 134009,
+};
+
+static void test_sites_explain_stairs(void)
+{
+	struct mgc_classify_opts o = {.limit = 23.5 * GIB, .x_is_steps = 1};
+	double x[120], y[120];
+	struct mgc_fit f;
+	for (int i = 0; i < 120; i++) {
+		x[i] = i + 1;
+		y[i] = torch_leak_rss_pages[i] * 4096.0;
+	}
+	MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
+	mgc_process_with_sites(&f, x, y, 120, 1 * MIB, 0.95, 1, o.limit);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+	printf("torch leak's stairs with a 1 MiB/step site: %s\n", f.why);
+}
+
 /* Epochs: growth from the first step is a cache filling epoch 1 until it goes on past the
  * boundary; it is a leak once it has, at the same rate. Without epochs it waits for the start
  * horizon (1000 steps). A cache that stopped at the boundary is a plateau. */
@@ -379,6 +414,7 @@ int main(void)
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
+	test_sites_explain_stairs();
 	test_speed();
 	return mg_test_done("classify-stats");
 }
