@@ -238,6 +238,15 @@ static const int torch_ci_rss_pages[120] = {
 	101175, 101687, 102199, 101175, 101687, 102199, 101944, 101176, 101688, 101421,
 };
 
+/* 120 steps of a real run's RSS (in pages), plus `add` bytes from index `from` on. */
+static void rss_steps(const int *pages, double add, int from, double *x, double *y)
+{
+	for (int i = 0; i < 120; i++) {
+		x[i] = i + 1;
+		y[i] = pages[i] * 4096.0 + (i >= from ? add : 0);
+	}
+}
+
 static void test_small_step_in_exact_floor(void)
 {
 	struct mgc_classify_opts o = {.limit = 23.5 * GIB, .x_is_steps = 1};
@@ -245,10 +254,7 @@ static void test_small_step_in_exact_floor(void)
 	struct mgc_fit f;
 	static const double jumps[] = {0, 64 * MIB};
 	for (size_t k = 0; k < 2; k++) {
-		for (int i = 0; i < 120; i++) {
-			x[i] = i + 1;
-			y[i] = torch_ci_rss_pages[i] * 4096.0 + (i >= 100 ? jumps[k] : 0);
-		}
+		rss_steps(torch_ci_rss_pages, jumps[k], 100, x, y);
 		MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
 		MG_STR(mgc_verdict_name(f.verdict), jumps[k] > 0 ? "growing" : "stable");
 		printf("torch CI run + %.0f MiB from step 101: %s\n", jumps[k] / MIB, f.why);
@@ -257,8 +263,7 @@ static void test_small_step_in_exact_floor(void)
 	 * held 30 steps, when the longest excursion (the run's start) was 28 steps. It was `stable`:
 	 * the step with the 0/2/4 MiB cycle on top was taken for one long spike, and the floor's last
 	 * block still held the points before it. */
-	for (int i = 0; i < 120; i++)
-		y[i] = torch_ci_rss_pages[i] * 4096.0 + (i >= 90 ? 64 * MIB : 0);
+	rss_steps(torch_ci_rss_pages, 64 * MIB, 90, x, y);
 	MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
 	MG_STR(mgc_verdict_name(f.verdict), "growing");
 	MG_TRUE(strstr(f.why, "a step of 64.0 MiB") != NULL, "why: %s", f.why);
@@ -290,10 +295,7 @@ static void test_sites_explain_stairs(void)
 	struct mgc_classify_opts o = {.limit = 23.5 * GIB, .x_is_steps = 1};
 	double x[120], y[120];
 	struct mgc_fit f;
-	for (int i = 0; i < 120; i++) {
-		x[i] = i + 1;
-		y[i] = torch_leak_rss_pages[i] * 4096.0;
-	}
+	rss_steps(torch_leak_rss_pages, 0, 0, x, y);
 	MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
 	mgc_process_with_sites(&f, x, y, 120, 1 * MIB, 0.95, 1, o.limit);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
