@@ -28,6 +28,7 @@
 
 #define G MGC_SHM_GRID
 #define STEP_MIN_GAP_NS 20000000ull /* step markers closer than this only update the step */
+#define SCAN_SHARE 200u             /* ... or than this many times the last site scan's time */
 #define ROWS 4096u                  /* sites with a history: those holding ROW_MIN bytes or more */
 #define ROW_MIN (64u << 10)
 #define ROW_SLOTS (2u * ROWS)        /* site -> row index, at most half full */
@@ -46,6 +47,7 @@ static struct {
 	uint32_t *row_site;      /* ROWS: the site of each row, 0 = free */
 	uint64_t *row_of;        /* ROW_SLOTS: site << 32 | row, 0 = empty (a map, linear probing) */
 	uint32_t rows_used;
+	uint64_t row_kept[ROWS / 64]; /* a full scan: the rows whose site still holds ROW_MIN / 2 */
 	struct mgc_rec_snapshot grid[G];
 	uint32_t grid_n, stride, since;
 	uint64_t steps_seen, cur_step, step_t, last_full;
@@ -400,9 +402,10 @@ static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
 
 /* ---- publishing ---- */
 
-/* Steps become the x axis at the first marker. A marker that comes within 20 ms (or 50 site scans'
- * time) of the last full publish only updates the step, so a fast loop pays for at most ~2% of
- * scans: with 10^5 sites (PyTorch) a scan takes milliseconds. Returns 1 when that was all. */
+/* Steps become the x axis at the first marker. A marker that comes within 20 ms (or SCAN_SHARE
+ * site scans' time) of the last full publish only updates the step, so a fast loop spends at most
+ * ~0.5% of its time on scans, on its own thread: with 10^5 sites (PyTorch) a scan takes
+ * milliseconds. Returns 1 when that was all. */
 static int publish_step(const struct mgc_rec_snapshot *sn)
 {
 	struct mgc_shm_header *h = &pub.seg->h;
@@ -414,7 +417,7 @@ static int publish_step(const struct mgc_rec_snapshot *sn)
 	if (sn->step != pub.cur_step || pub.steps_seen == 1)
 		pub.step_t = sn->t_ns;
 	pub.cur_step = sn->step;
-	uint64_t gap = STEP_MIN_GAP_NS > 50 * pub.scan_ns ? STEP_MIN_GAP_NS : 50 * pub.scan_ns;
+	uint64_t gap = STEP_MIN_GAP_NS > SCAN_SHARE * pub.scan_ns ? STEP_MIN_GAP_NS : SCAN_SHARE * pub.scan_ns;
 	if ((sn->flags & (MGC_SNAP_FINAL | MGC_SNAP_FULL)) || !pub.publishes || pub.steps_seen == 1 ||
 	    sn->t_ns - pub.last_full >= gap)
 		return 0;
@@ -450,34 +453,39 @@ static uint32_t grid_slot(const struct mgc_rec_snapshot *sn, uint32_t nsites, in
 
 /* Every site's live bytes go into its history at the slot (sites holding ROW_MIN or more have
  * one; a site whose bytes fell under half that gives its row back), and the sites are ranked by
- * live bytes and by growth over the recent half of the grid window. */
+ * live bytes and by growth over the recent half of the grid window. Only a site holding half of
+ * ROW_MIN can have a row worth keeping, so only those look theirs up (a few thousand of 10^5
+ * sites in PyTorch); the rows nobody claimed are given back after the pass. */
 static void scan_sites(uint32_t slot, uint32_t nsites)
 {
 	uint32_t ref = slot / 2;
 	uint64_t t0 = mgp_now_ns();
 	pub.nlive = pub.ngrowth = 0;
+	memset(pub.row_kept, 0, sizeof pub.row_kept);
 	for (uint32_t id = 1; id < nsites; id++) {
 		const struct mgp_site_counts *c = mgp_site_counts(id);
 		uint64_t live = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
 		if (live >= (1ull << 62) || c->state == MGP_SITE_FREE)
 			live = 0; /* transiently negative, or not in use */
+		if (live && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED))
+			top_insert(pub.by_live, &pub.nlive, id, (double)live);
+		if (live < ROW_MIN / 2)
+			continue;
 		int r = row_find(id);
 		if (r < 0 && live >= ROW_MIN)
 			r = row_take(id);
-		else if (r >= 0 && live < ROW_MIN / 2) {
-			row_drop(id, r);
-			r = -1;
-		}
-		if (live && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED))
-			top_insert(pub.by_live, &pub.nlive, id, (double)live);
 		if (r < 0)
 			continue;
+		pub.row_kept[r / 64] |= 1ull << (r % 64);
 		float *hs = pub.hist + (size_t)r * G;
 		hs[slot] = (float)live;
 		double growth = (double)live - (double)hs[ref];
 		if (growth > 0)
 			top_insert(pub.by_growth, &pub.ngrowth, id, growth);
 	}
+	for (uint32_t r = 0; r < ROWS; r++)
+		if (pub.row_site[r] && !(pub.row_kept[r / 64] >> (r % 64) & 1))
+			row_drop(pub.row_site[r], (int)r);
 	pub.scan_ns = mgp_now_ns() - t0;
 }
 
