@@ -57,6 +57,8 @@ static struct {
 	int modules_copied;      /* any module map is in the segment */
 	struct top by_live[MGC_SHM_TOP], by_growth[MGC_SHM_TOP];
 	uint32_t nlive, ngrowth;
+	uint64_t fp[2 * MGC_SHM_TOP]; /* each published entry's stack (mgp_site.fp) */
+	uint32_t py_codes;            /* the registry's count at the last code objects' publish */
 } pub;
 
 static void turn_off(const char *what, int err)
@@ -372,7 +374,8 @@ static void thin(void)
 	pub.stride *= 2;
 }
 
-static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
+/* An entry's figures; its frames only when it held another site (or stack) before: `same`. */
+static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks, int same)
 {
 	const struct mgp_site *s = mgp_site_get(id);
 	const struct mgp_site_counts *c = mgp_site_counts(id);
@@ -397,7 +400,8 @@ static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
 		memcpy(e->history, pub.hist + (size_t)r * G, pub.grid_n * sizeof(float));
 	else
 		memset(e->history, 0, sizeof e->history);
-	e->nframes = (uint16_t)mgp_site_frames(id, e->ips, MGC_SHM_FRAMES);
+	if (!same)
+		e->nframes = (uint16_t)mgp_site_frames(id, e->ips, MGC_SHM_FRAMES);
 }
 
 /* ---- publishing ---- */
@@ -489,26 +493,49 @@ static void scan_sites(uint32_t slot, uint32_t nsites)
 	pub.scan_ns = mgp_now_ns() - t0;
 }
 
-/* The ranked sites into the segment: the growth list, then the live list's others. */
+/* Entry ne of this publish is to hold site id: whether it held the same site and stack before
+ * (then its frames stand). */
+static int entry_same(struct mgc_shm *seg, uint32_t ne, uint32_t id)
+{
+	uint64_t fp = mgp_site_get(id)->fp;
+	int same = ne < seg->h.nsites && seg->sites[ne].site == id && pub.fp[ne] == fp;
+	pub.fp[ne] = fp;
+	return same;
+}
+
+/* The ranked sites into the segment: the growth list, then the live list's others. Entries that
+ * hold the sites they held (the same stacks) keep their frames, and when all do, the code
+ * objects published for those frames stand too (a steady loop's publish writes only figures). */
 static void write_sites(struct mgc_shm *seg)
 {
 	uint32_t ne = 0;
-	for (uint32_t i = 0; i < pub.ngrowth; i++)
-		fill_site(&seg->sites[ne++], pub.by_growth[i].id, MGC_SHM_TOP_GROWTH);
+	int same = 1;
+	for (uint32_t i = 0; i < pub.ngrowth; i++, ne++) {
+		int s = entry_same(seg, ne, pub.by_growth[i].id);
+		same &= s;
+		fill_site(&seg->sites[ne], pub.by_growth[i].id, MGC_SHM_TOP_GROWTH, s);
+	}
 	for (uint32_t i = 0; i < pub.nlive; i++) {
 		uint32_t k = 0;
 		while (k < pub.ngrowth && pub.by_growth[k].id != pub.by_live[i].id)
 			k++;
-		if (k < pub.ngrowth)
+		if (k < pub.ngrowth) {
 			seg->sites[k].ranks |= MGC_SHM_TOP_LIVE;
-		else
-			fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE);
+			continue;
+		}
+		int s = entry_same(seg, ne, pub.by_live[i].id);
+		same &= s;
+		fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE, s);
 	}
+	same &= ne == seg->h.nsites;
 	seg->h.nsites = ne;
 	seg->sampling.rate = mgp_sample_conf.rate;
 	for (uint32_t i = 0; i < ne && mgp_sample_conf.rate; i++)
 		seg->sampling.live_var[i] = mgp_site_var(seg->sites[i].site);
-	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
+	uint32_t codes = mgp_pycode_count();
+	if (!same || pub.py_codes != codes)
+		mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their frames name */
+	pub.py_codes = codes;
 }
 
 void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
