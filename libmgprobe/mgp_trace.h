@@ -29,7 +29,7 @@ void mgp_trace_modules(void);
  * their modules are still mapped). Snapshots write the others' as the sites enter the file. */
 void mgp_trace_write_stacks(void);
 
-/* 1 when site id's stack is in this file (it is then never evicted). */
+/* 1 when site id's stack is in this file (it is then never evicted, only retired). */
 int mgp_trace_site_written(uint32_t id);
 
 /* Completes and writes a snapshot whose process-level fields are filled (mgp_snapshot_take): visits

@@ -80,7 +80,9 @@ void mgp_writer_maintain(int quiet_too)
 {
 	mgp_threads_drain(); /* also the grace period the last pass's evicted sites waited for */
 	mgp_sites_evict_free(mgp_trace_site_written);
+	mgp_sites_compact();
 	mgp_sites_evict_unlink(mgp_trace_site_written, quiet_too);
+	mgp_sites_retire_begin(mgp_trace_site_written);
 }
 
 void mgp_writer_snapshot(uint32_t flags)
