@@ -545,21 +545,40 @@ static void flush_stacks(void)
 	nw.prev_node = nw.prev_site = nw.prev_leaf = 0;
 }
 
-void mgp_trace_write_stacks(void)
+static int holds(const struct mgp_site_counts *c)
+{
+	return __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) != 0 ||
+	       __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) != __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
+}
+
+/* The stacks of the sites in use not in the file yet (only those holding memory: held_only). */
+static void write_stacks(int held_only)
 {
 	if (!trace.ok)
 		return;
-	/* Before a dlclose: every site in use that is not in the file yet, while its frames' module
-	 * is still in the map. */
 	uint32_t n = mgp_sites_count();
 	for (uint32_t id = 2; id < n; id++) {
 		const struct mgp_site_counts *c = mgp_site_counts(id);
-		if (c->state != MGP_SITE_FREE && !bit_get(&trace.site_done, id) && put_site_stack(id) < 0) {
+		if (c->state == MGP_SITE_FREE || bit_get(&trace.site_done, id) || (held_only && !holds(c)))
+			continue;
+		if (put_site_stack(id) < 0) {
 			fail(ENOMEM);
 			return;
 		}
 	}
 	flush_stacks();
+}
+
+void mgp_trace_write_stacks(void)
+{
+	/* Before a dlclose: every site in use that is not in the file yet, while its frames' module
+	 * is still in the map. */
+	write_stacks(0);
+}
+
+void mgp_trace_write_held_stacks(void)
+{
+	write_stacks(1);
 }
 
 void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
@@ -660,9 +679,7 @@ static int wanted(uint32_t id, unsigned flags)
 		return 0;
 	if (!bit_get(&trace.site_done, id)) {
 		uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
-		int holds = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) != 0 ||
-			    allocs != __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
-		if (!holds && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1)
+		if (!holds(c) && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1)
 			return 0;
 		return put_site_stack(id) < 0 ? -1 : 1;
 	}
