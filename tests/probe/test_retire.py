@@ -36,6 +36,8 @@ if t.true("an OVERHEAD record", o is not None):
 
 rep = t.report(out)
 if rep:
+    # A node defined again is read as such: a record the reader rejects would end the file here.
+    t.eq("the trace reads to its END record", True, rep["process"]["ended"])
     # Retired, seen again, same id: one site, its totals going on from before.
     sites = t.check_site_numbers(rep, "site_a", dict(allocs=3, frees=2, live_bytes=100,
                                                      live_count=1, alloc_bytes=300))
@@ -56,6 +58,7 @@ kids = glob.glob(os.path.join(os.path.dirname(out), f"retire.{comm}.*.mgt"))
 t.eq("one child trace", 1, len(kids))
 child = t.report(kids[0]) if kids else None
 if child:
+    t.eq("child: the trace reads to its END record", True, child["process"]["ended"])
     # The parent's retired site_a, at the fork (3 allocations, 2 frees) and one more in the child.
     t.check_site_numbers(child, "site_a", dict(allocs=4, frees=2, live_bytes=200, live_count=2),
                          what="child: ")
