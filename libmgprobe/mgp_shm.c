@@ -493,12 +493,14 @@ static void scan_sites(uint32_t slot, uint32_t nsites)
 	pub.scan_ns = mgp_now_ns() - t0;
 }
 
-/* Entry ne of this publish is to hold site id: whether it held the same site and stack before
- * (then its frames stand). */
+/* Entry ne of this publish is to hold site id: whether it held the same site and stack before,
+ * and the site still has its stack (then its frames stand). */
 static int entry_same(struct mgc_shm *seg, uint32_t ne, uint32_t id)
 {
-	uint64_t fp = mgp_site_get(id)->fp;
-	int same = ne < seg->h.nsites && seg->sites[ne].site == id && pub.fp[ne] == fp;
+	const struct mgp_site *site = mgp_site_get(id);
+	uint64_t fp = site->fp;
+	int same = ne < seg->h.nsites && seg->sites[ne].site == id && pub.fp[ne] == fp &&
+		   __atomic_load_n(&site->leaf, __ATOMIC_RELAXED) != 0; /* a retired site shows none */
 	pub.fp[ne] = fp;
 	return same;
 }
