@@ -147,7 +147,9 @@ static void read_rss(struct mgc_rec_snapshot *sn)
 
 static void read_malloc(struct mgc_rec_snapshot *sn, uint64_t now)
 {
-	uint64_t gap = MALLINFO_SHARE * last.mi_ns > MALLINFO_GAP_NS ? MALLINFO_SHARE * last.mi_ns : MALLINFO_GAP_NS;
+	uint64_t gap = MALLINFO_SHARE * last.mi_ns;
+	if (gap < MALLINFO_GAP_NS)
+		gap = MALLINFO_GAP_NS;
 	if (!marker_only(sn) || !last.mi_t || now - last.mi_t >= gap) {
 		struct mallinfo2 mi = mallinfo2();
 		last.mi_t = mgp_now_ns();

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* prog_steprss.c: touches 8 MiB of new anonymous memory before each of steps 1 to 6 and marks
- * them; between steps 3 and 4 it closes descriptors 3 to 63 and copies a file of its
- * own (argv[1], statm-like numbers) onto each, as daemons do; then a forked child touches 16 MiB before each of
- * its steps 7 to 9. test_steprss.py reads each marker's RSS from the traces. */
+ * them; between steps 3 and 4 it closes descriptors 3 to 63 and copies a file of its own
+ * (argv[1], statm-like numbers) onto each, as daemons do; then a forked child touches 16 MiB
+ * before each of its steps 7 to 9. test_steprss.py reads each marker's RSS from the traces. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
