@@ -254,7 +254,7 @@ def main():
                              else None for k in v[0]}
         keys = [("rss", "max RSS"), ("bytes", "trace")]
         if watch:
-            keys = [("pss", "peak sum PSS"), ("anon", "of it anon"), ("worker_private", "private/worker"),
+            keys = [("pss", "peak sum PSS"), ("anon", "peak anon PSS"), ("worker_private", "private/worker"),
                     ("bytes", "traces")]
         table(" ".join(os.path.basename(x) for x in job), rows, keys)
     return 0
