@@ -66,7 +66,10 @@ static inline int mgp_capture_room(void)
 /* Native frames unwound first on a thread that runs Python (the probe's own included), as
  * mgp_python_merge needs none past the first evaluator frame: in the PyTorch sample that frame
  * comes within the first 32 in 92% of stacks, most of which are 48 to 63 frames deep. Only a stack
- * without an evaluator frame in its first 32 is unwound again, whole. */
+ * without an evaluator frame in its first 32 is unwound again, whole. Shorter does not pay: in
+ * that sample's training steps the frame is at index 24 to 31 in 53% of stacks, 16 to 23 in 23%,
+ * under 16 in 11% (not in the first 32: 13%), so 16 first, then 32, would unwind 48 frames for
+ * 89% of stacks, 39% more than 32 alone. */
 #define MGP_CAPTURE_FIRST 32u
 
 /* Unwinds the calling stack into b->native; returns how many frames (the probe's own included). On
