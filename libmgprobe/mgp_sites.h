@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_sites.h: allocation sites: call stacks (as nodes of the stack store, mgp_stacks) interned
  * to dense ids, each with counters and cohorts (live bytes by birth-step bucket). Lookups are
- * lock-free (a table of 64-bit slots: part of the stack's hash and the id); only a new stack
+ * lock-free (a table of 32-bit slots: the id and 8 bits of the stack's hash); only a new stack
  * takes a mutex. Memory grows with the sites in use: a site that holds nothing and never reached
  * the trace can be evicted by the writer (mgp_sites_evict) and its id used again, and a written
  * site that went quiet gives its stack back (retirement, below). Never calls malloc: tables come
@@ -121,6 +121,10 @@ static inline uint64_t mgp_site_var(uint32_t id)
 /* One past the highest id ever used, and the number in use now. */
 uint32_t mgp_sites_count(void);
 uint32_t mgp_sites_used(void);
+
+/* The bytes of the lookup table in use now (not counting a replaced one waiting for its grace
+ * period). Writer lock, or single-threaded. */
+uint64_t mgp_sites_index_bytes(void);
 
 /* The site's stack, innermost first, at most cap frames; returns how many. */
 unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap);
