@@ -30,6 +30,8 @@ struct index {
 };
 
 struct mgp_chunks mgp_site_ids = {.esize = sizeof(struct mgp_site), .shift = SITE_SHIFT};
+/* A site's innermost node, apart from its identity; a free site's links the next free id. */
+struct mgp_chunks mgp_site_leaves = {.esize = sizeof(uint32_t), .shift = SITE_SHIFT};
 struct mgp_chunks mgp_site_cnts = {.esize = sizeof(struct mgp_site_counts), .shift = SITE_SHIFT};
 struct mgp_chunks mgp_site_vars = {.esize = sizeof(uint64_t), .shift = SITE_SHIFT};
 
@@ -118,7 +120,8 @@ int mgp_sites_init(uint32_t max_sites)
 	table.dirty_words = mgp_os_alloc(dwords * 8);
 	table.dirty_sum = mgp_os_alloc(dsum * 8);
 	if (!table.index || !table.dirty_words || !table.dirty_sum || mgp_stacks_init() < 0 ||
-	    mgp_chunks_ensure(&mgp_site_ids, 0) < 0 || mgp_chunks_ensure(&mgp_site_cnts, 0) < 0)
+	    mgp_chunks_ensure(&mgp_site_ids, 0) < 0 || mgp_chunks_ensure(&mgp_site_leaves, 0) < 0 ||
+	    mgp_chunks_ensure(&mgp_site_cnts, 0) < 0)
 		return -ENOMEM;
 	table.max_sites = max_sites;
 	/* The last eighth of the table is kept for short stacks, so that a program that makes hundreds
@@ -159,7 +162,13 @@ uint32_t mgp_sites_created(void)
 
 unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap)
 {
-	return mgp_stacks_walk(__atomic_load_n(&mgp_site_get(id)->leaf, __ATOMIC_ACQUIRE), out, cap);
+	return mgp_stacks_walk(mgp_site_leaf(id), out, cap);
+}
+
+/* A site's innermost node, to change it (sites lock held). */
+static inline uint32_t *leaf_of(uint32_t id)
+{
+	return (uint32_t *)mgp_chunk_at(&mgp_site_leaves, id);
 }
 
 /* A site's variance (sampled runs), its chunk mapped by the first delta that carries one, from
@@ -244,7 +253,7 @@ static uint64_t site_h1(uint32_t id)
 	uint64_t f[MGC_MAX_FRAMES];
 	uintptr_t u[MGC_MAX_FRAMES];
 	const struct mgp_site *s = mgp_site_get(id);
-	unsigned n = mgp_stacks_walk(s->leaf, f, MGC_MAX_FRAMES);
+	unsigned n = mgp_stacks_walk(*leaf_of(id), f, MGC_MAX_FRAMES);
 	for (unsigned i = 0; i < n; i++)
 		u[i] = (uintptr_t)f[i];
 	uint64_t h1, h2;
@@ -277,12 +286,13 @@ static uint32_t take_id(int cuda, int *full)
 {
 	uint32_t id = table.free;
 	if (id) {
-		table.free = mgp_site_get(id)->leaf;
+		table.free = *leaf_of(id);
 		return id;
 	}
 	id = table.high;
 	*full = id >= (cuda ? mgp_sites_capacity(table.max_sites) : table.max_sites);
-	if (*full || mgp_chunks_ensure(&mgp_site_ids, id) < 0 || mgp_chunks_ensure(&mgp_site_cnts, id) < 0)
+	if (*full || mgp_chunks_ensure(&mgp_site_ids, id) < 0 || mgp_chunks_ensure(&mgp_site_leaves, id) < 0 ||
+	    mgp_chunks_ensure(&mgp_site_cnts, id) < 0)
 		return 0;
 	return id;
 }
@@ -306,15 +316,15 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 	if (index_room() < 0 || !(id = take_id(mgc_kind_is_cuda(kind) != 0, &full)))
 		return no_room(full, say);
 	if (mgp_stacks_intern(ips, n, &leaf) < 0) {
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 		if (id == table.high)
 			return 1;
-		s->leaf = table.free; /* back on the free list */
+		*leaf_of(id) = table.free; /* back on the free list */
 		table.free = id;
 		return 1;
 	}
 	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-	*s = (struct mgp_site){.fp = h2, .leaf = leaf, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
+	*s = (struct mgp_site){.fp = h2, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
+	__atomic_store_n(leaf_of(id), leaf, __ATOMIC_RELAXED); /* published with its slot */
 	struct mgp_site_counts *c = mgp_site_counts(id);
 	memset(c, 0, sizeof *c); /* in use (MGP_SITE_LINKED), nothing done */
 	var_zero(id);
@@ -331,10 +341,9 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n)
 {
 	uint32_t leaf;
-	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 	pthread_mutex_lock(&table.lock);
-	if (!s->leaf && mgp_stacks_intern(ips, n, &leaf) == 0)
-		__atomic_store_n(&s->leaf, leaf, __ATOMIC_RELEASE);
+	if (!*leaf_of(id) && mgp_stacks_intern(ips, n, &leaf) == 0)
+		__atomic_store_n(leaf_of(id), leaf, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&table.lock);
 	return id;
 }
@@ -345,7 +354,7 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 	hash_stack(ips, n, kind, &h1, &h2);
 	uint32_t id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
 	if (__builtin_expect(id != 0, 1)) {
-		if (__builtin_expect(n && !__atomic_load_n(&mgp_site_get(id)->leaf, __ATOMIC_ACQUIRE), 0))
+		if (__builtin_expect(n && !mgp_site_leaf(id), 0))
 			return revive(id, ips, n);
 		return id;
 	}
@@ -653,12 +662,13 @@ static void free_site(uint32_t id)
 {
 	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 	struct mgp_site_counts *c = mgp_site_counts(id);
-	mgp_stacks_release(s->leaf);
+	mgp_stacks_release(*leaf_of(id));
 	cohort_free(c);
 	__atomic_fetch_and(&table.dirty_words[id >> 6], ~(1ull << (id & 63)), __ATOMIC_RELAXED);
 	memset(c, 0, sizeof *c);
 	c->state = MGP_SITE_FREE;
-	*s = (struct mgp_site){.leaf = table.free};
+	*s = (struct mgp_site){0};
+	*leaf_of(id) = table.free;
 	table.free = id;
 	table.used--;
 }
@@ -713,7 +723,7 @@ static int retirable(uint32_t id, int (*written)(uint32_t id))
 {
 	const struct mgp_site *s = mgp_site_get(id);
 	const struct mgp_site_counts *c = mgp_site_counts(id);
-	return s->leaf && c->state == MGP_SITE_LINKED &&
+	return *leaf_of(id) && c->state == MGP_SITE_LINKED &&
 	       __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) < RETIRE_LIVE_MAX &&
 	       !mgc_kind_is_cuda(s->kind) && written(id);
 }
@@ -750,9 +760,8 @@ void mgp_sites_retire_begin(int (*written)(uint32_t id))
 		}
 		if (mgp_chunks_ensure(&table.ret, table.nret) < 0)
 			break;
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, s->leaf};
-		__atomic_store_n(&s->leaf, 0, __ATOMIC_RELEASE);
+		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, *leaf_of(id)};
+		__atomic_store_n(leaf_of(id), 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&table.lock);
 }
@@ -762,15 +771,15 @@ static void retire_end(void)
 	pthread_mutex_lock(&table.lock);
 	for (uint32_t i = 0; i < table.nret; i++) {
 		const struct retiring *r = mgp_chunk_at(&table.ret, i);
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(r->id);
+		uint32_t *leaf = leaf_of(r->id);
 		struct mgp_site_counts *c = mgp_site_counts(r->id);
-		if (!s->leaf && !__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
+		if (!*leaf && !__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
 			/* Changed through a lookup made before `begin`: it keeps its stack. */
-			__atomic_store_n(&s->leaf, r->leaf, __ATOMIC_RELEASE);
+			__atomic_store_n(leaf, r->leaf, __ATOMIC_RELEASE);
 			continue;
 		}
 		mgp_stacks_release(r->leaf); /* a revived site holds a reference of its own */
-		if (s->leaf)
+		if (*leaf)
 			continue;
 		if (holds_nothing(c))
 			cohort_free(c);
@@ -785,9 +794,9 @@ int mgp_sites_compact(void)
 	pthread_mutex_lock(&table.lock);
 	int done = table.nret == 0 && mgp_stacks_compact_due(table.retire_from) && mgp_stacks_compact_start() == 0;
 	for (uint32_t id = 2; done && id < table.high; id++) {
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-		if (mgp_site_counts(id)->state != MGP_SITE_FREE && s->leaf)
-			__atomic_store_n(&s->leaf, mgp_stacks_compact_move(s->leaf), __ATOMIC_RELEASE);
+		uint32_t *leaf = leaf_of(id);
+		if (mgp_site_counts(id)->state != MGP_SITE_FREE && *leaf)
+			__atomic_store_n(leaf, mgp_stacks_compact_move(*leaf), __ATOMIC_RELEASE);
 	}
 	if (done)
 		mgp_stacks_compact_finish();
