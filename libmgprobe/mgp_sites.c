@@ -641,6 +641,7 @@ void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too)
 		}
 	}
 	table.created = 0;
+	mgp_chunks_shrink(&table.cand, table.ncand);
 	pthread_mutex_unlock(&table.lock);
 }
 
@@ -706,6 +707,7 @@ void mgp_sites_evict_free(int (*written)(uint32_t id))
 		}
 	}
 	table.ngone = keep;
+	mgp_chunks_shrink(&table.gone, keep);
 	pthread_mutex_unlock(&table.lock);
 	retire_end();
 }
@@ -786,6 +788,7 @@ static void retire_end(void)
 		table.nretired_sites++;
 	}
 	table.nret = 0;
+	mgp_chunks_shrink(&table.ret, 0);
 	pthread_mutex_unlock(&table.lock);
 }
 

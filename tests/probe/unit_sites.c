@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mg_test.h"
+#include "mgp_os.h"
 #include "mgp_sites.h"
 #include "mgp_stacks.h"
 
@@ -74,9 +75,13 @@ int main(void)
 	MG_EQ(mgp_sites_take_dirty(taken), N / 2, "sites changed");
 	for (uint32_t i = 0; i < N; i += 2)
 		mgp_sites_mark(ids[i], MGP_SITE_LIVE); /* the writer took them but left them for eviction */
+	mgp_sites_evict_free(never_written); /* the replaced lookup tables go back */
+	uint64_t mapped = mgp_os_mapped();
 	mgp_sites_evict_unlink(never_written, 0);
 	mgp_sites_evict_free(never_written);
 	MG_EQ(mgp_sites_used(), N / 2 + 1, "sites in use after evicting the even ones");
+	/* 100,000 ids to free took 7 chunks of the list (64 KiB each); all but the first go back. */
+	MG_EQ(mgp_os_mapped() - mapped, 64 << 10, "bytes the eviction left mapped");
 	check_found("after evicting");
 
 	unsigned fresh = 0;
