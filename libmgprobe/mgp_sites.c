@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_sites.c: the site table of mgp_sites.h. Lookups read a table of 32-bit slots (8 bits of the
  * stack's hash, the site id in the low 24) lock-free and confirm a hit with a second hash in the
- * site; a new stack is inserted under a mutex and published with a release store of its slot. The table grows by replacement: the old one is freed after a grace period. Eviction
- * removes a slot first and frees the site only after every thread has left its lookups. Must
- * never call malloc or free. */
+ * site; a new stack is inserted under a mutex and published with a release store of its slot.
+ * The table grows by replacement: the old one is freed after a grace period. Eviction removes a
+ * slot first and frees the site only after every thread has left its lookups. Must never call
+ * malloc or free. */
 #include "mgp_sites.h"
 
 #include <errno.h>
