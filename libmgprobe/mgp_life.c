@@ -254,6 +254,7 @@ static void finish(uint32_t reason, int status)
 	mgp_trace_perfmap(mgp_writer_pid());
 	mgp_shm_exit(status);
 	mgp_trace_overhead();
+	mgp_unwind_summary();
 	mgp_trace_end(reason, status);
 	mgp_trace_close();
 	mgp_state_set(MGP_CLOSED);

@@ -658,11 +658,6 @@ void mgp_unwind_flush(void)
 	__atomic_store_n(&tab.lock, 0, __ATOMIC_RELEASE);
 }
 
-void mgp_unwind_forked(void)
-{
-	tab.lock = 0; /* a filler that held it is not in this process */
-}
-
 void mgp_unwind_init(enum mgp_unwind_mode mode)
 {
 	mgp_unwind_mode = (int)mode;
@@ -690,16 +685,18 @@ void mgp_unwind_flush(void)
 {
 }
 
-void mgp_unwind_forked(void)
-{
-}
-
 void mgp_unwind_init(enum mgp_unwind_mode mode)
 {
 	(void)mode;
 }
 
 #endif
+
+void mgp_unwind_forked(void)
+{
+	tab.lock = 0; /* a filler that held it is not in this process */
+	tab.checked = tab.mismatched = tab.fell_back = 0;
+}
 
 /* ---- check mode ---- */
 
@@ -734,7 +731,7 @@ void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo,
 		report(mine + sm, a, theirs + st, b);
 }
 
-__attribute__((destructor)) static void check_summary(void)
+void mgp_unwind_summary(void)
 {
 	if (mgp_unwind_mode != MGP_UNWIND_CHECK)
 		return;

@@ -34,6 +34,10 @@ int mgp_unwind_backtrace(uintptr_t *out, int max);
  * (those in [own_lo, own_hi)) with mine (got frames of a call that asked for max). */
 void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo, uintptr_t own_hi);
 
+/* Check mode: prints one line on stderr, "unwind check: N stacks compared, M mismatches, F left
+ * to libunwind" (this process's, since its start or fork). Call at the end, once. */
+void mgp_unwind_summary(void);
+
 /* In a forked child: the filler's lock is free (its holder, if any, is not in the child). */
 void mgp_unwind_forked(void);
 
