@@ -555,19 +555,17 @@ static uint64_t rule_for(uintptr_t ip)
 	return fde_rule(m, fde, pc, (uintptr_t)h);
 }
 
-/* Fills the rule of a missed return address; 0 when the filler is busy (another thread, or this
- * one in a signal handler) or no module holds it: that stack goes to libunwind. */
-static uint64_t fill(uintptr_t ip)
+/* The rule of a missed return address, read from its module's tables (no lock: reading is
+ * reentrant) and kept when the table's try-lock is free (else the next miss reads it again); 0
+ * when no module holds it: that stack goes to libunwind. */
+static __attribute__((noinline, cold)) uint64_t fill(uintptr_t ip)
 {
-	if (__atomic_exchange_n(&tab.lock, 1, __ATOMIC_ACQUIRE))
-		return 0;
-	uint64_t rule = lookup(ip);
-	if (!rule) {
-		rule = rule_for(ip);
-		if (rule)
+	uint64_t rule = rule_for(ip);
+	if (rule && !__atomic_exchange_n(&tab.lock, 1, __ATOMIC_ACQUIRE)) {
+		if (!lookup(ip))
 			insert(ip, rule);
+		__atomic_store_n(&tab.lock, 0, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&tab.lock, 0, __ATOMIC_RELEASE);
 	return rule;
 }
 
@@ -598,34 +596,34 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	struct mgp_stack_bounds *b = &mgp_stack_bounds;
 	if (!b->stk_hi)
 		thread_bounds(b);
-	const uintptr_t lo = sp, hi = b->stk_hi;
-	if (sp < b->stk_lo || sp >= hi || !tab.slots)
+	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
+	 * top): one unsigned compare each. */
+	const uintptr_t lo = sp, top = b->stk_hi - 8, room = top - lo;
+	if (sp < b->stk_lo || sp > top || !tab.slots)
 		goto fall_back; /* another stack (an alternate signal stack, a coroutine's) */
 	int n = 0;
 	while (n < max) {
 		out[n++] = ip;
 		uint64_t r = lookup(ip);
-		if (!r && !(r = fill(ip)))
-			goto fall_back;
-		if (r & R_UNSUP)
-			goto fall_back;
-		if (r & R_END)
+		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+			goto fall_back; /* also an ip of 0: no module holds it */
+		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
+			if (r & R_UNSUP)
+				goto fall_back;
 			return n;
-		uintptr_t cfa = ((r & R_RBP_BASE) ? rbp : sp) + (intptr_t)(int32_t)(r >> R_CFA_SHIFT);
-		if (cfa <= sp || cfa > hi || cfa - 8 < lo)
-			goto fall_back; /* the frame must lie above the last, on this stack */
-		uintptr_t ra = *(const uintptr_t *)(cfa - 8);
+		}
+		uintptr_t cfa = ((r & R_RBP_BASE) ? rbp : sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
+		if (cfa - 8 - sp > top - sp)
+			goto fall_back; /* the caller's frame must lie above this one, on this stack */
 		if (r & R_RBP_SAVED) {
-			int32_t off = (int32_t)((uint32_t)(r >> R_RBP_SHIFT) << 8) >> 8;
-			uintptr_t at = cfa + (intptr_t)off;
-			if (at < lo || at > hi - 8)
+			int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
+			uintptr_t at = cfa + (uintptr_t)off;
+			if (at - lo > room)
 				goto fall_back;
 			rbp = *(const uintptr_t *)at;
 		}
+		ip = *(const uintptr_t *)(cfa - 8);
 		sp = cfa;
-		ip = ra;
-		if (!ip)
-			goto fall_back;
 	}
 	return n;
 fall_back:

@@ -49,6 +49,8 @@ def checked(what, cmd, min_stacks, fallbacks=None):
     t.true(f"{what}: at least {min_stacks} stacks compared", stacks >= min_stacks, stacks)
     if fallbacks is not None:
         t.eq(f"{what}: stacks left to libunwind (those through a signal frame)", fallbacks, left)
+    else:
+        t.true(f"{what}: under 1% of the stacks left to libunwind", left * 100 < stacks, left)
     if mismatches:
         print(err[-3000:])
 
