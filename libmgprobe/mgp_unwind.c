@@ -10,7 +10,10 @@
 
 #include <link.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -90,9 +93,10 @@ static void insert(uintptr_t ip, uint64_t rule)
 
 /* ---- reading the unwind tables ---- */
 
-/* A byte range of a loaded module that may be read: the PT_LOAD segment holding .eh_frame_hdr. */
+/* Bytes that may be parsed: a copy of one CIE, FDE or header, with its runtime address. */
 struct span {
 	const uint8_t *lo, *hi;
+	intptr_t delta; /* a byte's runtime address minus its address here (a copy's) */
 };
 
 static inline int in_span(const struct span *m, const uint8_t *p, size_t n)
@@ -168,7 +172,7 @@ static int read_enc(const struct span *m, const uint8_t **pp, const uint8_t *end
 	}
 	switch (enc & 0x70) {
 	case 0x00: break;
-	case 0x10: v += (uintptr_t)p; break;
+	case 0x10: v += (uintptr_t)p + (uintptr_t)m->delta; break;
 	case 0x30: v += data; break;
 	default: return -1;
 	}
@@ -441,41 +445,90 @@ static uint64_t row_rule(const struct row *w)
 	return rule;
 }
 
+/* ---- reading a module's tables: from its file, or where that fails from its mapping ---- */
+
+/* The loaded segment that holds .eh_frame_hdr (and .eh_frame): its runtime range and, when the
+ * module's file is open, that file and the segment's offset in it. CIEs and FDEs are read with
+ * pread, so .eh_frame's pages never become the process's (12 MiB less RSS in the PyTorch sample,
+ * docs/BENCHMARKS.md); the search table in .eh_frame_hdr (~17 reads a search) is read in place. */
+struct src {
+	const uint8_t *lo, *hi;
+	int fd;
+	uint64_t off;
+};
+
+/* Copies n bytes at runtime address at into buf: 0, or -1 when they are not all in the segment
+ * or the file is short. */
+static int src_read(const struct src *s, const uint8_t *at, void *buf, size_t n)
+{
+	if (at < s->lo || at > s->hi || (size_t)(s->hi - at) < n)
+		return -1;
+	if (s->fd < 0) {
+		memcpy(buf, at, n);
+		return 0;
+	}
+	long got = syscall(SYS_pread64, s->fd, buf, n, (long)(s->off + (uint64_t)(at - s->lo)));
+	return got == (long)n ? 0 : -1;
+}
+
+/* Copies the length-prefixed record (a CIE or an FDE) at at into buf (cap bytes) and makes *m
+ * its span; -1 when it does not fit or cannot be read. */
+static int src_record(const struct src *s, const uint8_t *at, uint8_t *buf, size_t cap,
+		      struct span *m)
+{
+	size_t n = at >= s->lo && at < s->hi && (size_t)(s->hi - at) < cap ? (size_t)(s->hi - at) : cap;
+	uint32_t len;
+	if (n < 8 || src_read(s, at, buf, n) < 0) /* one read, as much as may be the record */
+		return -1;
+	memcpy(&len, buf, 4);
+	if (len == 0 || len == 0xffffffffu || len > n - 4)
+		return -1;
+	m->lo = buf;
+	m->hi = buf + 4 + len;
+	m->delta = (intptr_t)at - (intptr_t)buf;
+	return 0;
+}
+
+#define FDE_MAX 2048u
+#define CIE_MAX 256u
+
 /* The rule at pc from the FDE at fde; R_VALID | R_UNSUP when it cannot be followed. */
-static uint64_t fde_rule(const struct span *m, const uint8_t *fde, uintptr_t pc, uintptr_t data)
+static uint64_t fde_rule(const struct src *s, const uint8_t *fde, uintptr_t pc, uintptr_t data)
 {
 	const uint64_t unsup = R_VALID | R_UNSUP;
+	uint8_t fb[FDE_MAX], cb[CIE_MAX];
+	struct span fm, cm;
 	struct cfa_run r;
 	const uint8_t *ins, *ins_end;
-	if (!in_span(m, fde, 8))
+	if (src_record(s, fde, fb, sizeof fb, &fm) < 0)
 		return unsup;
-	uint32_t len = rd32(fde), cie_off = rd32(fde + 4);
-	if (len == 0 || len == 0xffffffffu || !in_span(m, fde + 4, len) || cie_off == 0 ||
-	    cie_off > (uintptr_t)(fde + 4 - m->lo))
+	uint32_t len = rd32(fb), cie_off = rd32(fb + 4);
+	if (len < 8 || cie_off == 0 || cie_off > (uintptr_t)(fde + 4 - s->lo) ||
+	    src_record(s, fde + 4 - cie_off, cb, sizeof cb, &cm) < 0)
 		return unsup;
 	memset(&r, 0, sizeof r);
 	r.pc = pc;
 	r.data = data;
-	if (parse_cie(m, fde + 4 - cie_off, &r, &ins, &ins_end) < 0)
+	if (parse_cie(&cm, cb, &r, &ins, &ins_end) < 0)
 		return unsup;
-	const uint8_t *p = fde + 8, *end = fde + 4 + len;
+	const uint8_t *p = fb + 8, *end = fb + 4 + len;
 	uint64_t begin, range, u;
-	if (read_enc(m, &p, end, r.fde_enc, data, &begin) < 0 ||
-	    read_enc(m, &p, end, r.fde_enc & 0x0f, data, &range) < 0 || pc < begin ||
+	if (read_enc(&fm, &p, end, r.fde_enc, data, &begin) < 0 ||
+	    read_enc(&fm, &p, end, r.fde_enc & 0x0f, data, &range) < 0 || pc < begin ||
 	    pc - begin >= range)
 		return unsup; /* no FDE covers the pc */
 	if (r.has_z) { /* the FDE's augmentation data */
-		if (uleb(m, &p, end, &u) < 0 || u > (uint64_t)(end - p))
+		if (uleb(&fm, &p, end, &u) < 0 || u > (uint64_t)(end - p))
 			return unsup;
 		p += u;
 	}
 	r.loc = begin;
 	r.cur.ra_how = HOW_SAME;
-	if (run_cfa(m, &r, ins, ins_end) != 0)
+	if (run_cfa(&cm, &r, ins, ins_end) != 0)
 		return unsup;
 	r.init = r.cur;
 	r.loc = begin;
-	if (run_cfa(m, &r, p, end) != 0)
+	if (run_cfa(&fm, &r, p, end) != 0)
 		return unsup;
 	return row_rule(&r.cur);
 }
@@ -485,10 +538,12 @@ static uint64_t fde_rule(const struct span *m, const uint8_t *fde, uintptr_t pc,
 struct module_find {
 	uintptr_t pc;
 	const uint8_t *hdr;
-	struct span span;
+	struct src src;
 	int found;
 };
 
+/* The module whose executable segment holds f->pc: its .eh_frame_hdr, the segment holding it,
+ * and its file opened (under the loader's lock, while its name is sure to be valid). */
 static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct module_find *f = arg;
@@ -513,46 +568,64 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		const uint8_t *s = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
 		if (ph->p_type == PT_LOAD && f->hdr >= s && f->hdr < s + ph->p_filesz) {
-			f->span.lo = s;
-			f->span.hi = s + ph->p_filesz;
+			f->src.lo = s;
+			f->src.hi = s + ph->p_filesz;
+			f->src.off = ph->p_offset;
 		}
 	}
+	const char *path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+	if (f->src.lo)
+		f->src.fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	return 1;
+}
+
+/* The FDE for pc from the .eh_frame_hdr at h: its runtime address, or NULL. */
+static const uint8_t *find_fde(const struct src *s, const uint8_t *h, uintptr_t pc)
+{
+	uint8_t hb[12];
+	struct span hm = {hb, hb + sizeof hb, (intptr_t)h - (intptr_t)hb};
+	const uint8_t *p = hb + 4;
+	uint64_t u, count;
+	int32_t e[2];
+	if (src_read(s, h, hb, sizeof hb) < 0 || hb[0] != 1 || hb[3] != 0x3b ||
+	    read_enc(&hm, &p, hm.hi, hb[1], (uintptr_t)h, &u) < 0 ||
+	    read_enc(&hm, &p, hm.hi, hb[2], (uintptr_t)h, &count) < 0 || !count)
+		return NULL;
+	/* The search table: (start, FDE) pairs of 32-bit offsets from h, sorted by start. */
+	const uint8_t *t = h + (p - hb);
+	if (count > (uint64_t)(s->hi - t) / 8u)
+		return NULL;
+	uint64_t lo = 0, hi = count;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (src_read(s, t + mid * 8, e, 4) < 0)
+			return NULL;
+		if ((uintptr_t)h + (intptr_t)e[0] <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (src_read(s, t + lo * 8, e, 8) < 0 || (uintptr_t)h + (intptr_t)e[0] > pc)
+		return NULL;
+	return h + (intptr_t)e[1];
 }
 
 /* The rule for the return address ip, from its module's tables; 0 when no module holds it. */
 static uint64_t rule_for(uintptr_t ip)
 {
-	const uint64_t unsup = R_VALID | R_UNSUP;
-	struct module_find f = {ip - 1, NULL, {NULL, NULL}, 0};
+	struct module_find f = {ip - 1, NULL, {NULL, NULL, -1, 0}, 0};
 	dl_iterate_phdr(find_module, &f);
 	if (!f.found)
 		return 0;
-	const struct span *m = &f.span;
-	const uint8_t *h = f.hdr, *p;
-	uint64_t u, count;
-	if (!h || !m->lo || !in_span(m, h, 12) || h[0] != 1 || h[3] != 0x3b)
-		return unsup;
-	p = h + 4;
-	if (read_enc(m, &p, m->hi, h[1], (uintptr_t)h, &u) < 0 ||
-	    read_enc(m, &p, m->hi, h[2], (uintptr_t)h, &count) < 0 || !count ||
-	    count > (uint64_t)(m->hi - p) / 8u)
-		return unsup;
-	/* The search table: (start, FDE) pairs of 32-bit offsets from h, sorted by start. */
-	const uint8_t *t = p;
-	uintptr_t pc = ip - 1;
-	uint64_t lo = 0, hi = count;
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if ((uintptr_t)h + (intptr_t)(int32_t)rd32(t + mid * 8) <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if ((uintptr_t)h + (intptr_t)(int32_t)rd32(t + lo * 8) > pc)
-		return unsup;
-	const uint8_t *fde = h + (intptr_t)(int32_t)rd32(t + lo * 8 + 4);
-	return fde_rule(m, fde, pc, (uintptr_t)h);
+	uint64_t rule = R_VALID | R_UNSUP;
+	struct src mapped = f.src; /* the search table through the mapping: ~17 reads per search */
+	mapped.fd = -1;
+	const uint8_t *fde = f.hdr && f.src.lo ? find_fde(&mapped, f.hdr, ip - 1) : NULL;
+	if (fde)
+		rule = fde_rule(&f.src, fde, ip - 1, (uintptr_t)f.hdr);
+	if (f.src.fd >= 0)
+		syscall(SYS_close, f.src.fd);
+	return rule;
 }
 
 /* The rule of a missed return address, read from its module's tables (no lock: reading is
@@ -733,8 +806,9 @@ void mgp_unwind_summary(void)
 {
 	if (mgp_unwind_mode != MGP_UNWIND_CHECK)
 		return;
-	mgp_log("unwind check: %llu stacks compared, %llu mismatches, %llu left to libunwind",
+	mgp_log("unwind check: %llu stacks compared, %llu mismatches, %llu left to libunwind; %u "
+		"return addresses in the table",
 		__atomic_load_n(&tab.checked, __ATOMIC_RELAXED),
 		__atomic_load_n(&tab.mismatched, __ATOMIC_RELAXED),
-		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED));
+		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.used);
 }

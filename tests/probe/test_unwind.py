@@ -16,7 +16,7 @@ from probetest import Test
 t = Test("unwind", 3)
 unwind_fp, unwind_nofp, threads = t.progs
 SUMMARY = re.compile(r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, "
-                     r"(\d+) left to libunwind$", re.M)
+                     r"(\d+) left to libunwind; \d+ return addresses in the table$", re.M)
 PY = r"""
 import json, threading
 def down(n):

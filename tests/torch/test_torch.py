@@ -75,7 +75,8 @@ def frames_text(site):
 def unwind_checked(t, err, tmp):
     """The check summaries of the parent and its 2 workers: none with a mismatch."""
     sums = [tuple(map(int, m)) for m in re.findall(
-        r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, (\d+) left to libunwind$",
+        r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, (\d+) left to libunwind; "
+        r"\d+ return addresses in the table$",
         err, re.M)]
     for s in sums:
         print(f"{s[0]} stacks compared, {s[1]} mismatches, {s[2]} left to libunwind")
