@@ -21,6 +21,7 @@
 #include "mgc_format.h"
 #include "mgp_capture.h"
 #include "mgp_os.h"
+#include "mgp_spin.h"
 
 int mgp_unwind_mode = MGP_UNWIND_LIBUNWIND;
 
@@ -49,8 +50,9 @@ static struct {
 #define R_RBP_SHIFT 8  /* bits 8..31: rbp_off, signed */
 #define R_CFA_SHIFT 32 /* bits 32..63: CFA offset, signed */
 
-/* 2^18 slots of 16 bytes: 4 MiB reserved, touched as filled; at most 3/4 used (196,608 return
- * addresses; the PyTorch sample has about ... distinct ones). Past that, misses go to libunwind. */
+/* 2^18 slots of 16 bytes: 4 MiB, all resident once a few thousand are filled (the hash spreads
+ * them); at most 3/4 used (196,608 return addresses; the PyTorch sample's parent process has
+ * 78,665). Past that, a miss is read from the module's tables every time. */
 #define TABLE_BITS 18u
 #define TABLE_SLOTS (1u << TABLE_BITS)
 #define TABLE_MAX (TABLE_SLOTS / 4u * 3u)
@@ -492,8 +494,11 @@ static int src_record(const struct src *s, const uint8_t *at, uint8_t *buf, size
 #define FDE_MAX 2048u
 #define CIE_MAX 256u
 
-/* The rule at pc from the FDE at fde; R_VALID | R_UNSUP when it cannot be followed. */
-static uint64_t fde_rule(const struct src *s, const uint8_t *fde, uintptr_t pc, uintptr_t data)
+/* The rule at pc from the FDE at fde, which the search table says starts at start;
+ * R_VALID | R_UNSUP when it cannot be followed, 0 when the FDE read does not start there (a file
+ * that is no longer the one loaded). */
+static uint64_t fde_rule(const struct src *s, const uint8_t *fde, uintptr_t start, uintptr_t pc,
+			 uintptr_t data)
 {
 	const uint64_t unsup = R_VALID | R_UNSUP;
 	uint8_t fb[FDE_MAX], cb[CIE_MAX];
@@ -514,8 +519,11 @@ static uint64_t fde_rule(const struct src *s, const uint8_t *fde, uintptr_t pc, 
 	const uint8_t *p = fb + 8, *end = fb + 4 + len;
 	uint64_t begin, range, u;
 	if (read_enc(&fm, &p, end, r.fde_enc, data, &begin) < 0 ||
-	    read_enc(&fm, &p, end, r.fde_enc & 0x0f, data, &range) < 0 || pc < begin ||
-	    pc - begin >= range)
+	    read_enc(&fm, &p, end, r.fde_enc & 0x0f, data, &range) < 0)
+		return unsup;
+	if (begin != start)
+		return 0;
+	if (pc - begin >= range)
 		return unsup; /* no FDE covers the pc */
 	if (r.has_z) { /* the FDE's augmentation data */
 		if (uleb(&fm, &p, end, &u) < 0 || u > (uint64_t)(end - p))
@@ -579,8 +587,9 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-/* The FDE for pc from the .eh_frame_hdr at h: its runtime address, or NULL. */
-static const uint8_t *find_fde(const struct src *s, const uint8_t *h, uintptr_t pc)
+/* The FDE for pc from the .eh_frame_hdr at h: its runtime address (and in *start the address
+ * the table says it starts at), or NULL. */
+static const uint8_t *find_fde(const struct src *s, const uint8_t *h, uintptr_t pc, uintptr_t *start)
 {
 	uint8_t hb[12];
 	struct span hm = {hb, hb + sizeof hb, (intptr_t)h - (intptr_t)hb};
@@ -607,6 +616,7 @@ static const uint8_t *find_fde(const struct src *s, const uint8_t *h, uintptr_t 
 	}
 	if (src_read(s, t + lo * 8, e, 8) < 0 || (uintptr_t)h + (intptr_t)e[0] > pc)
 		return NULL;
+	*start = (uintptr_t)h + (intptr_t)e[0];
 	return h + (intptr_t)e[1];
 }
 
@@ -620,9 +630,15 @@ static uint64_t rule_for(uintptr_t ip)
 	uint64_t rule = R_VALID | R_UNSUP;
 	struct src mapped = f.src; /* the search table through the mapping: ~17 reads per search */
 	mapped.fd = -1;
-	const uint8_t *fde = f.hdr && f.src.lo ? find_fde(&mapped, f.hdr, ip - 1) : NULL;
-	if (fde)
-		rule = fde_rule(&f.src, fde, ip - 1, (uintptr_t)f.hdr);
+	uintptr_t start = 0;
+	const uint8_t *fde = f.hdr && f.src.lo ? find_fde(&mapped, f.hdr, ip - 1, &start) : NULL;
+	if (fde) {
+		rule = fde_rule(&f.src, fde, start, ip - 1, (uintptr_t)f.hdr);
+		if (!rule) /* the file on disk changed since it was loaded: read the mapping */
+			rule = fde_rule(&mapped, fde, start, ip - 1, (uintptr_t)f.hdr);
+		if (!rule)
+			rule = R_VALID | R_UNSUP;
+	}
 	if (f.src.fd >= 0)
 		syscall(SYS_close, f.src.fd);
 	return rule;
@@ -722,11 +738,12 @@ __asm__(".text\n"
 
 void mgp_unwind_flush(void)
 {
-	if (!tab.slots || __atomic_exchange_n(&tab.lock, 1, __ATOMIC_ACQUIRE))
+	if (!tab.slots)
 		return;
+	mgp_spin_lock(&tab.lock); /* held only by an insert, a few instructions */
 	mgp_os_discard(tab.slots, TABLE_SLOTS * sizeof *tab.slots); /* readers see empty slots */
 	tab.used = 0;
-	__atomic_store_n(&tab.lock, 0, __ATOMIC_RELEASE);
+	mgp_spin_unlock(&tab.lock);
 }
 
 void mgp_unwind_init(enum mgp_unwind_mode mode)
