@@ -38,8 +38,9 @@ extern struct mgp_capture_conf {
 void mgp_capture_init(unsigned depth);
 
 /* The most stack one capture may take below its caller (the capture buffer, unw_backtrace's
- * context and cursor (or mgp_unwind's walk), the Python walk): measured at about 8 KiB on x86-64 with AVX-512
- * (tests/probe/prog_altstack.c "measure"), doubled. */
+ * context and cursor or mgp_unwind's walk and a miss's ~3 KiB of copied CIE and FDE, the Python
+ * walk): measured at about 8 KiB on x86-64 with AVX-512 (tests/probe/prog_altstack.c "measure"),
+ * doubled. */
 #define MGP_CAPTURE_STACK (16u << 10)
 
 /* This thread's alternate signal stack, as the program gave it (sigaltstack, seen by the hook);

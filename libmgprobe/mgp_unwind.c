@@ -589,7 +589,8 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* The FDE for pc from the .eh_frame_hdr at h: its runtime address (and in *start the address
  * the table says it starts at), or NULL. */
-static const uint8_t *find_fde(const struct src *s, const uint8_t *h, uintptr_t pc, uintptr_t *start)
+static const uint8_t *find_fde(const struct src *s, const uint8_t *h, uintptr_t pc,
+			       uintptr_t *start)
 {
 	uint8_t hb[12];
 	struct span hm = {hb, hb + sizeof hb, (intptr_t)h - (intptr_t)hb};
@@ -688,8 +689,9 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
 	 * top): one unsigned compare each. */
 	const uintptr_t lo = sp, top = b->stk_hi - 8, room = top - lo;
-	if (sp < b->stk_lo || sp > top || !tab.slots)
-		goto fall_back; /* another stack (an alternate signal stack, a coroutine's) */
+	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.slots)
+		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
+				   coroutine's) */
 	int n = 0;
 	while (n < max) {
 		out[n++] = ip;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // prog_unwind.cpp: stacks for the check of the probe's own unwinder against libunwind
 // (test_unwind.py): deep recursion, C++ exceptions thrown through frames that allocate, a frame
-// realigned for a 64-byte local (DRAP without frame pointers), alloca, a signal handler that
-// allocates on the thread's stack and on an alternate stack, and threads doing all of it. Built
+// realigned for a 64-byte local, alloca, a signal handler that allocates on the thread's stack
+// and on an alternate stack, a coroutine (swapcontext) on its own stack, and threads. Built
 // twice, with frame pointers and with -fomit-frame-pointer -O2. Prints "done N" (N: a checksum
 // of the main thread's work, the same on every run, so plain and probed runs compare).
 #include <alloca.h>
@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include <stdexcept>
 #include <string>
@@ -108,6 +109,26 @@ static void signals(void)
 	free(ss.ss_sp);
 }
 
+static ucontext_t main_uc, co_uc;
+
+static void co_body(void)
+{
+	for (int i = 0; i < 5; i++)
+		free(deep(3));
+}
+
+// 5 allocations on a stack that is not the thread's (a coroutine's, in .bss).
+static void coroutine(void)
+{
+	static char stack[256 << 10];
+	getcontext(&co_uc);
+	co_uc.uc_stack.ss_sp = stack;
+	co_uc.uc_stack.ss_size = sizeof stack;
+	co_uc.uc_link = &main_uc;
+	makecontext(&co_uc, co_body, 0);
+	swapcontext(&main_uc, &co_uc);
+}
+
 static void everything(void)
 {
 	deep_stacks();
@@ -129,6 +150,7 @@ int main(void)
 {
 	everything();
 	signals();
+	coroutine();
 	pthread_t t[4];
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
