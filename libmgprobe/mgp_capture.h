@@ -16,6 +16,7 @@
 #include "mgc_format.h"
 #include "mgp_python.h"
 #include "mgp_tstack.h"
+#include "mgp_unwind.h"
 
 /* Frames captured beyond the depth, to cover the probe's own (dropped). */
 #define MGP_CAPTURE_SLACK 16u
@@ -37,14 +38,17 @@ extern struct mgp_capture_conf {
 void mgp_capture_init(unsigned depth);
 
 /* The most stack one capture may take below its caller (the capture buffer, unw_backtrace's
- * context and cursor, the Python walk): measured at about 8 KiB on x86-64 with AVX-512
- * (tests/probe/prog_altstack.c "measure"), doubled. */
+ * context and cursor or mgp_unwind's walk and a miss's ~3 KiB of copied CIE and FDE, the Python
+ * walk): measured at about 8 KiB on x86-64 with AVX-512 (tests/probe/prog_altstack.c "measure"),
+ * doubled. */
 #define MGP_CAPTURE_STACK (16u << 10)
 
 /* This thread's alternate signal stack, as the program gave it (sigaltstack, seen by the hook);
- * 0..0 when none. */
+ * 0..0 when none. And its own stack, for mgp_unwind's reads: 0..0 until its first unwind, 1..1
+ * when glibc does not know it. */
 struct mgp_stack_bounds {
 	uintptr_t alt_lo, alt_hi;
+	uintptr_t stk_lo, stk_hi;
 };
 extern __thread struct mgp_stack_bounds mgp_stack_bounds __attribute__((tls_model("initial-exec")));
 
@@ -72,6 +76,18 @@ static inline int mgp_capture_room(void)
  * 89% of stacks, 39% more than 32 alone. */
 #define MGP_CAPTURE_FIRST 32u
 
+/* unw_backtrace(out, max), by mgp_unwind where it can (MGPROBE_UNWIND); always inline, so both
+ * unwinders start from the same frame. */
+static inline __attribute__((always_inline)) int mgp_capture_backtrace(uintptr_t *out, int max)
+{
+	int got = mgp_unwind_mode != MGP_UNWIND_LIBUNWIND ? mgp_unwind_backtrace(out, max) : -1;
+	if (got < 0)
+		return unw_backtrace((void **)out, max);
+	if (mgp_unwind_mode == MGP_UNWIND_CHECK)
+		mgp_unwind_check(out, got, max, mgp_capture_conf.own_lo, mgp_capture_conf.own_hi);
+	return got;
+}
+
 /* Unwinds the calling stack into b->native; returns how many frames (the probe's own included),
  * and in *ev the index of the first evaluator frame among them (the count when none, or py == 0).
  * On a thread with Python frames (py != 0) only up to that frame, when it comes in the first
@@ -81,13 +97,13 @@ static inline int mgp_capture_unwind(struct mgp_capture_buf *b, uintptr_t py, un
 	int all = (int)(want + MGP_CAPTURE_SLACK), got = 0;
 	unsigned from = 0;
 	if (py && want > MGP_CAPTURE_FIRST) {
-		got = unw_backtrace((void **)b->native, (int)MGP_CAPTURE_FIRST);
+		got = mgp_capture_backtrace(b->native, (int)MGP_CAPTURE_FIRST);
 		*ev = mgp_python_first_evaluator(b->native, 0, got > 0 ? (unsigned)got : 0);
 		if (got < (int)MGP_CAPTURE_FIRST || *ev < (unsigned)got)
 			return got;
 		from = (unsigned)got; /* none in the first ones: the whole stack, looked at from there */
 	}
-	got = unw_backtrace((void **)b->native, all);
+	got = mgp_capture_backtrace(b->native, all);
 	unsigned n = got > 0 ? (unsigned)got : 0;
 	*ev = py ? mgp_python_first_evaluator(b->native, from, n) : n;
 	return got;

@@ -22,6 +22,7 @@
 #include "mgp_state.h"
 #include "mgp_thread.h"
 #include "mgp_trace.h"
+#include "mgp_unwind.h"
 #include "mgp_writer.h"
 
 /* ---- fork handlers ---- */
@@ -58,6 +59,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	unlock_all();
+	mgp_unwind_forked();
 	mgp_life_forked(mgp_cuda_fork_child()); /* CUDA first: before the child's first snapshot */
 	mgp_guard_leave();
 }

@@ -30,6 +30,7 @@
 #include "mgp_step.h"
 #include "mgp_thread.h"
 #include "mgp_trace.h"
+#include "mgp_unwind.h"
 #include "mgp_writer.h"
 
 /* Set by the constructor (and, but for the settings, again in a fork child). */
@@ -184,6 +185,7 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
+	mgp_unwind_init((enum mgp_unwind_mode)life.set.unwind);
 	mgp_python_init((int)life.set.python);
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	choose_root(life.proc.pid, &root, &truncate_root);
@@ -252,6 +254,7 @@ static void finish(uint32_t reason, int status)
 	mgp_trace_perfmap(mgp_writer_pid());
 	mgp_shm_exit(status);
 	mgp_trace_overhead();
+	mgp_unwind_summary();
 	mgp_trace_end(reason, status);
 	mgp_trace_close();
 	mgp_state_set(MGP_CLOSED);
@@ -288,5 +291,7 @@ MGP_EXPORT int dlclose(void *handle)
 		mgp_trace_write_stacks();
 		mgp_writer_leave();
 	}
-	return real(handle);
+	int r = real(handle);
+	mgp_unwind_flush(); /* its addresses may hold other code from now on */
+	return r;
 }

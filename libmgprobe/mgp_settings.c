@@ -49,6 +49,20 @@ static int check_names(void)
 	return 0;
 }
 
+/* The index of v among the words before the ':' of help ("a|b|c: ..."); -1 if none. */
+static int choice_of(const char *help, const char *v)
+{
+	size_t n = strlen(v);
+	int i = 0;
+	for (const char *w = help; *w && *w != ':'; i++) {
+		size_t len = strcspn(w, "|:");
+		if (len == n && strncmp(w, v, n) == 0)
+			return i;
+		w += len + (w[len] == '|');
+	}
+	return -1;
+}
+
 static int parse_one(const struct mgp_setting *t, const char *v, struct mgp_settings *s)
 {
 	char *at = (char *)s + t->off;
@@ -75,6 +89,16 @@ static int parse_one(const struct mgp_setting *t, const char *v, struct mgp_sett
 	case MGP_SETTING_FLAG:
 		*(uint32_t *)(void *)at = *v && strcmp(v, "0") != 0;
 		return 0;
+	case MGP_SETTING_CHOICE: {
+		int i = choice_of(t->help, v);
+		if (i < 0) {
+			mgp_log("bad %s=%s (expected %.*s): the program runs unprofiled", t->name, v,
+				(int)strcspn(t->help, ":"), t->help);
+			return -EINVAL;
+		}
+		*(uint32_t *)(void *)at = (uint32_t)i;
+		return 0;
+	}
 	case MGP_SETTING_LAUNCHER:
 		return 0;
 	}
@@ -90,7 +114,8 @@ int mgp_settings_read(struct mgp_settings *s)
 	for (size_t i = 0; i < MGP_SETTINGS_COUNT; i++) {
 		const struct mgp_setting *t = &mgp_setting_table[i];
 		const char *v = getenv(t->name);
-		if (t->kind == MGP_SETTING_NUMBER || t->kind == MGP_SETTING_FLAG)
+		if (t->kind == MGP_SETTING_NUMBER || t->kind == MGP_SETTING_FLAG ||
+		    t->kind == MGP_SETTING_CHOICE)
 			*(uint32_t *)(void *)((char *)s + t->off) = t->def;
 		if (v && parse_one(t, v, s) < 0)
 			return -EINVAL;

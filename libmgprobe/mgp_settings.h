@@ -23,6 +23,7 @@ struct mgp_settings {
 	uint32_t cuda_activity; /* CUPTI activity records joined to CUDA allocations (on unless 0) */
 	uint32_t compress;   /* zstd-compress the trace (on unless MGPROBE_COMPRESS is 0) */
 	uint32_t sample;     /* MGPROBE_SAMPLE: mean bytes between recorded allocations; 0 = all */
+	uint32_t unwind;     /* MGPROBE_UNWIND: enum mgp_unwind_mode (probe, libunwind, check) */
 };
 
 enum mgp_setting_kind {
@@ -30,6 +31,8 @@ enum mgp_setting_kind {
 	MGP_SETTING_PID,      /* a pid, set by the launcher; an unreadable one is no process */
 	MGP_SETTING_NUMBER,   /* a whole number in [lo, hi]; anything else is an error */
 	MGP_SETTING_FLAG,     /* on unless empty or "0"; `def` when unset */
+	MGP_SETTING_CHOICE,   /* one of the words before the help's ':' ("a|b|c: ..."), as its
+				 index; `def` when unset; anything else is an error */
 	MGP_SETTING_LAUNCHER, /* read by `mgprobe` itself; the probe only knows the name */
 };
 
@@ -63,6 +66,9 @@ static const struct mgp_setting mgp_setting_table[] = {
 	 "0: CUDA allocations through callbacks only, without CUPTI's activity records (streams, pools)"},
 	{"MGPROBE_SAMPLE", MGP_SETTING_NUMBER, MGP_SETTING_AT(sample), 0, 1u << 30, 0,
 	 "sample allocations by bytes, one per this many on average (e.g. 524288); 0: all"},
+	{"MGPROBE_UNWIND", MGP_SETTING_CHOICE, MGP_SETTING_AT(unwind), 0, 0, 0,
+	 "probe|libunwind|check: the probe's caching unwinder with libunwind where it cannot (default), "
+	 "libunwind only, or both on every stack with mismatches counted on stderr"},
 	{"MGPROBE_COMPRESS", MGP_SETTING_FLAG, MGP_SETTING_AT(compress), 0, 0, 1,
 	 "0: write the trace uncompressed (default 1: zstd)"},
 	{"MGPROBE_OUTPUT_PID", MGP_SETTING_PID, MGP_SETTING_AT(output_pid), 0, 0, 0,

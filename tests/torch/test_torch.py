@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """test_torch.py: PyTorch training runs under the real probe (issue 7).
 
-    test_torch.py {healthy|leak|leak-sampled|workers} MGPROBE MGREPORT SAMPLE TORCH_PYTHON
+    test_torch.py {healthy|leak|leak-sampled|workers|unwind-check} MGPROBE MGREPORT SAMPLE TORCH_PYTHON
 
 Runs samples/torch_vision_train.py with TORCH_PYTHON (Debian's /usr/bin/python3 with python3-torch)
 plainly and under `mgprobe run`, then checks through `mgreport --json`:
@@ -12,7 +12,9 @@ plainly and under `mgprobe run`, then checks through `mgreport --json`:
            10% of what leaked (300 steps: 10% is ~4 standard deviations of the estimate), and its
            +- band reported;
   workers  2 forked DataLoader workers, each with its own trace listed as a child of the parent,
-           mgreport reporting all 3 processes, no worker called a heap leak, same losses.
+           mgreport reporting all 3 processes, no worker called a heap leak, same losses;
+  unwind-check  with 2 workers under MGPROBE_UNWIND=check: every stack of all 3 processes
+           unwound by the probe's unwinder and by libunwind, none different (issue 16).
 Exits 77 (skip) when TORCH_PYTHON cannot import torch and torchvision. Stdlib only.
 """
 import glob
@@ -70,6 +72,27 @@ def frames_text(site):
                       for f in site["frames"][:10])
 
 
+def unwind_checked(t, err, tmp):
+    """The check summaries of the parent and its 2 workers: none with a mismatch."""
+    sums = [tuple(map(int, m)) for m in re.findall(
+        r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, (\d+) left to libunwind; "
+        r"\d+ return addresses in the table$",
+        err, re.M)]
+    for s in sums:
+        print(f"{s[0]} stacks compared, {s[1]} mismatches, {s[2]} left to libunwind")
+    t.true("a check summary from the parent and each worker", len(sums) == 3, len(sums))
+    t.true("no stack differs", sums and all(s[1] == 0 for s in sums), sums)
+    t.true("the parent's stacks compared: over 500,000", sums and max(s[0] for s in sums) > 500000,
+           sums)
+    t.true("under 1% of the stacks left to libunwind",
+           sums and sum(s[2] for s in sums) * 100 < sum(s[0] for s in sums), sums)
+    if t.failures == 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(err[-3000:])
+    return 1 if t.failures else 0
+
+
 def main():
     if len(sys.argv) != 6:
         print(__doc__)
@@ -90,7 +113,8 @@ def main():
     args = {"healthy": ["--steps", "120"],
             "leak": ["--steps", "120", "--leak", "--leak-bytes", str(LEAK_BYTES)],
             "leak-sampled": ["--steps", "300", "--leak", "--leak-bytes", str(LEAK_BYTES)],
-            "workers": ["--steps", "100", "--workers", "2"]}[mode]
+            "workers": ["--steps", "100", "--workers", "2"],
+            "unwind-check": ["--steps", "20", "--workers", "2"]}[mode]
     cmd = [py, sample, "--seed", "3", *args]
     trace = os.path.join(tmp, f"{mode}.mgt")
 
@@ -98,8 +122,11 @@ def main():
     t.true("plain run exits 0", rc0 == 0, f"exit {rc0}: {err0[-2000:]}" if rc0 else "")
     sampled = mode == "leak-sampled"
     opts = ["--sample", "512K"] if sampled else []
-    rc1, out1, err1 = run([mgprobe, "run", "-o", trace, *opts, "--", *cmd], tmp)
+    env = ["env", "MGPROBE_UNWIND=check"] if mode == "unwind-check" else []
+    rc1, out1, err1 = run([*env, mgprobe, "run", "-o", trace, *opts, "--", *cmd], tmp)
     t.true("run under the probe exits 0", rc1 == 0, f"exit {rc1}: {err1[-2000:]}" if rc1 else "")
+    if mode == "unwind-check":
+        return unwind_checked(t, err1, tmp)
     l0, l1 = losses(out0), losses(out1)
     t.true("losses printed", len(l0) >= 10, len(l0))
     t.true("same losses with and without the probe", l0 == l1,

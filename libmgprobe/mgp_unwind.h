@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* mgp_unwind.h: the probe's own x86-64 stack unwinder, for the stacks of allocations. Each return
+ * address's frame rule (where the caller's frame starts, where the return address and RBP were
+ * saved) is read once from the module's .eh_frame_hdr, FDE and CIE into a global table, and every
+ * later stack is a table lookup and two loads per frame. What it cannot follow for certain (CFA
+ * expressions, DRAP realignment, signal frames, no FDE, code outside a loaded module, a stack it
+ * does not know the bounds of) it leaves to libunwind: it returns -1 and the caller uses
+ * unw_backtrace. Runs inside the hooks: never malloc, stdio or a blocking lock; never reads outside
+ * the calling thread's stack or a loaded module's mapped segments. */
+#ifndef MGP_UNWIND_H
+#define MGP_UNWIND_H
+
+#include <stdint.h>
+
+/* MGPROBE_UNWIND: the probe's unwinder with libunwind as its fallback; libunwind only; or both
+ * on every stack, compared (mismatches counted and printed on stderr at exit). */
+enum mgp_unwind_mode { MGP_UNWIND_PROBE, MGP_UNWIND_LIBUNWIND, MGP_UNWIND_CHECK };
+
+/* Set once by mgp_unwind_init, read-only after. */
+extern int mgp_unwind_mode;
+
+/* Reserves the rule table and notes the calling thread's stack bounds (the constructor runs on
+ * the main thread). Call once at start-up; with no table the mode becomes libunwind only. */
+void mgp_unwind_init(enum mgp_unwind_mode mode);
+
+/* Return addresses of the caller's stack into out (at most max), innermost first, as
+ * unw_backtrace(out, max) called at the same place would give them. -1 when this unwinder cannot
+ * be sure of the whole stack: the caller then calls unw_backtrace. Hook-safe (see above); the
+ * first call on a thread asks glibc for the thread's stack bounds (pthread_getattr_np, which may
+ * allocate: the caller holds the recursion guard). */
+int mgp_unwind_backtrace(uintptr_t *out, int max);
+
+/* Check mode: unwinds again with unw_backtrace and compares the frames past the probe's own
+ * (those in [own_lo, own_hi)) with mine (got frames of a call that asked for max). */
+void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo, uintptr_t own_hi);
+
+/* Check mode: prints one line on stderr, "unwind check: N stacks compared, M mismatches, F left
+ * to libunwind" (this process's, since its start or fork). Call at the end, once. */
+void mgp_unwind_summary(void);
+
+/* In a forked child: the filler's lock is free (its holder, if any, is not in the child). */
+void mgp_unwind_forked(void);
+
+/* Forgets every rule (a module is being unloaded: its addresses may hold other code later). */
+void mgp_unwind_flush(void);
+
+#endif /* MGP_UNWIND_H */
