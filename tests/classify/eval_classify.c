@@ -158,6 +158,8 @@ struct score {
 	size_t rising, rising_flat;                   /* the floor visibly rises; plateau/stable at >= 0.9 */
 	size_t dec, dec_ok, ldec, ldec_ok;            /* decidable_at passed: decided; on leaks: leak */
 	size_t ltn, ltn_series;                       /* leak, then not leak while the growth goes on */
+	size_t fixed, fixed_held;                     /* fixed leaks said leak; still leak at their end */
+	double fixed_sum, fixed_max;                  /* steps from the stop until leak is never said again */
 	size_t nl_know, nl_know_oom;                  /* knowable non-leak prefixes; with a finite OOM */
 	size_t flips;
 	double lat_sum;                               /* steps from onset to the leak that holds */
@@ -264,6 +266,25 @@ static void score_honesty(const struct tseries *s, const struct said *d, size_t 
 	}
 }
 
+/* A fixed leak (its growth stops) that was said: how many steps after the stop `leak` is said for
+ * the last time (0 when never after it). One that still says leak at its end is counted apart. */
+static void score_fixed(const struct tseries *s, const struct said *d, size_t k, size_t first, struct score *sc)
+{
+	if (!isfinite(s->t_stop) || first == k || k == 0)
+		return;
+	size_t last = k;
+	while (last > 0 && !d[last - 1].base[M_MG])
+		last--;
+	if (last == k) {
+		sc->fixed_held++;
+		return;
+	}
+	double after = last > 0 ? fmax(0, d[last].x - s->t_stop) : 0;
+	sc->fixed++;
+	sc->fixed_sum += after;
+	sc->fixed_max = fmax(sc->fixed_max, after);
+}
+
 /* Events over the whole series: flips, never settled on leak, leak then not leak, latency. */
 static void score_events(const struct tseries *s, const struct said *d, size_t k, struct score *sc)
 {
@@ -298,6 +319,7 @@ static void score_events(const struct tseries *s, const struct said *d, size_t k
 	}
 	sc->ltn += bad;
 	sc->ltn_series += bad > 0;
+	score_fixed(s, d, k, first, sc);
 }
 
 static void score_merge(struct score *t, const struct score *f)
@@ -323,6 +345,10 @@ static void score_merge(struct score *t, const struct score *f)
 	t->ldec_ok += f->ldec_ok;
 	t->ltn += f->ltn;
 	t->ltn_series += f->ltn_series;
+	t->fixed += f->fixed;
+	t->fixed_held += f->fixed_held;
+	t->fixed_sum += f->fixed_sum;
+	t->fixed_max = fmax(t->fixed_max, f->fixed_max);
 	t->nl_know += f->nl_know;
 	t->nl_know_oom += f->nl_know_oom;
 	t->flips += f->flips;
@@ -502,6 +528,9 @@ static void print_mg(struct score *t)
 	printf("  decidable_at honest: decided when it passed %.1f%% of %zu; on leaks, leak by then %.1f%% of %zu\n",
 	       pct(t->dec_ok, t->dec), t->dec, pct(t->ldec_ok, t->ldec), t->ldec);
 	printf("  leak, then not leak while still growing: %zu prefixes in %zu series\n", t->ltn, t->ltn_series);
+	printf("  fixed leaks: leak no longer said %.0f steps after the stop on average (at most %.0f) in %zu "
+	       "series; %zu still leak at their end\n",
+	       t->fixed ? t->fixed_sum / (double)t->fixed : NAN, t->fixed_max, t->fixed, t->fixed_held);
 	printf("  finite steps_to_oom on knowable non-leak prefixes: %.2f%% of %zu\n",
 	       pct(t->nl_know_oom, t->nl_know), t->nl_know);
 	printf("  OOM projection on leak verdicts: median error %.1f%% over %zu prefixes\n", 100 * median_err(t),
