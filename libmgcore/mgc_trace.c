@@ -716,7 +716,8 @@ static int on_frames(struct trace_loader *ld, const unsigned char *p, uint32_t l
 	return 0;
 }
 
-/* FRAMES3 (mgc_format.h): nodes with their ids, each defined once, its parent before it. */
+/* FRAMES3 (mgc_format.h): nodes with their ids, its parent before it; an id defined again holds
+ * for the stacks read after it (STACK3 entries are resolved as they are read). */
 static int on_frames3(struct trace_loader *ld, const unsigned char *p, uint32_t len)
 {
 	const unsigned char *q = p, *end = p + len;
@@ -733,8 +734,8 @@ static int on_frames3(struct trace_loader *ld, const unsigned char *p, uint32_t 
 		int err = id > 0 ? nodes_room(ld, (uint64_t)id) : -EBADMSG;
 		if (err < 0)
 			return err;
-		if (parent < 0 || parent == id || ld->node_parent[id] != UINT32_MAX)
-			return -EBADMSG; /* a node is defined once */
+		if (parent < 0 || parent == id)
+			return -EBADMSG;
 		if (parent > 0 && ((uint64_t)parent >= ld->node_cap || ld->node_parent[parent] == UINT32_MAX)) {
 			if (!ld->base_missing)
 				return -EBADMSG; /* a parent is defined first */

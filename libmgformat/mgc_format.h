@@ -191,8 +191,11 @@ _Static_assert(sizeof(struct mgc_rec_frames) == 8, "frames record is frozen");
 #define MGC_FRAME_NODE_SIZE 12u
 
 /* Version 3 writes the same tree with the probe's own node ids, which need not be consecutive (a
- * node no stack uses any more is freed in the probe and its id used again; only nodes of stacks
- * in the file are ever written, and those are never freed, so an id is defined once per file).
+ * node no stack uses any more is freed in the probe and its id used again). An id may be defined
+ * again: the probe gives back the stacks of written sites that went quiet and renumbers its
+ * nodes, then defines the nodes of later stacks anew. A definition holds from where it is read
+ * until the id is defined again, and a reader resolves each STACK3 entry when it reads it (files
+ * written before this rule define each id once, and read the same).
  * FRAMES3 is a sequence of nodes, each three varints: zigzag(id - previous id), zigzag(id -
  * parent), zigzag(ip - previous ip) ("previous" within the record, starting at 0); a parent is
  * defined before its children. STACK3 is a sequence of stacks, each five varints: zigzag(site -
@@ -368,7 +371,8 @@ struct mgc_rec_overhead {
 	uint32_t nodes;        /* frame-tree nodes in memory at the end */
 	uint32_t nodes_high;
 	uint32_t threads;      /* thread records made */
-	uint32_t reserved;
+	uint32_t retired;      /* sites retired over the run: stacks given back, ids and totals kept
+				  (0 from writers before retirement) */
 };
 _Static_assert(sizeof(struct mgc_rec_overhead) == 56, "overhead record is frozen");
 

@@ -21,6 +21,7 @@
 #define SITE_SHIFT 12u     /* 4096 sites per chunk */
 #define RETIRED_MAX 40u
 #define COH_SHIFT 8u       /* 256 cohort arrays per chunk */
+#define RETIRE_LIVE_MAX (64u << 10) /* a site holding this much keeps its stack (mgmon shows it) */
 
 /* A lookup table: mask + 1 slots, replaced whole when it grows. */
 struct index {
@@ -38,6 +39,12 @@ struct candidate {
 	uint32_t id;
 	uint32_t pad;
 	uint64_t ops;
+};
+
+/* Retiring: a site whose stack was taken from lookups, and that stack's innermost node. */
+struct retiring {
+	uint32_t id;
+	uint32_t leaf;
 };
 
 /* The site table. New stacks and eviction take `lock`; lookups and counters are lock-free. */
@@ -58,6 +65,10 @@ static struct {
 	uint32_t ncand;
 	struct mgp_chunks gone;  /* ids unlinked or detached, to free once empty */
 	uint32_t ngone;
+	struct mgp_chunks ret;   /* sites retiring (writer) */
+	uint32_t nret;
+	uint32_t retire_from;    /* sites in use from which quiet written ones retire */
+	uint32_t nretired_sites; /* sites retired so far */
 	struct mgp_chunks coh;   /* full cohort arrays (MGC_COHORTS u64 each) */
 	uint32_t coh_high, coh_free;
 	int coh_lock;
@@ -69,6 +80,7 @@ static struct {
 } table = {.lock = PTHREAD_MUTEX_INITIALIZER,
 	   .cand = {.esize = sizeof(struct candidate), .shift = 12},
 	   .gone = {.esize = sizeof(uint32_t), .shift = 14},
+	   .ret = {.esize = sizeof(struct retiring), .shift = 12},
 	   .coh = {.esize = MGC_COHORTS * sizeof(uint64_t), .shift = COH_SHIFT}};
 
 /* Two independent hashes of a stack, one multiply per frame each on independent chains (the fast
@@ -116,6 +128,10 @@ int mgp_sites_init(uint32_t max_sites)
 	 * frames instead of the frameless overflow site. A small table (MGPROBE_MAX_SITES below
 	 * 65536, set to save memory or in tests) has no such reserve. */
 	table.trunc_at = max_sites >= 65536 ? max_sites - max_sites / 8 : UINT32_MAX;
+	/* Retirement saves memory where there are many sites (PyTorch's import leaves 2 * 10^5 that
+	 * hold a little and never change); below that every stack stays in memory, for mgmon. The
+	 * frame tree is compacted once at least as many node ids are free. */
+	table.retire_from = max_sites / 16;
 	/* id 0 is "none"; id 1 is the overflow site used when the table is full. */
 	table.used = 1;
 	__atomic_store_n(&table.high, 2, __ATOMIC_RELEASE);
@@ -139,7 +155,7 @@ uint32_t mgp_sites_created(void)
 
 unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap)
 {
-	return mgp_stacks_walk(mgp_site_get(id)->leaf, out, cap);
+	return mgp_stacks_walk(__atomic_load_n(&mgp_site_get(id)->leaf, __ATOMIC_ACQUIRE), out, cap);
 }
 
 /* A site's variance (sampled runs), its chunk mapped by the first delta that carries one, from
@@ -292,13 +308,29 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 	return id;
 }
 
+/* A retired site seen again: its stack interned again, under the lock (the id and counters
+ * never left). Out of memory, it goes on without frames in memory (the trace has them). */
+static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n)
+{
+	uint32_t leaf;
+	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+	pthread_mutex_lock(&table.lock);
+	if (!s->leaf && mgp_stacks_intern(ips, n, &leaf) == 0)
+		__atomic_store_n(&s->leaf, leaf, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&table.lock);
+	return id;
+}
+
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 {
 	uint64_t h1, h2;
 	hash_stack(ips, n, kind, &h1, &h2);
 	uint32_t id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
-	if (__builtin_expect(id != 0, 1))
+	if (__builtin_expect(id != 0, 1)) {
+		if (__builtin_expect(n && !__atomic_load_n(&mgp_site_get(id)->leaf, __ATOMIC_ACQUIRE), 0))
+			return revive(id, ips, n);
 		return id;
+	}
 	if (n > TRUNC_FRAMES && !mgc_kind_is_cuda(kind) &&
 	    __atomic_load_n(&table.used, __ATOMIC_RELAXED) >= table.trunc_at)
 		return mgp_sites_intern(ips, TRUNC_FRAMES, kind);
@@ -438,6 +470,8 @@ void mgp_site_apply(const struct mgp_delta *d)
 	__atomic_fetch_add(&table.tot.frees, d->frees, __ATOMIC_RELAXED);
 	if (k == 2)
 		cell_add((uint16_t)kind, d->live, dcount);
+	if (__atomic_load_n(&c->quiet, __ATOMIC_RELAXED))
+		__atomic_store_n(&c->quiet, 0, __ATOMIC_RELAXED);
 	mark(id, d->live || dcount ? MGP_SITE_LIVE : MGP_SITE_CHURN);
 }
 
@@ -495,6 +529,8 @@ uint32_t mgp_sites_take_dirty(uint32_t *ids)
 }
 
 /* ---- eviction ---- */
+
+static void retire_end(void);
 
 static int holds_nothing(const struct mgp_site_counts *c)
 {
@@ -581,18 +617,26 @@ void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too)
 	pthread_mutex_unlock(&table.lock);
 }
 
-/* Frees an unlinked site that stayed empty: its stack, cohort array and id. */
-static void free_site(uint32_t id)
+/* Gives an empty site's cohort array back (no delta of the site may be in flight). */
+static void cohort_free(struct mgp_site_counts *c)
 {
-	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-	struct mgp_site_counts *c = mgp_site_counts(id);
-	mgp_stacks_release(s->leaf);
 	if (c->coh_ext) {
 		mgp_spin_lock(&table.coh_lock);
 		*(uint64_t *)mgp_chunk_at(&table.coh, c->coh_ext - 1) = table.coh_free;
 		table.coh_free = c->coh_ext;
 		mgp_spin_unlock(&table.coh_lock);
 	}
+	__atomic_store_n(&c->coh_ext, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->coh0, 0, __ATOMIC_RELEASE);
+}
+
+/* Frees an unlinked site that stayed empty: its stack, cohort array and id. */
+static void free_site(uint32_t id)
+{
+	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+	struct mgp_site_counts *c = mgp_site_counts(id);
+	mgp_stacks_release(s->leaf);
+	cohort_free(c);
 	__atomic_fetch_and(&table.dirty_words[id >> 6], ~(1ull << (id & 63)), __ATOMIC_RELAXED);
 	memset(c, 0, sizeof *c);
 	c->state = MGP_SITE_FREE;
@@ -635,6 +679,102 @@ void mgp_sites_evict_free(int (*written)(uint32_t id))
 	}
 	table.ngone = keep;
 	pthread_mutex_unlock(&table.lock);
+	retire_end();
+}
+
+/* ---- retirement ---- */
+
+uint32_t mgp_sites_retired(void)
+{
+	return __atomic_load_n(&table.nretired_sites, __ATOMIC_RELAXED);
+}
+
+/* Whether site id may retire: written, linked, holding under RETIRE_LIVE_MAX, with a stack in
+ * memory, not CUDA. */
+static int retirable(uint32_t id, int (*written)(uint32_t id))
+{
+	const struct mgp_site *s = mgp_site_get(id);
+	const struct mgp_site_counts *c = mgp_site_counts(id);
+	return s->leaf && c->state == MGP_SITE_LINKED &&
+	       __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) < RETIRE_LIVE_MAX &&
+	       !mgc_kind_is_cuda(s->kind) && written(id);
+}
+
+/* An unwritten site that held nothing through two scans: evicted (the changed-site pass of
+ * mgp_sites_evict_unlink sees only sites that changed, and one that went quiet between passes
+ * would stay). */
+static int evictable(uint32_t id, int (*written)(uint32_t id))
+{
+	const struct mgp_site_counts *c = mgp_site_counts(id);
+	return c->state == MGP_SITE_LINKED && holds_nothing(c) &&
+	       __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) < MGP_SITES_KEEP_ALLOCS &&
+	       !mgc_kind_is_cuda(mgp_site_get(id)->kind) && !written(id);
+}
+
+void mgp_sites_retire_begin(int (*written)(uint32_t id))
+{
+	if (table.used < table.retire_from)
+		return;
+	pthread_mutex_lock(&table.lock);
+	uint32_t high = table.high;
+	for (uint32_t id = table.inherited > 2 ? table.inherited : 2; id < high; id++) {
+		int evict = 0;
+		if (!retirable(id, written) && !(evict = evictable(id, written)))
+			continue;
+		struct mgp_site_counts *c = mgp_site_counts(id);
+		if (!__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&c->quiet, 1, __ATOMIC_RELAXED); /* retires at the next scan */
+			continue;
+		}
+		if (evict) {
+			unlink_site(id);
+			continue;
+		}
+		if (mgp_chunks_ensure(&table.ret, table.nret) < 0)
+			break;
+		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, s->leaf};
+		__atomic_store_n(&s->leaf, 0, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&table.lock);
+}
+
+static void retire_end(void)
+{
+	pthread_mutex_lock(&table.lock);
+	for (uint32_t i = 0; i < table.nret; i++) {
+		const struct retiring *r = mgp_chunk_at(&table.ret, i);
+		struct mgp_site *s = (struct mgp_site *)mgp_site_get(r->id);
+		struct mgp_site_counts *c = mgp_site_counts(r->id);
+		if (!s->leaf && !__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
+			/* Changed through a lookup made before `begin`: it keeps its stack. */
+			__atomic_store_n(&s->leaf, r->leaf, __ATOMIC_RELEASE);
+			continue;
+		}
+		mgp_stacks_release(r->leaf); /* a revived site holds a reference of its own */
+		if (s->leaf)
+			continue;
+		if (holds_nothing(c))
+			cohort_free(c);
+		table.nretired_sites++;
+	}
+	table.nret = 0;
+	pthread_mutex_unlock(&table.lock);
+}
+
+int mgp_sites_compact(void)
+{
+	pthread_mutex_lock(&table.lock);
+	int done = table.nret == 0 && mgp_stacks_compact_due(table.retire_from) && mgp_stacks_compact_start() == 0;
+	for (uint32_t id = 2; done && id < table.high; id++) {
+		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
+		if (mgp_site_counts(id)->state != MGP_SITE_FREE && s->leaf)
+			__atomic_store_n(&s->leaf, mgp_stacks_compact_move(s->leaf), __ATOMIC_RELEASE);
+	}
+	if (done)
+		mgp_stacks_compact_finish();
+	pthread_mutex_unlock(&table.lock);
+	return done;
 }
 
 void mgp_sites_forget_cuda(void)
@@ -679,7 +819,7 @@ int mgp_sites_forked(void)
 {
 	table.inherited = table.high;
 	table.free = 0; /* new sites go to fresh pages, not the parent's */
-	table.ncand = table.ngone = 0;
+	table.ncand = table.ngone = table.nret = 0;
 	table.created = 0;
 	if (fresh_chunks(&mgp_site_cnts) < 0 || fresh_chunks(&mgp_site_vars) < 0)
 		return -ENOMEM;

@@ -3,8 +3,9 @@
  * to dense ids, each with counters and cohorts (live bytes by birth-step bucket). Lookups are
  * lock-free (a table of 64-bit slots: part of the stack's hash and the id); only a new stack
  * takes a mutex. Memory grows with the sites in use: a site that holds nothing and never reached
- * the trace can be evicted by the writer (mgp_sites_evict) and its id used again. Never calls
- * malloc: tables come from the kernel as they grow. */
+ * the trace can be evicted by the writer (mgp_sites_evict) and its id used again, and a written
+ * site that went quiet gives its stack back (retirement, below). Never calls malloc: tables come
+ * from the kernel as they grow. */
 #ifndef MGP_SITES_H
 #define MGP_SITES_H
 
@@ -36,7 +37,8 @@ struct mgp_site_counts {
 				 bytes are live_bytes less the other buckets' */
 	uint8_t dirty;        /* enum mgp_site_dirty bits since the writer last took them */
 	uint8_t state;        /* enum mgp_site_state: sites lock */
-	uint8_t pad;
+	uint8_t quiet;        /* set by a retirement scan that found the site holding nothing,
+				 cleared by any change (mgp_site_apply) */
 };
 _Static_assert(sizeof(struct mgp_site_counts) == 48, "a site's counters are 48 bytes");
 
@@ -161,9 +163,35 @@ void mgp_sites_mark(uint32_t id, unsigned bits);
  * has left any lookup it was in). `unlink` takes from lookups the sites that hold nothing, are not
  * written (`written(id)` is 0), made fewer than MGP_SITES_KEEP_ALLOCS allocations and are done
  * with: one allocation, or (quiet_too) no change since the last call; CUDA sites never. `free`
- * then frees those that stayed empty and releases their stacks. Writer lock held. */
+ * then frees those that stayed empty and releases their stacks, and ends a retirement (below).
+ * Writer lock held. */
 void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too);
 void mgp_sites_evict_free(int (*written)(uint32_t id));
+
+/* Retirement of quiet written sites (issue 16: PyTorch's import leaves 2 * 10^5 sites that hold a
+ * little each and never change again). Once MGPROBE_MAX_SITES / 16 sites are in use, a site the
+ * trace has written, holding under 64 KiB, that did not change between two scans (one per
+ * maintenance pass of the writer) gives its stack back to the store (mgp_stacks, which is then
+ * compacted: mgp_sites_compact) but keeps its id, its place in the lookup table, its identity
+ * (hashes, depth, kind) and its counters: the trace has its stack, and the reader resolves it
+ * when it reads it. Frees go on counting; a lookup that finds a retired site (leaf 0, frames > 0)
+ * takes the sites lock and interns its stack again, so the same stack keeps its id and totals.
+ * The live segment shows a retired site without frames (mgmon ranks sites that hold far more).
+ * In two halves around a grace period (mgp_threads_drain), like eviction: `begin` takes the
+ * stacks from lookups (a lookup then takes the locked path and interns the stack again); the end,
+ * in mgp_sites_evict_free, gives back the stacks of the sites still quiet, and puts the others'
+ * back. The same scan evicts unwritten sites that stayed empty (eviction's own pass sees only
+ * sites that changed). Never the overflow site, CUDA sites or a forked child's inherited sites.
+ * Writer lock held. */
+void mgp_sites_retire_begin(int (*written)(uint32_t id));
+
+/* Sites retired so far (a site retired twice counts twice). */
+uint32_t mgp_sites_retired(void);
+
+/* Compacts the frame tree (mgp_stacks_compact_*) once retired stacks left most of its ids free,
+ * between the two halves of retirement (no stack is held outside a site then). Returns 1 when
+ * the nodes were renumbered (the trace must define them again), else 0. Writer lock held. */
+int mgp_sites_compact(void);
 
 /* The sites that had been created since the writer last evicted: it runs early when this grows
  * (an import that makes 10^5 stacks a second). */

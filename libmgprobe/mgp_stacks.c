@@ -13,6 +13,9 @@
 #define NODE_SHIFT 14u /* 16384 nodes (256 KiB) per chunk */
 
 struct mgp_chunks mgp_nodes = {.esize = sizeof(struct mgp_node), .shift = NODE_SHIFT};
+/* A bit per node: in the trace file. Set by the writer, cleared under the sites lock (by whoever
+ * frees a node): atomic words. */
+static struct mgp_chunks in_file = {.esize = 8, .shift = 12};
 
 /* The store's own state, under the sites lock. */
 static struct {
@@ -22,6 +25,10 @@ static struct {
 	uint32_t used;    /* nodes in use */
 	uint32_t indexed; /* nodes in the index (a forked child's index starts empty) */
 	uint32_t free;    /* first free node, 0 = none */
+	int forked;       /* a forked child: never compacted */
+	uint32_t *new_index; /* compaction: the index being built, and its mask */
+	uint64_t new_mask;
+	uint32_t new_high;   /* compaction: one past the highest id given so far */
 	/* The last stack interned, outermost frame first, and its nodes: consecutive new stacks (an
 	 * import's registrations) share most of their outer frames, which then cost a compare each
 	 * instead of a probe of the index. Emptied whenever a node is freed. */
@@ -54,6 +61,25 @@ uint32_t mgp_stacks_nodes(void)
 uint32_t mgp_stacks_high(void)
 {
 	return __atomic_load_n(&st.high, __ATOMIC_ACQUIRE);
+}
+
+int mgp_stacks_in_file(uint32_t id)
+{
+	const uint64_t *w = mgp_chunk_find(&in_file, id >> 6);
+	return w && (__atomic_load_n(w, __ATOMIC_RELAXED) >> (id & 63)) & 1;
+}
+
+int mgp_stacks_set_in_file(uint32_t id)
+{
+	if (mgp_chunks_ensure(&in_file, id >> 6) < 0)
+		return -ENOMEM;
+	__atomic_fetch_or((uint64_t *)mgp_chunk_at(&in_file, id >> 6), 1ull << (id & 63), __ATOMIC_RELAXED);
+	return 0;
+}
+
+void mgp_stacks_forget_file(void)
+{
+	mgp_chunks_discard(&in_file);
 }
 
 static void index_put(uint32_t *tab, uint64_t mask, uint32_t id)
@@ -177,6 +203,9 @@ void mgp_stacks_release(uint32_t leaf)
 		uint64_t slot = index_find(n->parent, n->ip);
 		st.index[mgc_oa_delete(st.index, sizeof *st.index, st.mask, slot, slot_home, slot_empty)] = 0;
 		uint32_t parent = n->parent;
+		if (mgp_stacks_in_file(id)) /* its id may come back with another frame */
+			__atomic_fetch_and((uint64_t *)mgp_chunk_at(&in_file, id >> 6), ~(1ull << (id & 63)),
+					   __ATOMIC_RELAXED);
 		n->ip = 0;
 		n->parent = st.free;
 		st.free = id;
@@ -193,6 +222,7 @@ void mgp_stacks_forked(void)
 	 * be copied into the child). A child's new stacks then share no node with the parent's. */
 	st.free = 0;
 	st.last_n = 0;
+	st.forked = 1;
 	mgp_os_free(st.index, st.index ? (st.mask + 1) * sizeof *st.index : 0);
 	st.index = NULL;
 	st.mask = 0;
@@ -205,4 +235,92 @@ unsigned mgp_stacks_walk(uint32_t leaf, uint64_t *out, unsigned cap)
 	for (uint32_t id = leaf; id && k < cap; id = node(id)->parent)
 		out[k++] = node(id)->ip;
 	return k;
+}
+
+/* ---- compaction ---- */
+
+#define MOVED 0x80000000u   /* an old node's refs once it is copied: MOVED | its new id */
+
+static struct mgp_chunks fresh = {.esize = sizeof(struct mgp_node), .shift = NODE_SHIFT};
+
+int mgp_stacks_compact_due(uint32_t min_free)
+{
+	uint32_t holes = st.high - 1 - st.used;
+	return !st.forked && holes >= min_free && holes > st.used;
+}
+
+static uint64_t index_cap(uint32_t n)
+{
+	uint64_t cap = 4096;
+	while ((uint64_t)(n + 1) * 10 > cap * 7)
+		cap *= 2;
+	return cap;
+}
+
+static void fresh_drop(void)
+{
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX; k++) {
+		mgp_os_free(fresh.chunk[k], fresh.esize << fresh.shift);
+		fresh.chunk[k] = NULL;
+	}
+}
+
+int mgp_stacks_compact_start(void)
+{
+	uint64_t cap = index_cap(st.used);
+	st.new_index = mgp_os_alloc(cap * sizeof *st.new_index);
+	int err = st.new_index ? 0 : -ENOMEM;
+	for (uint64_t i = 0; !err && i <= (uint64_t)st.used + 1; i += 1u << NODE_SHIFT)
+		err = mgp_chunks_ensure(&fresh, i);
+	if (!err)
+		err = mgp_chunks_ensure(&fresh, (uint64_t)st.used + 1);
+	if (err) {
+		mgp_os_free(st.new_index, st.new_index ? cap * sizeof *st.new_index : 0);
+		st.new_index = NULL;
+		fresh_drop();
+		return -ENOMEM;
+	}
+	st.new_mask = cap - 1;
+	st.new_high = 1;
+	return 0;
+}
+
+uint32_t mgp_stacks_compact_move(uint32_t leaf)
+{
+	uint32_t chain[MGC_MAX_FRAMES];
+	unsigned k = 0;
+	uint32_t id = leaf;
+	for (; id && !(node(id)->refs & MOVED) && k < MGC_MAX_FRAMES; id = node(id)->parent)
+		chain[k++] = id;
+	uint32_t parent = id ? node(id)->refs & ~MOVED : 0;
+	while (k-- > 0) {
+		struct mgp_node *o = node(chain[k]);
+		uint32_t nid = st.new_high++;
+		*(struct mgp_node *)mgp_chunk_at(&fresh, nid) =
+			(struct mgp_node){.ip = o->ip, .parent = parent, .refs = o->refs};
+		o->refs = MOVED | nid;
+		parent = nid;
+	}
+	return leaf ? node(leaf)->refs & ~MOVED : 0;
+}
+
+void mgp_stacks_compact_finish(void)
+{
+	size_t bytes = mgp_nodes.esize << mgp_nodes.shift;
+	for (unsigned k = 0; k < MGP_CHUNKS_MAX; k++) {
+		mgp_os_free(mgp_nodes.chunk[k], mgp_nodes.chunk[k] ? bytes : 0);
+		__atomic_store_n(&mgp_nodes.chunk[k], fresh.chunk[k], __ATOMIC_RELEASE);
+		fresh.chunk[k] = NULL;
+	}
+	mgp_os_free(st.index, st.index ? (st.mask + 1) * sizeof *st.index : 0);
+	st.index = st.new_index;
+	st.mask = st.new_mask;
+	st.new_index = NULL;
+	for (uint32_t id = 1; id < st.new_high; id++)
+		index_put(st.index, st.mask, id);
+	mgp_stacks_forget_file(); /* renumbered: defined again in the file as stacks need them */
+	st.used = st.indexed = st.new_high - 1;
+	st.free = 0;
+	st.last_n = 0;
+	__atomic_store_n(&st.high, st.new_high, __ATOMIC_RELEASE);
 }

@@ -43,8 +43,30 @@ void mgp_stacks_release(uint32_t leaf);
  * The stack must be in use (its site alive). */
 unsigned mgp_stacks_walk(uint32_t leaf, uint64_t *out, unsigned cap);
 
-/* A forked child (mgp_sites_forked): freed parent nodes are not reused. */
+/* A forked child (mgp_sites_forked): freed parent nodes are not reused, and the store is never
+ * compacted (its pages are the parent's, shared until written). */
 void mgp_stacks_forked(void);
+
+/* Compaction, once stacks given back (mgp_sites retiring quiet sites) leave most node ids free:
+ * the nodes in use are copied into new chunks with ids from 1, in the order the stacks reach
+ * them (a parent before its children), and the old chunks and index go back to the kernel. Node
+ * ids change, and none is in the file any more (the trace defines them again: FRAMES3 allows it).
+ * Sites lock held, and
+ * the writer lock (the only other readers of nodes). `due` says whether it is worth it (over
+ * half the ids free, and at least min_free) and allowed (never in a forked child); `start` reserves everything it needs (0, -ENOMEM: nothing
+ * changed); `move` gives a stack its new innermost node (call it for every stack in use: a site's
+ * leaf, and nothing else holds nodes); `finish` replaces the store. */
+int mgp_stacks_compact_due(uint32_t min_free);
+int mgp_stacks_compact_start(void);
+uint32_t mgp_stacks_compact_move(uint32_t leaf);
+void mgp_stacks_compact_finish(void);
+
+/* Whether node id is in the trace file: set by the trace writer when it writes the node (0 or
+ * -ENOMEM; writer lock), cleared when the node is freed (its id may come back with another frame)
+ * or renumbered, and all at once for a new file (forget). */
+int mgp_stacks_in_file(uint32_t id);
+int mgp_stacks_set_in_file(uint32_t id);
+void mgp_stacks_forget_file(void);
 
 /* Nodes in use now, and one past the highest node id ever used. */
 uint32_t mgp_stacks_nodes(void);

@@ -58,7 +58,6 @@ static struct {
 	struct buf stk;                                 /* frame nodes and stacks of a snapshot */
 	struct buf ids;                                 /* the changed-site list */
 	struct mgp_chunks site_done;                    /* a bit per site: its stack is in the file */
-	struct mgp_chunks node_done;                    /* a bit per node: in the file */
 	uint32_t codes_written;                         /* Python code objects written (ids below) */
 	uint32_t modules_gen;                           /* module generations written so far */
 	uint64_t snapshots;                             /* written to this file */
@@ -70,8 +69,7 @@ static struct {
 	uint64_t prev_v[SNAP_FIELDS];
 	char prev_label[32];
 } trace = {.fd = -1,
-	   .site_done = {.esize = 8, .shift = 12}, /* 262144 sites per 32 KiB chunk */
-	   .node_done = {.esize = 8, .shift = 12}};
+	   .site_done = {.esize = 8, .shift = 12}}; /* 262144 sites per 32 KiB chunk */
 
 static int buf_reserve(struct buf *b, size_t need)
 {
@@ -483,7 +481,7 @@ static struct {
 static int put_node(uint32_t id)
 {
 	const struct mgp_node *n = mgp_node_get(id);
-	if (buf_reserve(&trace.stk, nw.nodes_len + 30) < 0 || bit_set(&trace.node_done, id) < 0)
+	if (buf_reserve(&trace.stk, nw.nodes_len + 30) < 0 || mgp_stacks_set_in_file(id) < 0)
 		return -ENOMEM;
 	unsigned char *q = (unsigned char *)trace.stk.p + nw.nodes_len;
 	size_t w = mgc_put_varint(q, mgc_zigzag((int64_t)id - (int64_t)nw.prev_node));
@@ -500,7 +498,7 @@ static int put_stack_nodes(uint32_t leaf)
 {
 	uint32_t todo[MGC_MAX_FRAMES];
 	unsigned k = 0;
-	for (uint32_t id = leaf; id && !bit_get(&trace.node_done, id) && k < MGC_MAX_FRAMES;
+	for (uint32_t id = leaf; id && !mgp_stacks_in_file(id) && k < MGC_MAX_FRAMES;
 	     id = mgp_node_get(id)->parent)
 		todo[k++] = id;
 	while (k > 0)
@@ -525,7 +523,7 @@ static int put_site_stack(uint32_t id)
 	unsigned char *q = (unsigned char *)nw.st.p + nw.st_len;
 	size_t w = mgc_put_varint(q, mgc_zigzag((int64_t)id - (int64_t)nw.prev_site));
 	w += mgc_put_varint(q + w, mgc_zigzag((int64_t)s->leaf - (int64_t)nw.prev_leaf));
-	w += mgc_put_varint(q + w, s->nframes);
+	w += mgc_put_varint(q + w, s->leaf ? s->nframes : 0); /* retired: its stack is gone */
 	w += mgc_put_varint(q + w, s->kind);
 	w += mgc_put_varint(q + w, mgp_modules_gen());
 	nw.st_len += w;
@@ -547,21 +545,40 @@ static void flush_stacks(void)
 	nw.prev_node = nw.prev_site = nw.prev_leaf = 0;
 }
 
-void mgp_trace_write_stacks(void)
+static int holds(const struct mgp_site_counts *c)
+{
+	return __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) != 0 ||
+	       __atomic_load_n(&c->allocs, __ATOMIC_RELAXED) != __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
+}
+
+/* The stacks of the sites in use not in the file yet (only those holding memory: held_only). */
+static void write_stacks(int held_only)
 {
 	if (!trace.ok)
 		return;
-	/* Before a dlclose: every site in use that is not in the file yet, while its frames' module
-	 * is still in the map. */
 	uint32_t n = mgp_sites_count();
 	for (uint32_t id = 2; id < n; id++) {
 		const struct mgp_site_counts *c = mgp_site_counts(id);
-		if (c->state != MGP_SITE_FREE && !bit_get(&trace.site_done, id) && put_site_stack(id) < 0) {
+		if (c->state == MGP_SITE_FREE || bit_get(&trace.site_done, id) || (held_only && !holds(c)))
+			continue;
+		if (put_site_stack(id) < 0) {
 			fail(ENOMEM);
 			return;
 		}
 	}
 	flush_stacks();
+}
+
+void mgp_trace_write_stacks(void)
+{
+	/* Before a dlclose: every site in use that is not in the file yet, while its frames' module
+	 * is still in the map. */
+	write_stacks(0);
+}
+
+void mgp_trace_write_held_stacks(void)
+{
+	write_stacks(1);
 }
 
 void mgp_trace_set_cuda(const struct mgp_trace_cuda *cuda)
@@ -662,9 +679,7 @@ static int wanted(uint32_t id, unsigned flags)
 		return 0;
 	if (!bit_get(&trace.site_done, id)) {
 		uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
-		int holds = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) != 0 ||
-			    allocs != __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
-		if (!holds && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1)
+		if (!holds(c) && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1)
 			return 0;
 		return put_site_stack(id) < 0 ? -1 : 1;
 	}
@@ -787,7 +802,8 @@ void mgp_trace_overhead(void)
 	struct mgc_rec_overhead r = {
 		.mapped = mgp_os_mapped(), .peak_mapped = mgp_os_peak(), .live_entries = mgp_live_count(),
 		.live_bytes = mgp_live_bytes_used(), .sites = mgp_sites_used(), .sites_high = mgp_sites_count(),
-		.nodes = mgp_stacks_nodes(), .nodes_high = mgp_stacks_high(), .threads = mgp_threads_count()};
+		.nodes = mgp_stacks_nodes(), .nodes_high = mgp_stacks_high(), .threads = mgp_threads_count(),
+		.retired = mgp_sites_retired()};
 	record3(MGC_REC_OVERHEAD, &r, sizeof r, NULL, 0, NULL, 0);
 }
 
@@ -905,7 +921,7 @@ int mgp_trace_forget(void)
 	trace.codes_written = 0;
 	trace.modules_gen = 0;
 	mgp_chunks_discard(&trace.site_done);
-	mgp_chunks_discard(&trace.node_done);
+	mgp_stacks_forget_file();
 	return 0;
 }
 

@@ -29,7 +29,11 @@ void mgp_trace_modules(void);
  * their modules are still mapped). Snapshots write the others' as the sites enter the file. */
 void mgp_trace_write_stacks(void);
 
-/* 1 when site id's stack is in this file (it is then never evicted). */
+/* The same for the sites that hold memory now: between snapshots, while a program makes new stacks
+ * fast (an import), so that they may retire (mgp_sites.h) before the next snapshot. */
+void mgp_trace_write_held_stacks(void);
+
+/* 1 when site id's stack is in this file (it is then never evicted, only retired). */
 int mgp_trace_site_written(uint32_t id);
 
 /* Completes and writes a snapshot whose process-level fields are filled (mgp_snapshot_take): visits

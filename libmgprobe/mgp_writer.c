@@ -80,7 +80,13 @@ void mgp_writer_maintain(int quiet_too)
 {
 	mgp_threads_drain(); /* also the grace period the last pass's evicted sites waited for */
 	mgp_sites_evict_free(mgp_trace_site_written);
+	mgp_sites_compact();
 	mgp_sites_evict_unlink(mgp_trace_site_written, quiet_too);
+	if (!quiet_too) { /* a burst of new stacks: those holding memory may retire before a snapshot */
+		mgp_writer_modules();
+		mgp_trace_write_held_stacks();
+	}
+	mgp_sites_retire_begin(mgp_trace_site_written);
 }
 
 void mgp_writer_snapshot(uint32_t flags)

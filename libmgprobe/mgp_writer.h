@@ -37,7 +37,10 @@ void mgp_writer_modules(void);
  * not in the trace (mgp_sites.h): at the sampler's ticks (not at step markers: a temporary made
  * once a step would be evicted and made again every step), and between them while a program
  * makes new stacks fast. quiet_too: also those that merely stayed unchanged since the last pass
- * (at ticks; between them only one-allocation transients go). Lock held. */
+ * (at ticks; between them only one-allocation transients go, and the stacks of the sites that
+ * hold memory are written, so that they may retire before the next snapshot). Then retires the
+ * written sites that went quiet and compacts the frame tree when that pays (mgp_sites.h). Lock
+ * held. */
 void mgp_writer_maintain(int quiet_too);
 
 /* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: the

@@ -5,6 +5,7 @@
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -87,6 +88,21 @@ class Test:
         except ValueError as ex:
             self.fail(f"mgreport {trace}: output is not JSON ({ex})")
             return None
+
+    @staticmethod
+    def overhead(path):
+        """The OVERHEAD record of an uncompressed trace (MGPROBE_COMPRESS=0): mapped, peak_mapped,
+        live entries, live table bytes, sites, sites_high, nodes, nodes_high, threads, retired;
+        None if it has none."""
+        with open(path, "rb") as f:
+            data = f.read()
+        off = struct.unpack_from("<I", data, 12)[0]  # the file header's size
+        while off + 16 <= len(data):
+            typ, n = struct.unpack_from("<II", data, off)
+            if typ == 20:  # MGC_REC_OVERHEAD
+                return struct.unpack_from("<QQQQIIIIII", data, off + 16)
+            off += 16 + (n + 7) // 8 * 8
+        return None
 
     @staticmethod
     def sites_in(rep, function, kind=None):

@@ -7,9 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline))
 #define N 1000000
 #define DEPTH 20
+
+#include "prog_tree.h"
 
 static void *blocks[N];
 static int n;
@@ -18,18 +19,6 @@ NOINLINE static void leaf(void)
 {
 	if (n < N)
 		blocks[n++] = malloc(16);
-}
-
-NOINLINE static void node(int d)
-{
-	if (d == 0) {
-		leaf();
-		return;
-	}
-	node(d - 1);
-	__asm__ volatile("" ::: "memory"); /* two distinct return addresses, no tail call */
-	node(d - 1);
-	__asm__ volatile("" ::: "memory");
 }
 
 NOINLINE static void one_site(void)

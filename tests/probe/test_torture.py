@@ -2,29 +2,10 @@
 # The probe at scale (issue 16): 1,000,000 blocks from 1,000,000 distinct stacks, and 1,000,000
 # blocks from one stack, all live: exact site and byte counts, and the probe's own memory per
 # stack and per block from its OVERHEAD record (docs/BENCHMARKS.md records the numbers).
-import struct
-
 from probetest import Test
 
 t = Test("torture", 2)
 prog, cuts = t.progs
-OVERHEAD = 20
-
-
-def overhead(path):
-    """The OVERHEAD record of an uncompressed trace: mapped, peak_mapped, live entries, live table
-    bytes, sites, sites_high, nodes, nodes_high."""
-    with open(path, "rb") as f:
-        data = f.read()
-    off = struct.unpack_from("<I", data, 12)[0]  # the file header's size
-    while off + 16 <= len(data):
-        typ, n = struct.unpack_from("<II", data, off)
-        if typ == OVERHEAD:
-            return struct.unpack_from("<QQQQIIII", data, off + 16)
-        off += 16 + (n + 7) // 8 * 8
-    return None
-
-
 res = {}
 for mode, nsites in (("stacks", 1000000), ("blocks", 1)):
     out = t.path(mode + ".mgt")
@@ -38,7 +19,7 @@ for mode, nsites in (("stacks", 1000000), ("blocks", 1)):
     if len(fields) == 9:
         t.eq(f"{mode}: sites", nsites, int(fields[7]))
         t.eq(f"{mode}: live bytes", 16000000, int(fields[8]))
-    o = overhead(out)
+    o = t.overhead(out)
     if t.true(f"{mode}: an OVERHEAD record", o is not None):
         t.eq(f"{mode}: the probe's live table holds every block", 1000000, o[2])
         res[mode] = o
