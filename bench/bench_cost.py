@@ -14,8 +14,10 @@ heaptrack; memray (Python mode); memray --native. Workloads:
   torch    samples/torch_vision_train.py --steps N (Debian's CPU PyTorch): the sample's own step
            time after warmup, the wall time of the whole process, its max RSS and the trace bytes;
   workers  the same with --workers 2 (forked DataLoader workers; memray with --follow-fork): the peak
-           of the summed PSS of the process tree (sampled every 50 ms), each worker's peak private
-           memory (Private_Clean + Private_Dirty of smaps_rollup), and every trace file's bytes;
+           of the summed PSS of the process tree (sampled every 50 ms), the peak of its anonymous
+           part (Pss_Anon + Pss_Shmem: not moved by other processes mapping the same libraries),
+           each worker's peak private memory (Private_Clean + Private_Dirty of smaps_rollup), and
+           every trace file's bytes;
   mgtrain  the bundled trainer's healthy run: ms per step from its "step N" lines, and trace bytes.
 
 Every contender runs once per repetition, in turn; the medians are printed with ratios to native.
@@ -53,34 +55,40 @@ def tree(root):
 
 
 def rollup(pid):
-    """(Pss, Private) of one process in bytes, or None when it is gone."""
+    """(Pss, Private, anonymous Pss) of one process in bytes, or None when it is gone. The
+    anonymous part (Pss_Anon + Pss_Shmem) is the processes' own: the file part also moves with
+    other processes on the machine that map the same libraries (other PyTorch runs)."""
     try:
         with open(f"/proc/{pid}/smaps_rollup") as f:
             text = f.read()
     except OSError:
         return None
     kv = {m[0]: int(m[1]) * 1024 for m in re.findall(r"^(\w+):\s+(\d+) kB", text, re.M)}
-    return kv.get("Pss", 0), kv.get("Private_Clean", 0) + kv.get("Private_Dirty", 0)
+    return (kv.get("Pss", 0), kv.get("Private_Clean", 0) + kv.get("Private_Dirty", 0),
+            kv.get("Pss_Anon", 0) + kv.get("Pss_Shmem", 0))
 
 
 class Watch(threading.Thread):
-    """Samples the process tree's memory every 50 ms: the peak of the summed PSS, and each
-    process's peak private memory (keyed by pid) and its parent."""
+    """Samples the process tree's memory every 50 ms: the peaks of the summed PSS and of its
+    anonymous part, and each process's peak private memory (keyed by pid) and its parent."""
 
     def __init__(self, pid):
         super().__init__(daemon=True)
         self.pid, self.stop, self.peak_pss, self.private, self.parent = pid, False, 0, {}, {}
+        self.peak_anon = 0
 
     def run(self):
         while not self.stop:
-            total = 0
+            total = anon = 0
             for pid, parent in tree(self.pid):
                 r = rollup(pid)
                 if r:
                     total += r[0]
+                    anon += r[2]
                     self.private[pid] = max(self.private.get(pid, 0), r[1])
                     self.parent[pid] = parent
             self.peak_pss = max(self.peak_pss, total)
+            self.peak_anon = max(self.peak_anon, anon)
             time.sleep(0.05)
 
 
@@ -132,6 +140,7 @@ def run(cmd, cwd, env, watch=False, native=False, timeout=240):
          "files": len(os.listdir(cwd))}
     if w:
         r["pss"] = w.peak_pss
+        r["anon"] = w.peak_anon
         ws = workers(w, native)
         r["worker_private"] = statistics.mean(ws) if ws else 0
         r["nworkers"] = len(ws)
@@ -245,7 +254,8 @@ def main():
                              else None for k in v[0]}
         keys = [("rss", "max RSS"), ("bytes", "trace")]
         if watch:
-            keys = [("pss", "peak sum PSS"), ("worker_private", "private/worker"), ("bytes", "traces")]
+            keys = [("pss", "peak sum PSS"), ("anon", "peak anon PSS"), ("worker_private", "private/worker"),
+                    ("bytes", "traces")]
         table(" ".join(os.path.basename(x) for x in job), rows, keys)
     return 0
 

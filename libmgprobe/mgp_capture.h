@@ -66,22 +66,31 @@ static inline int mgp_capture_room(void)
 /* Native frames unwound first on a thread that runs Python (the probe's own included), as
  * mgp_python_merge needs none past the first evaluator frame: in the PyTorch sample that frame
  * comes within the first 32 in 92% of stacks, most of which are 48 to 63 frames deep. Only a stack
- * without an evaluator frame in its first 32 is unwound again, whole. */
+ * without an evaluator frame in its first 32 is unwound again, whole. Shorter does not pay: in
+ * that sample's training steps the frame is at index 24 to 31 in 53% of stacks, 16 to 23 in 23%,
+ * under 16 in 11% (not in the first 32: 13%), so 16 first, then 32, would unwind 48 frames for
+ * 89% of stacks, 39% more than 32 alone. */
 #define MGP_CAPTURE_FIRST 32u
 
-/* Unwinds the calling stack into b->native; returns how many frames (the probe's own included). On
- * a thread with Python frames (py != 0) only up to the first evaluator frame, when it comes in the
- * first MGP_CAPTURE_FIRST. */
-static inline int mgp_capture_unwind(struct mgp_capture_buf *b, uintptr_t py, unsigned want)
+/* Unwinds the calling stack into b->native; returns how many frames (the probe's own included),
+ * and in *ev the index of the first evaluator frame among them (the count when none, or py == 0).
+ * On a thread with Python frames (py != 0) only up to that frame, when it comes in the first
+ * MGP_CAPTURE_FIRST. */
+static inline int mgp_capture_unwind(struct mgp_capture_buf *b, uintptr_t py, unsigned want, unsigned *ev)
 {
-	int all = (int)(want + MGP_CAPTURE_SLACK);
-	if (!py || want <= MGP_CAPTURE_FIRST)
-		return unw_backtrace((void **)b->native, all);
-	int first = (int)MGP_CAPTURE_FIRST;
-	int got = unw_backtrace((void **)b->native, first);
-	if (got < first || mgp_python_evaluator_in(b->native, (unsigned)got))
-		return got;
-	return unw_backtrace((void **)b->native, all);
+	int all = (int)(want + MGP_CAPTURE_SLACK), got = 0;
+	unsigned from = 0;
+	if (py && want > MGP_CAPTURE_FIRST) {
+		got = unw_backtrace((void **)b->native, (int)MGP_CAPTURE_FIRST);
+		*ev = mgp_python_first_evaluator(b->native, 0, got > 0 ? (unsigned)got : 0);
+		if (got < (int)MGP_CAPTURE_FIRST || *ev < (unsigned)got)
+			return got;
+		from = (unsigned)got; /* none in the first ones: the whole stack, looked at from there */
+	}
+	got = unw_backtrace((void **)b->native, all);
+	unsigned n = got > 0 ? (unsigned)got : 0;
+	*ev = py ? mgp_python_first_evaluator(b->native, from, n) : n;
+	return got;
 }
 
 /* Captures the calling stack into b. Returns the stack (in b) and its number of frames in *n: at
@@ -93,14 +102,15 @@ static inline const uintptr_t *mgp_capture_stack(struct mgp_capture_buf *b, unsi
 	int python = mgp_python_on();
 	uintptr_t py = python ? mgp_python_current() : 0;
 	unsigned twice = c->depth * 2 < MGC_MAX_FRAMES ? c->depth * 2 : MGC_MAX_FRAMES;
-	unsigned want = python ? twice : c->depth;
-	int got = mgp_capture_unwind(b, py, want);
+	unsigned want = python ? twice : c->depth, ev;
+	int got = mgp_capture_unwind(b, py, want, &ev);
 	int s = 0;
 	while (s < got && b->native[s] >= c->own_lo && b->native[s] < c->own_hi)
 		s++;
 	unsigned k = got > s ? (unsigned)(got - s) : 0;
 	if (python) {
-		*n = mgp_python_merge(py, b->native + s, k, b->merged, want);
+		ev = ev > (unsigned)s ? ev - (unsigned)s : 0; /* the probe's frames are no evaluator's */
+		*n = mgp_python_merge(py, b->native + s, k, ev, b->merged, want);
 		return b->merged;
 	}
 	*n = k > c->depth ? c->depth : k;

@@ -201,19 +201,19 @@ static inline int is_evaluator(uintptr_t ip)
 	return ip > interp.eval_lo && ip <= interp.eval_hi;
 }
 
-int mgp_python_evaluator_in(const uintptr_t *ips, unsigned n)
+unsigned mgp_python_first_evaluator(const uintptr_t *ips, unsigned from, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
-		if (is_evaluator(ips[i]))
-			return 1;
-	return 0;
+	while (from < n && !is_evaluator(ips[from]))
+		from++;
+	return from;
 }
 
-unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap)
+unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, unsigned ev, uintptr_t *out,
+			  unsigned cap)
 {
 	unsigned k = 0, budget = MAX_PY_FRAMES;
 	/* The native frames inside the innermost Python frame (all of them without one). */
-	for (unsigned i = 0; i < n && k < cap && !(cur && is_evaluator(ips[i])); i++)
+	for (unsigned i = 0; i < n && i < ev && k < cap; i++)
 		out[k++] = ips[i];
 	/* Then every Python frame of the thread, outermost last. The native frames between two Python
 	 * frames are left out: nearly all are the interpreter's own, and not unwinding them is what

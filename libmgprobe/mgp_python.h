@@ -28,19 +28,21 @@ unsigned mgp_python_minor(void);
  * Hook-safe. */
 uintptr_t mgp_python_current(void);
 
-/* 1 when one of ips[0..n) is in the interpreter's frame evaluator (a native frame that runs Python
- * frames). */
-int mgp_python_evaluator_in(const uintptr_t *ips, unsigned n);
+/* The index of the first of ips[from..n) in the interpreter's frame evaluator (a native frame
+ * that runs Python frames); n when none is. */
+unsigned mgp_python_first_evaluator(const uintptr_t *ips, unsigned from, unsigned n);
 
 /* Merges the native stack ips[0..n) (innermost first, probe frames removed) with the Python frames
- * from `cur` (mgp_python_current) into out (at most cap frames); returns how many. The native
- * frames up to the first one in the frame evaluator stay (c10::alloc_cpu, libffi); then come all
+ * from `cur` (mgp_python_current) into out (at most cap frames); returns how many. `ev` is the
+ * index of the first frame in the frame evaluator (mgp_python_first_evaluator; n when none, as
+ * when cur is 0): the native frames before it stay (c10::alloc_cpu, libffi); then come all
  * the thread's Python frames, and nothing after them: the native frames between and around Python
  * frames are left out (the interpreter's own, and the rare other module's, such as a C extension
  * calling back into Python), so the native stack need only be unwound up to the first evaluator
  * frame. With cur 0 it copies the native stack. Hook-safe: no malloc, no locks (but a mutex the
  * first time a code object is seen), no I/O. */
-unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, uintptr_t *out, unsigned cap);
+unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, unsigned ev, uintptr_t *out,
+			  unsigned cap);
 
 /* A notice for the trace about Python frames (turned off, or an interpreter that is not
  * supported), copied into buf once; 1 when there was one. Writer lock held. */

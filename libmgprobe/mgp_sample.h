@@ -61,9 +61,15 @@ static inline void mgp_sample_weigh(uint64_t n, uint64_t *est_bytes, uint64_t *e
 	mgp_sample_weigh_sampled(n, est_bytes, est_count, var); /* a recorded, sampled one: n/p */
 }
 
+/* A block's counter. Every free reads one, so they follow the addresses: the 16-byte units of a
+ * 4 MiB window map one to one onto the filter (folded with the window's number), and blocks freed
+ * near each other, as a program frees them, share the counters' cache lines. A hashed slot was a
+ * cache miss on most frees (1.2% of the PyTorch sample's time). */
 static inline uint8_t *mgp_sample_slot(uint64_t ptr)
 {
-	return &mgp_sample_conf.filter[((ptr >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - MGP_SAMPLE_FILTER_BITS)];
+	uint64_t unit = ptr >> 4;
+	return &mgp_sample_conf.filter[(unit ^ (unit >> MGP_SAMPLE_FILTER_BITS) * 0x9e3779b9u) &
+				       ((1u << MGP_SAMPLE_FILTER_BITS) - 1)];
 }
 
 /* A recorded block entered or left the live table (sampling only). */

@@ -28,6 +28,7 @@
 
 #define G MGC_SHM_GRID
 #define STEP_MIN_GAP_NS 20000000ull /* step markers closer than this only update the step */
+#define SCAN_SHARE 200u             /* ... or than this many times the last site scan's time */
 #define ROWS 4096u                  /* sites with a history: those holding ROW_MIN bytes or more */
 #define ROW_MIN (64u << 10)
 #define ROW_SLOTS (2u * ROWS)        /* site -> row index, at most half full */
@@ -46,6 +47,7 @@ static struct {
 	uint32_t *row_site;      /* ROWS: the site of each row, 0 = free */
 	uint64_t *row_of;        /* ROW_SLOTS: site << 32 | row, 0 = empty (a map, linear probing) */
 	uint32_t rows_used;
+	uint64_t row_kept[ROWS / 64]; /* a full scan: the rows whose site still holds ROW_MIN / 2 */
 	struct mgc_rec_snapshot grid[G];
 	uint32_t grid_n, stride, since;
 	uint64_t steps_seen, cur_step, step_t, last_full;
@@ -55,6 +57,8 @@ static struct {
 	int modules_copied;      /* any module map is in the segment */
 	struct top by_live[MGC_SHM_TOP], by_growth[MGC_SHM_TOP];
 	uint32_t nlive, ngrowth;
+	uint64_t fp[2 * MGC_SHM_TOP]; /* each published entry's stack (mgp_site.fp) */
+	uint32_t py_codes;            /* the registry's count at the last code objects' publish */
 } pub;
 
 static void turn_off(const char *what, int err)
@@ -370,7 +374,8 @@ static void thin(void)
 	pub.stride *= 2;
 }
 
-static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
+/* An entry's figures; its frames only when it held another site (or stack) before: `same`. */
+static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks, int same)
 {
 	const struct mgp_site *s = mgp_site_get(id);
 	const struct mgp_site_counts *c = mgp_site_counts(id);
@@ -395,14 +400,16 @@ static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks)
 		memcpy(e->history, pub.hist + (size_t)r * G, pub.grid_n * sizeof(float));
 	else
 		memset(e->history, 0, sizeof e->history);
-	e->nframes = (uint16_t)mgp_site_frames(id, e->ips, MGC_SHM_FRAMES);
+	if (!same)
+		e->nframes = (uint16_t)mgp_site_frames(id, e->ips, MGC_SHM_FRAMES);
 }
 
 /* ---- publishing ---- */
 
-/* Steps become the x axis at the first marker. A marker that comes within 20 ms (or 50 site scans'
- * time) of the last full publish only updates the step, so a fast loop pays for at most ~2% of
- * scans: with 10^5 sites (PyTorch) a scan takes milliseconds. Returns 1 when that was all. */
+/* Steps become the x axis at the first marker. A marker that comes within 20 ms (or SCAN_SHARE
+ * site scans' time) of the last full publish only updates the step, so a fast loop spends at most
+ * ~0.5% of its time on scans, on its own thread: with 10^5 sites (PyTorch) a scan takes
+ * milliseconds. Returns 1 when that was all. */
 static int publish_step(const struct mgc_rec_snapshot *sn)
 {
 	struct mgc_shm_header *h = &pub.seg->h;
@@ -414,7 +421,7 @@ static int publish_step(const struct mgc_rec_snapshot *sn)
 	if (sn->step != pub.cur_step || pub.steps_seen == 1)
 		pub.step_t = sn->t_ns;
 	pub.cur_step = sn->step;
-	uint64_t gap = STEP_MIN_GAP_NS > 50 * pub.scan_ns ? STEP_MIN_GAP_NS : 50 * pub.scan_ns;
+	uint64_t gap = STEP_MIN_GAP_NS > SCAN_SHARE * pub.scan_ns ? STEP_MIN_GAP_NS : SCAN_SHARE * pub.scan_ns;
 	if ((sn->flags & (MGC_SNAP_FINAL | MGC_SNAP_FULL)) || !pub.publishes || pub.steps_seen == 1 ||
 	    sn->t_ns - pub.last_full >= gap)
 		return 0;
@@ -450,57 +457,87 @@ static uint32_t grid_slot(const struct mgc_rec_snapshot *sn, uint32_t nsites, in
 
 /* Every site's live bytes go into its history at the slot (sites holding ROW_MIN or more have
  * one; a site whose bytes fell under half that gives its row back), and the sites are ranked by
- * live bytes and by growth over the recent half of the grid window. */
+ * live bytes and by growth over the recent half of the grid window. Only a site holding half of
+ * ROW_MIN can have a row worth keeping, so only those look theirs up (a few thousand of 10^5
+ * sites in PyTorch); the rows nobody claimed are given back after the pass. */
 static void scan_sites(uint32_t slot, uint32_t nsites)
 {
 	uint32_t ref = slot / 2;
 	uint64_t t0 = mgp_now_ns();
 	pub.nlive = pub.ngrowth = 0;
+	memset(pub.row_kept, 0, sizeof pub.row_kept);
 	for (uint32_t id = 1; id < nsites; id++) {
 		const struct mgp_site_counts *c = mgp_site_counts(id);
 		uint64_t live = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
 		if (live >= (1ull << 62) || c->state == MGP_SITE_FREE)
 			live = 0; /* transiently negative, or not in use */
+		if (live && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED))
+			top_insert(pub.by_live, &pub.nlive, id, (double)live);
+		if (live < ROW_MIN / 2)
+			continue;
 		int r = row_find(id);
 		if (r < 0 && live >= ROW_MIN)
 			r = row_take(id);
-		else if (r >= 0 && live < ROW_MIN / 2) {
-			row_drop(id, r);
-			r = -1;
-		}
-		if (live && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED))
-			top_insert(pub.by_live, &pub.nlive, id, (double)live);
 		if (r < 0)
 			continue;
+		pub.row_kept[r / 64] |= 1ull << (r % 64);
 		float *hs = pub.hist + (size_t)r * G;
 		hs[slot] = (float)live;
 		double growth = (double)live - (double)hs[ref];
 		if (growth > 0)
 			top_insert(pub.by_growth, &pub.ngrowth, id, growth);
 	}
+	for (uint32_t r = 0; r < ROWS; r++)
+		if (pub.row_site[r] && !(pub.row_kept[r / 64] >> (r % 64) & 1))
+			row_drop(pub.row_site[r], (int)r);
 	pub.scan_ns = mgp_now_ns() - t0;
 }
 
-/* The ranked sites into the segment: the growth list, then the live list's others. */
+/* Entry ne of this publish is to hold site id: whether it held the same site and stack before,
+ * and the site still has its stack (then its frames stand). */
+static int entry_same(struct mgc_shm *seg, uint32_t ne, uint32_t id)
+{
+	const struct mgp_site *site = mgp_site_get(id);
+	uint64_t fp = site->fp;
+	int same = ne < seg->h.nsites && seg->sites[ne].site == id && pub.fp[ne] == fp &&
+		   __atomic_load_n(&site->leaf, __ATOMIC_RELAXED) != 0; /* a retired site shows none */
+	pub.fp[ne] = fp;
+	return same;
+}
+
+/* The ranked sites into the segment: the growth list, then the live list's others. Entries that
+ * hold the sites they held (the same stacks) keep their frames, and when all do, the code
+ * objects published for those frames stand too (a steady loop's publish writes only figures). */
 static void write_sites(struct mgc_shm *seg)
 {
 	uint32_t ne = 0;
-	for (uint32_t i = 0; i < pub.ngrowth; i++)
-		fill_site(&seg->sites[ne++], pub.by_growth[i].id, MGC_SHM_TOP_GROWTH);
+	int same = 1;
+	for (uint32_t i = 0; i < pub.ngrowth; i++, ne++) {
+		int s = entry_same(seg, ne, pub.by_growth[i].id);
+		same &= s;
+		fill_site(&seg->sites[ne], pub.by_growth[i].id, MGC_SHM_TOP_GROWTH, s);
+	}
 	for (uint32_t i = 0; i < pub.nlive; i++) {
 		uint32_t k = 0;
 		while (k < pub.ngrowth && pub.by_growth[k].id != pub.by_live[i].id)
 			k++;
-		if (k < pub.ngrowth)
+		if (k < pub.ngrowth) {
 			seg->sites[k].ranks |= MGC_SHM_TOP_LIVE;
-		else
-			fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE);
+			continue;
+		}
+		int s = entry_same(seg, ne, pub.by_live[i].id);
+		same &= s;
+		fill_site(&seg->sites[ne++], pub.by_live[i].id, MGC_SHM_TOP_LIVE, s);
 	}
+	same &= ne == seg->h.nsites;
 	seg->h.nsites = ne;
 	seg->sampling.rate = mgp_sample_conf.rate;
 	for (uint32_t i = 0; i < ne && mgp_sample_conf.rate; i++)
 		seg->sampling.live_var[i] = mgp_site_var(seg->sites[i].site);
-	mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their Python frames name */
+	uint32_t codes = mgp_pycode_count();
+	if (!same || pub.py_codes != codes)
+		mgp_pycode_publish(&seg->py, seg->sites, ne); /* the code objects their frames name */
+	pub.py_codes = codes;
 }
 
 void mgp_shm_publish(const struct mgc_rec_snapshot *sn)

@@ -5,9 +5,11 @@
 #define _GNU_SOURCE
 #include "mgp_snapshot.h"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -71,22 +73,104 @@ void mgp_process_read(struct mgp_process *p, const struct mgp_settings *set, uin
 	read_names(p);
 }
 
+/* What a snapshot read last (writer lock held: one reader at a time). A step marker reads only
+ * /proc/self/statm, through a descriptor kept open (reopened in a fork child, or when the program
+ * closed it), and mallinfo2 at most every MALLINFO_GAP_NS and MALLINFO_SHARE times its cost. */
+#define MALLINFO_GAP_NS 100000000ull
+#define MALLINFO_SHARE 200u
+static struct {
+	int statm_fd, statm_pid;
+	dev_t statm_dev;                 /* which file statm_fd is: the program may have put */
+	ino_t statm_ino;                 /* another of its own on that number */
+	uint64_t shmem;                  /* RssShmem of the last status read: splits statm's shared */
+	uint64_t mi_t, mi_ns, mi_free, mi_arena; /* the last mallinfo2: when, its cost, its values */
+} last = {.statm_fd = -1};
+
+/* A step marker's snapshot, not also the last or a full one. */
+static int marker_only(const struct mgc_rec_snapshot *sn)
+{
+	return (sn->flags & (MGC_SNAP_STEP | MGC_SNAP_FINAL | MGC_SNAP_FULL)) == MGC_SNAP_STEP;
+}
+
+/* RSS from statm: resident and shared (file + shmem) pages, in bytes; -1 when unreadable. */
+static int read_statm(uint64_t *resident, uint64_t *shared)
+{
+	char b[128];
+	struct stat st;
+	for (int tries = 0; tries < 2; tries++) {
+		if (last.statm_fd < 0 || last.statm_pid != mgp_getpid()) {
+			/* a fork child's copy of the parent's descriptor is left open, not closed: the
+			 * child may have closed it and reused the number (one descriptor, CLOEXEC) */
+			last.statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+			last.statm_pid = mgp_getpid();
+			if (last.statm_fd >= 0 && fstat(last.statm_fd, &st) == 0) {
+				last.statm_dev = st.st_dev;
+				last.statm_ino = st.st_ino;
+			}
+		}
+		ssize_t n = -1;
+		if (last.statm_fd >= 0 && fstat(last.statm_fd, &st) == 0 && st.st_dev == last.statm_dev &&
+		    st.st_ino == last.statm_ino)
+			n = pread(last.statm_fd, b, sizeof b - 1, 0);
+		uint64_t v[3];
+		int k = 0;
+		for (ssize_t i = 0; n > 0 && i < n && k < 3; k++) { /* "size resident shared ..." */
+			for (v[k] = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++)
+				v[k] = v[k] * 10 + (uint64_t)(b[i] - '0');
+			if (i == n || b[i++] != ' ')
+				break;
+		}
+		if (k == 3) {
+			*resident = v[1] * (uint64_t)getpagesize();
+			*shared = v[2] * (uint64_t)getpagesize();
+			return 0;
+		}
+		last.statm_fd = -1; /* closed by the program, or now another file: not ours to close */
+	}
+	return -1;
+}
+
+static void read_rss(struct mgc_rec_snapshot *sn)
+{
+	static char status[8192];
+	uint64_t res, shared;
+	if (marker_only(sn) && read_statm(&res, &shared) == 0) {
+		sn->rss_anon = res > shared ? res - shared : 0;
+		sn->rss_shmem = last.shmem < shared ? last.shmem : shared;
+		sn->rss_file = shared - sn->rss_shmem;
+	} else if (mgc_read_file("/proc/self/status", status, sizeof status) > 0) {
+		sn->rss_anon = mgc_kv_kb(status, "RssAnon");
+		sn->rss_file = mgc_kv_kb(status, "RssFile");
+		sn->rss_shmem = last.shmem = mgc_kv_kb(status, "RssShmem");
+	}
+}
+
+static void read_malloc(struct mgc_rec_snapshot *sn, uint64_t now)
+{
+	uint64_t gap = MALLINFO_SHARE * last.mi_ns;
+	if (gap < MALLINFO_GAP_NS)
+		gap = MALLINFO_GAP_NS;
+	if (!marker_only(sn) || !last.mi_t || now - last.mi_t >= gap) {
+		struct mallinfo2 mi = mallinfo2();
+		last.mi_t = mgp_now_ns();
+		last.mi_ns = last.mi_t - now;
+		last.mi_free = mi.fordblks + mi.fsmblks;
+		last.mi_arena = mi.arena + mi.hblkhd;
+	}
+	sn->malloc_free_bytes = last.mi_free;
+	sn->malloc_arena_bytes = last.mi_arena;
+}
+
 void mgp_snapshot_take(struct mgc_rec_snapshot *sn, uint64_t start_mono_ns, uint64_t step,
 		       uint32_t flags, const char *label)
 {
-	static char status[8192]; /* writer lock held: one reader at a time */
+	uint64_t now = mgp_now_ns();
 	memset(sn, 0, sizeof *sn);
-	sn->t_ns = (mgp_now_ns() - start_mono_ns) / 1000 * 1000; /* to the microsecond, as the trace keeps it */
+	sn->t_ns = (now - start_mono_ns) / 1000 * 1000; /* to the microsecond, as the trace keeps it */
 	sn->step = step;
 	sn->flags = flags;
 	if (label)
 		memcpy(sn->label, label, strnlen(label, sizeof sn->label - 1));
-	if (mgc_read_file("/proc/self/status", status, sizeof status) > 0) {
-		sn->rss_anon = mgc_kv_kb(status, "RssAnon");
-		sn->rss_file = mgc_kv_kb(status, "RssFile");
-		sn->rss_shmem = mgc_kv_kb(status, "RssShmem");
-	}
-	struct mallinfo2 mi = mallinfo2();
-	sn->malloc_free_bytes = mi.fordblks + mi.fsmblks;
-	sn->malloc_arena_bytes = mi.arena + mi.hblkhd;
+	read_rss(sn);
+	read_malloc(sn, now);
 }

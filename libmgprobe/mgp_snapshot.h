@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_snapshot.h: what the probe tells both of its outputs (the trace file and the live segment),
  * each read once: who this process is (once per process: at start-up and in a fork child), and
- * what its memory looks like at a tick (one read of /proc/self/status, one mallinfo2). The site
+ * what its memory looks like at a tick (one read of /proc/self/status, one mallinfo2; a step
+ * marker reads /proc/self/statm instead, and mallinfo2 only every 100 ms or more). The site
  * totals of a snapshot are the trace writer's, which keeps them by difference. Never called from
  * an allocation hook; never calls malloc or stdio. */
 #ifndef MGP_SNAPSHOT_H
@@ -38,7 +39,10 @@ void mgp_process_read(struct mgp_process *p, const struct mgp_settings *set, uin
 		      uint64_t start_realtime_ns);
 
 /* Fills a snapshot's process-level fields: time since start_mono_ns, step, flags, label (cut to 31
- * bytes), RSS by kind, and glibc's free and obtained bytes. The site totals and nsites stay 0. */
+ * bytes), RSS by kind, and glibc's free and obtained bytes. The site totals and nsites stay 0.
+ * A step marker's snapshot (flags MGC_SNAP_STEP alone) is the cheap one: RssAnon exact and
+ * RssFile + RssShmem exact from statm, split by the last status read's RssShmem; glibc's figures
+ * those of the last mallinfo2, at most 100 ms (or 200 times that call's cost) old. */
 void mgp_snapshot_take(struct mgc_rec_snapshot *sn, uint64_t start_mono_ns, uint64_t step,
 		       uint32_t flags, const char *label);
 

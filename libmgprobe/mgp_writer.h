@@ -44,10 +44,9 @@ void mgp_writer_modules(void);
 void mgp_writer_maintain(int quiet_too);
 
 /* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: the
- * threads' deltas applied, then built once (one read of
- * /proc/self/status, one mallinfo2, one module scan) and handed to both outputs, the trace (which
- * adds the site totals) and then the live segment. Lock held (or single-threaded at start-up and
- * in a fork child). */
+ * threads' deltas applied, then built once (mgp_snapshot_take's reads, one module scan) and
+ * handed to both outputs, the trace (which adds the site totals) and then the live segment.
+ * Lock held (or single-threaded at start-up and in a fork child). */
 void mgp_writer_snapshot(uint32_t flags);
 
 #endif /* MGP_WRITER_H */
