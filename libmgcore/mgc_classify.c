@@ -705,6 +705,21 @@ static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double spa
 	return k ? 1.4826 * mgc_mad_scratch(d, k, c->w->s1) : 0;
 }
 
+/* The least rate a staircase's steps allow: its rate is known from how many steps it made, not
+ * from a line through them (the residuals about a line are steps, strongly autocorrelated, and
+ * widen its interval several times over). N separate rises read as a Poisson count over the
+ * regime's time give at least rise/dur x L(N)/N, L the count's lower 97.5% bound (Wilson-Hilferty:
+ * 1.1 for 4 steps, 5.5 for 10). -INFINITY unless it is a staircase (MGC_MIN_EVENTS steps, flat
+ * for half its climb). */
+static double mgc_stair_lo(const struct mgc_cand *k)
+{
+	double n = k->events;
+	if (k->events < MGC_MIN_EVENTS || !(k->flat >= 0.5 * k->climb))
+		return -INFINITY;
+	double q = 1 - 1 / (9 * n) - MGC_Z95 / (3 * sqrt(n));
+	return k->rise / k->dur * q * q * q;
+}
+
 /* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
 static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 {
@@ -729,7 +744,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	double rs;
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
 	k->rate = tr.slope;
-	k->lo = tr.slope_lo;
+	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
 	k->a0 = a0;

@@ -128,8 +128,13 @@ static struct said *run_series(const struct tseries *s, size_t stride, int with_
 	size_t k = 0;
 	if (!out)
 		return NULL;
+	double lo = -INFINITY, hi = INFINITY; /* EVAL_DEBUG_XRANGE=LO:HI: only those prefixes (debugging) */
+	const char *range = getenv("EVAL_DEBUG_XRANGE");
+	if (range)
+		sscanf(range, "%lf:%lf", &lo, &hi);
 	for (size_t len = 8; len <= s->n; len = next_len(len, s->n, stride))
-		out[k++].len = len;
+		if (s->x[len - 1] >= lo && s->x[len - 1] <= hi)
+			out[k++].len = len;
 	if (g_jobs > 1 ? classify_forked(s, out, k, with_epochs) : classify_some(s, out, k, 0, 1, with_epochs)) {
 		free(out);
 		return NULL;
