@@ -782,6 +782,14 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return after.slope_lo > c->delta && after.slope >= 0.5 * before;
 }
 
+/* The pause a staircase (flat for half its climb) would make with chance MGC_RETRACT_ALPHA had it
+ * gone on (mgc_retract); 0 for a rise that is no staircase. */
+static double mgc_stair_again(const struct mgc_cand *k)
+{
+	int stairs = k->events > 0 && k->flat >= 0.5 * k->climb;
+	return stairs ? k->climb * expm1(-log(MGC_RETRACT_ALPHA) / k->events) : 0;
+}
+
 /* How long a pause ends a leak: a sustained rise that stops has stopped (MGC_MIN_SAMPLES samples
  * or a quarter of the warmup horizon); a staircase pauses between its steps, so it must stay flat
  * for three of its longest gaps, the warmup horizon and a quarter of its climb, and for longer
@@ -797,9 +805,20 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
 	if (k->continuous && k->gap == 0)
 		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
-	int stairs = k->events > 0 && k->flat >= 0.5 * k->climb;
-	double again = stairs ? k->climb * expm1(-log(MGC_RETRACT_ALPHA) / k->events) : 0;
-	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, 0.25 * k->climb), again));
+	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, 0.25 * k->climb), mgc_stair_again(k)));
+}
+
+/* The longest pause any staircase reading of the growth (MGC_MIN_EVENTS steps, a rise of
+ * MGC_RISE_SIGMAS level sigmas) would plausibly make had it gone on (mgc_stair_again): no
+ * plateau is confident before it. 0 when no reading is a staircase. */
+static double mgc_stair_pause(const struct mgc_ctx *c)
+{
+	struct mgc_cand k;
+	double longest = 0;
+	for (size_t s = 0; s + 1 < c->nseg; s++)
+		if (mgc_candidate(c, s, &k) && k.events >= MGC_MIN_EVENTS && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl)
+			longest = fmax(longest, mgc_stair_again(&k));
+	return longest;
 }
 
 /* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
@@ -853,7 +872,13 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	if (!(k->rate > 0))
 		return INFINITY;
 	double xl = c->in->x_last;
-	double t = fmax(k->x_on + mgc_min_rise(c), xl + (MGC_RISE_SIGMAS * c->sig_lvl - k->rise) / k->rate);
+	double need = MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+	double t = fmax(k->x_on + mgc_min_rise(c), xl + (need - k->rise) / k->rate);
+	if (!(k->rate > c->delta))
+		return INFINITY;
+	/* the rate's interval clears the meaningful growth: its half-width shrinks as time^-1.5 */
+	if (!(k->lo > c->delta))
+		t = fmax(t, k->x_on + k->dur * pow((k->rate - k->lo) / (k->rate - c->delta), 2.0 / 3.0));
 	if (k->late)
 		return t;
 	if (k->s != s0)
@@ -1221,7 +1246,8 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
-	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) ? 0.95 : 0.8;
+	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) &&
+			  flat_len >= mgc_stair_pause(c) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);
