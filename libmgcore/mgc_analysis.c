@@ -198,6 +198,7 @@ static int judge_process(struct mgc_analysis *a)
 	for (size_t i = 0; i < a->n; i++)
 		live[i] = s[MGC_S_HEAP].y[i] + s[MGC_S_MMAP].y[i] + s[MGC_S_DEVICE].y[i];
 	struct mgc_classify_opts co = analysis_opts(a, JUDGE_PROCESS);
+	co.sample_rate = (double)a->sample_rate; /* the live total is an estimate in a sampled run */
 	a->have_verdict = mgc_classify_process(s[MGC_S_RSS].x, s[MGC_S_RSS].y, live, s[MGC_S_FREE_KEPT].y,
 					       a->n, &co, &a->verdict) == 0;
 	free(live);

@@ -1667,6 +1667,36 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 	return 0;
 }
 
+/* y's first and last values: the medians of MGC_ENDS points at each end (fewer in a short
+ * series), so one snapshot taken in the middle of a burst does not stand for either end. */
+#define MGC_ENDS 5
+static void series_ends(const double *y, size_t n, double *head, double *tail)
+{
+	double scratch[MGC_ENDS];
+	size_t k = n / 4 < MGC_ENDS ? (n / 4 ? n / 4 : 1) : MGC_ENDS;
+	*head = mgc_median_copy(y, k, scratch);
+	*tail = mgc_median_copy(y + n - k, k, scratch);
+}
+
+static double ends_rise(const double *y, size_t n)
+{
+	double head, tail;
+	series_ends(y, n, &head, &tail);
+	return tail - head;
+}
+
+/* A sampled run's live total whose rise is within its sampling band (mgc_classify_process). An
+ * estimate of B bytes of blocks much smaller than R has variance ~R*B; blocks kept from one end to
+ * the other are the same draws, so the rise's variance is at most R * (head + tail). */
+static int sampled_live_flat(const double *live, size_t n, const struct mgc_classify_opts *opts)
+{
+	double head, tail;
+	if (!opts || !(opts->sample_rate > 0) || n < 8)
+		return 0;
+	series_ends(live, n, &head, &tail);
+	return fabs(tail - head) < 3 * sqrt(opts->sample_rate * (fabs(head) + fabs(tail)));
+}
+
 /* RSS that rose and levelled after live memory had already levelled: the rise is the allocator
  * keeping freed memory (a one-off retention), not a warmup of the program. Turns *fr into
  * `retention` and returns 1 when so. */
@@ -1683,7 +1713,7 @@ static int mgc_retained_plateau(const double *x, const double *rss, const double
 	size_t k = n - i0 < 5 ? n - i0 : 5;
 	double rss_gain = fr->plateau_level - mgc_median_copy(rss + i0, k, scratch);
 	double live_gain = fl->level - mgc_median_copy(live + i0, k, scratch);
-	double kept = free_kept ? free_kept[n - 1] - free_kept[i0] : NAN;
+	double kept = free_kept ? ends_rise(free_kept + i0, n - i0) : NAN;
 	if (n - i0 < 8 || !(rss_gain > 4 * fr->noise) || !(rss_gain > 0.2 * fr->plateau_level) ||
 	    !(live_gain < 0.25 * rss_gain) || kept < 0.25 * rss_gain)
 		return 0;
@@ -1720,6 +1750,8 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	 * its own verdict (a slope under the absolute floor is still the program's memory). */
 	if (isfinite(fl.slope) && isfinite(fr.slope) && fl.slope >= 0.5 * fr.slope)
 		live_flat = 0;
+	if (!live_flat && sampled_live_flat(live, n, opts))
+		live_flat = 1;
 	if (live_flat && mgc_retained_plateau(x, rss, live, free_kept, n, mgc_x_is_steps(opts), &fl, &fr)) {
 		*out = fr;
 		return 0;
@@ -1727,7 +1759,7 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 	/* Retention is memory the allocator keeps: where its free bytes are known they must explain
 	 * a good share of the growth. RSS that grows with neither live allocations nor kept free
 	 * memory (copy-on-write pages of a forked worker, untracked memory) keeps its own verdict. */
-	double kept = free_kept ? free_kept[n - 1] - free_kept[0] : NAN, rss_rise = rss[n - 1] - rss[0];
+	double kept = free_kept ? ends_rise(free_kept, n) : NAN, rss_rise = ends_rise(rss, n);
 	if (rss_grows && live_flat && n >= 8 && free_kept && rss_rise > 0 && kept < 0.25 * rss_rise) {
 		mgc_why_add(&fr, "; neither live allocations nor the allocator's free memory (%s of %s) explain it",
 			    mgc_bytes(kept, b1, sizeof b1), mgc_bytes(rss_rise, b2, sizeof b2));

@@ -94,7 +94,9 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 
 /* Process level: rss, live (heap + mmap + device tracked bytes) and free_kept (allocator's free
  * bytes) over the same x. Returns the RSS verdict, turned into MGC_VERDICT_RETENTION when RSS
- * grows while live allocations do not. free_kept may be NULL. */
+ * grows while live allocations do not. free_kept may be NULL. With opts->sample_rate R, live is a
+ * sampled estimate: a rise of live within three standard deviations of the estimate's change
+ * (sqrt(R x the live bytes at both ends)) is no growth of live. */
 int mgc_classify_process(const double *x, const double *rss, const double *live,
 			 const double *free_kept, size_t n, const struct mgc_classify_opts *opts,
 			 struct mgc_fit *out);

@@ -38,4 +38,20 @@ if m:
     t.eq("one trace for the child", 1, len(kids))
     if kids:
         check(kids[0], [7, 8, 9], 16, "child")
+
+# Free bytes at a marker are the marker's: a snapshot taken just before (the 32 MiB in use) must
+# not lend the marker its allocator reading once the 32 MiB are freed (mallinfo2 is reused between
+# close markers only while the RSS and the live heap stay where they were).
+kept = t.path("kept.mgt")
+r = t.probe([prog, t.path("own-file-2"), "kept"], kept, ["--interval", "3600000"])
+t.eq("kept: exit status", 0, r.returncode)
+rep = t.report(kept)
+if rep:
+    first = {}
+    for pt in rep["points"]:
+        first.setdefault(pt["step"], pt)  # the marker's snapshot comes first in its step
+    for s in (1, 2, 3, 4):
+        fk = first[s]["free_kept"] if s in first else None
+        t.true(f"kept: step {s}'s marker sees the 32 MiB just freed as kept (>= 30 MiB)",
+               fk is not None and fk >= 30 << 20, fk)
 t.done()
