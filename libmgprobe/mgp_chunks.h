@@ -53,6 +53,19 @@ static inline int mgp_chunks_ensure(struct mgp_chunks *c, uint64_t i)
 	return 0;
 }
 
+/* Unmaps the chunks wholly past the first n elements, but never the first chunk: a list that a
+ * burst grew (an import's 10^5 sites to evict or retire) gives its pages back once it is short
+ * again. Only for a list whose chunks were mapped in order (mgp_chunks_ensure of each index in
+ * turn) and that no one reads without the caller's lock. */
+static inline void mgp_chunks_shrink(struct mgp_chunks *c, uint64_t n)
+{
+	size_t bytes = c->esize << c->shift;
+	for (uint64_t k = n ? ((n - 1) >> c->shift) + 1 : 1; k < MGP_CHUNKS_MAX && c->chunk[k]; k++) {
+		mgp_os_free(c->chunk[k], bytes);
+		c->chunk[k] = NULL;
+	}
+}
+
 /* Gives every chunk's pages back (they read as zero again) without unmapping: a forked child's
  * copy of a table it starts afresh. */
 static inline void mgp_chunks_discard(struct mgp_chunks *c)

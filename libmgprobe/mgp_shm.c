@@ -500,7 +500,7 @@ static int entry_same(struct mgc_shm *seg, uint32_t ne, uint32_t id)
 	const struct mgp_site *site = mgp_site_get(id);
 	uint64_t fp = site->fp;
 	int same = ne < seg->h.nsites && seg->sites[ne].site == id && pub.fp[ne] == fp &&
-		   __atomic_load_n(&site->leaf, __ATOMIC_RELAXED) != 0; /* a retired site shows none */
+		   mgp_site_leaf(id) != 0; /* a retired site shows none */
 	pub.fp[ne] = fp;
 	return same;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* mgp_sites.c: the site table of mgp_sites.h. Lookups read a table of 64-bit slots (the high 40
- * bits of the stack's hash, the site id in the low 24) lock-free and confirm a hit with a second
- * hash in the site; a new stack is inserted under a mutex and published with a release store of
- * its slot. The table grows by replacement: the old one is freed after a grace period. Eviction
- * removes a slot first and frees the site only after every thread has left its lookups. Must
- * never call malloc or free. */
+/* mgp_sites.c: the site table of mgp_sites.h. Lookups read a table of 32-bit slots (8 bits of the
+ * stack's hash, the site id in the low 24) lock-free and confirm a hit with a second hash in the
+ * site; a new stack is inserted under a mutex and published with a release store of its slot.
+ * The table grows by replacement: the old one is freed after a grace period. Eviction removes a
+ * slot first and frees the site only after every thread has left its lookups. Must never call
+ * malloc or free. */
 #include "mgp_sites.h"
 
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #define TRUNC_FRAMES 12u   /* stack depth kept once the table is nearly full */
 #define ID_BITS 24u
-#define ID_MASK ((1ull << ID_BITS) - 1)
+#define ID_MASK ((1u << ID_BITS) - 1)
 #define SITE_SHIFT 12u     /* 4096 sites per chunk */
 #define RETIRED_MAX 40u
 #define COH_SHIFT 8u       /* 256 cohort arrays per chunk */
@@ -27,10 +27,12 @@
 struct index {
 	uint64_t mask;
 	uint64_t used;
-	uint64_t slot[];
+	uint32_t slot[];
 };
 
 struct mgp_chunks mgp_site_ids = {.esize = sizeof(struct mgp_site), .shift = SITE_SHIFT};
+/* A site's innermost node, apart from its identity; a free site's links the next free id. */
+struct mgp_chunks mgp_site_leaves = {.esize = sizeof(uint32_t), .shift = SITE_SHIFT};
 struct mgp_chunks mgp_site_cnts = {.esize = sizeof(struct mgp_site_counts), .shift = SITE_SHIFT};
 struct mgp_chunks mgp_site_vars = {.esize = sizeof(uint64_t), .shift = SITE_SHIFT};
 
@@ -119,7 +121,8 @@ int mgp_sites_init(uint32_t max_sites)
 	table.dirty_words = mgp_os_alloc(dwords * 8);
 	table.dirty_sum = mgp_os_alloc(dsum * 8);
 	if (!table.index || !table.dirty_words || !table.dirty_sum || mgp_stacks_init() < 0 ||
-	    mgp_chunks_ensure(&mgp_site_ids, 0) < 0 || mgp_chunks_ensure(&mgp_site_cnts, 0) < 0)
+	    mgp_chunks_ensure(&mgp_site_ids, 0) < 0 || mgp_chunks_ensure(&mgp_site_leaves, 0) < 0 ||
+	    mgp_chunks_ensure(&mgp_site_cnts, 0) < 0)
 		return -ENOMEM;
 	table.max_sites = max_sites;
 	/* The last eighth of the table is kept for short stacks, so that a program that makes hundreds
@@ -148,6 +151,11 @@ uint32_t mgp_sites_used(void)
 	return __atomic_load_n(&table.used, __ATOMIC_RELAXED);
 }
 
+uint64_t mgp_sites_index_bytes(void)
+{
+	return sizeof *table.index + (table.index->mask + 1) * sizeof table.index->slot[0];
+}
+
 uint32_t mgp_sites_created(void)
 {
 	return __atomic_load_n(&table.created, __ATOMIC_RELAXED);
@@ -155,7 +163,13 @@ uint32_t mgp_sites_created(void)
 
 unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap)
 {
-	return mgp_stacks_walk(__atomic_load_n(&mgp_site_get(id)->leaf, __ATOMIC_ACQUIRE), out, cap);
+	return mgp_stacks_walk(mgp_site_leaf(id), out, cap);
+}
+
+/* A site's innermost node, to change it (sites lock held). */
+static inline uint32_t *leaf_of(uint32_t id)
+{
+	return (uint32_t *)mgp_chunk_at(&mgp_site_leaves, id);
 }
 
 /* A site's variance (sampled runs), its chunk mapped by the first delta that carries one, from
@@ -183,18 +197,32 @@ static void var_zero(uint32_t id)
 
 /* ---- lookup and insertion ---- */
 
-/* A slot holds the high 40 bits of the stack's first hash (its home in the table comes from them,
- * so the table grows and deletes without the stacks) and the site id in the low 24. */
-static inline uint64_t slot_home(uint64_t slot_or_h1, uint64_t mask)
+/* A slot holds the site id in the low 24 bits and the top 8 bits of the stack's first hash above
+ * them (a probe that meets another stack's slot reads that site's identity once in 256). A site's
+ * home in the table comes from its second hash, which its identity keeps (fp), so the table grows
+ * and deletes with the identities, never the stacks; 4 bytes a slot instead of 8 (issue 16: the
+ * torch sample's 2.7 * 10^5 site ids take a table of 512k slots). A hit is confirmed by 8 bits
+ * of the first hash and the 63 of the second, the depth and the kind. */
+static inline uint32_t slot_make(uint64_t h1, uint32_t id)
 {
-	return (slot_or_h1 >> ID_BITS) & mask;
+	return (uint32_t)(h1 >> 56) << ID_BITS | id;
 }
 
-static inline int same_site(uint64_t slot, uint64_t h1, uint64_t h2, unsigned n, unsigned kind)
+static inline uint64_t home_of(uint64_t h2, uint64_t mask)
 {
-	if ((slot & ~ID_MASK) != (h1 & ~ID_MASK))
+	return (h2 >> 1) & mask; /* bit 0 of h2 is always set */
+}
+
+static inline uint64_t slot_home(uint32_t slot, uint64_t mask)
+{
+	return home_of(mgp_site_get(slot & ID_MASK)->fp, mask);
+}
+
+static inline int same_site(uint32_t slot, uint64_t h1, uint64_t h2, unsigned n, unsigned kind)
+{
+	if (slot >> ID_BITS != (uint32_t)(h1 >> 56))
 		return 0;
-	const struct mgp_site *s = mgp_site_get((uint32_t)(slot & ID_MASK));
+	const struct mgp_site *s = mgp_site_get(slot & ID_MASK);
 	return s->fp == h2 && s->nframes == n && s->kind == kind;
 }
 
@@ -202,16 +230,16 @@ static inline int same_site(uint64_t slot, uint64_t h1, uint64_t h2, unsigned n,
 static inline uint32_t lookup(const struct index *ix, uint64_t h1, uint64_t h2, unsigned n,
 			      unsigned kind)
 {
-	for (uint64_t i = slot_home(h1, ix->mask);; i = (i + 1) & ix->mask) {
-		uint64_t s = __atomic_load_n(&ix->slot[i], __ATOMIC_ACQUIRE);
+	for (uint64_t i = home_of(h2, ix->mask);; i = (i + 1) & ix->mask) {
+		uint32_t s = __atomic_load_n(&ix->slot[i], __ATOMIC_ACQUIRE);
 		if (!s)
 			return 0;
 		if (same_site(s, h1, h2, n, kind))
-			return (uint32_t)(s & ID_MASK);
+			return s & ID_MASK;
 	}
 }
 
-static void slot_put(struct index *ix, uint64_t slot)
+static void slot_put(struct index *ix, uint32_t slot)
 {
 	uint64_t i = slot_home(slot, ix->mask);
 	while (ix->slot[i])
@@ -220,13 +248,13 @@ static void slot_put(struct index *ix, uint64_t slot)
 	ix->used++;
 }
 
-/* The first hash of a site's stack, re-derived from the stack (eviction only). */
+/* The first hash of a site's stack, re-derived from the stack (relinking an evicted site). */
 static uint64_t site_h1(uint32_t id)
 {
 	uint64_t f[MGC_MAX_FRAMES];
 	uintptr_t u[MGC_MAX_FRAMES];
 	const struct mgp_site *s = mgp_site_get(id);
-	unsigned n = mgp_stacks_walk(s->leaf, f, MGC_MAX_FRAMES);
+	unsigned n = mgp_stacks_walk(*leaf_of(id), f, MGC_MAX_FRAMES);
 	for (unsigned i = 0; i < n; i++)
 		u[i] = (uintptr_t)f[i];
 	uint64_t h1, h2;
@@ -259,12 +287,13 @@ static uint32_t take_id(int cuda, int *full)
 {
 	uint32_t id = table.free;
 	if (id) {
-		table.free = mgp_site_get(id)->leaf;
+		table.free = *leaf_of(id);
 		return id;
 	}
 	id = table.high;
 	*full = id >= (cuda ? mgp_sites_capacity(table.max_sites) : table.max_sites);
-	if (*full || mgp_chunks_ensure(&mgp_site_ids, id) < 0 || mgp_chunks_ensure(&mgp_site_cnts, id) < 0)
+	if (*full || mgp_chunks_ensure(&mgp_site_ids, id) < 0 || mgp_chunks_ensure(&mgp_site_leaves, id) < 0 ||
+	    mgp_chunks_ensure(&mgp_site_cnts, id) < 0)
 		return 0;
 	return id;
 }
@@ -288,15 +317,15 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 	if (index_room() < 0 || !(id = take_id(mgc_kind_is_cuda(kind) != 0, &full)))
 		return no_room(full, say);
 	if (mgp_stacks_intern(ips, n, &leaf) < 0) {
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 		if (id == table.high)
 			return 1;
-		s->leaf = table.free; /* back on the free list */
+		*leaf_of(id) = table.free; /* back on the free list */
 		table.free = id;
 		return 1;
 	}
 	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-	*s = (struct mgp_site){.fp = h2, .leaf = leaf, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
+	*s = (struct mgp_site){.fp = h2, .nframes = (uint16_t)n, .kind = (uint16_t)kind};
+	__atomic_store_n(leaf_of(id), leaf, __ATOMIC_RELAXED); /* published with its slot */
 	struct mgp_site_counts *c = mgp_site_counts(id);
 	memset(c, 0, sizeof *c); /* in use (MGP_SITE_LINKED), nothing done */
 	var_zero(id);
@@ -304,7 +333,7 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 	table.created++;
 	if (id == table.high)
 		__atomic_store_n(&table.high, id + 1, __ATOMIC_RELEASE);
-	slot_put(table.index, (h1 & ~ID_MASK) | id);
+	slot_put(table.index, slot_make(h1, id));
 	return id;
 }
 
@@ -313,10 +342,9 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n)
 {
 	uint32_t leaf;
-	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 	pthread_mutex_lock(&table.lock);
-	if (!s->leaf && mgp_stacks_intern(ips, n, &leaf) == 0)
-		__atomic_store_n(&s->leaf, leaf, __ATOMIC_RELEASE);
+	if (!*leaf_of(id) && mgp_stacks_intern(ips, n, &leaf) == 0)
+		__atomic_store_n(leaf_of(id), leaf, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&table.lock);
 	return id;
 }
@@ -327,7 +355,7 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 	hash_stack(ips, n, kind, &h1, &h2);
 	uint32_t id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
 	if (__builtin_expect(id != 0, 1)) {
-		if (__builtin_expect(n && !__atomic_load_n(&mgp_site_get(id)->leaf, __ATOMIC_ACQUIRE), 0))
+		if (__builtin_expect(n && !mgp_site_leaf(id), 0))
 			return revive(id, ips, n);
 		return id;
 	}
@@ -556,7 +584,7 @@ static void push_gone(uint32_t id)
 static void unlink_site(uint32_t id)
 {
 	struct index *ix = table.index;
-	uint64_t i = slot_home(site_h1(id), ix->mask);
+	uint64_t i = home_of(mgp_site_get(id)->fp, ix->mask);
 	while ((ix->slot[i] & ID_MASK) != id)
 		i = (i + 1) & ix->mask;
 	/* Backward-shift deletion, each move one atomic store: a lookup racing with it may miss its
@@ -614,6 +642,7 @@ void mgp_sites_evict_unlink(int (*written)(uint32_t id), int quiet_too)
 		}
 	}
 	table.created = 0;
+	mgp_chunks_shrink(&table.cand, table.ncand);
 	pthread_mutex_unlock(&table.lock);
 }
 
@@ -635,12 +664,13 @@ static void free_site(uint32_t id)
 {
 	struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
 	struct mgp_site_counts *c = mgp_site_counts(id);
-	mgp_stacks_release(s->leaf);
+	mgp_stacks_release(*leaf_of(id));
 	cohort_free(c);
 	__atomic_fetch_and(&table.dirty_words[id >> 6], ~(1ull << (id & 63)), __ATOMIC_RELAXED);
 	memset(c, 0, sizeof *c);
 	c->state = MGP_SITE_FREE;
-	*s = (struct mgp_site){.leaf = table.free};
+	*s = (struct mgp_site){0};
+	*leaf_of(id) = table.free;
 	table.free = id;
 	table.used--;
 }
@@ -653,7 +683,7 @@ static int relink(uint32_t id)
 	uint64_t h1 = site_h1(id);
 	if (lookup(table.index, h1, s->fp, s->nframes, s->kind) || index_room() < 0)
 		return 0;
-	slot_put(table.index, (h1 & ~ID_MASK) | id);
+	slot_put(table.index, slot_make(h1, id));
 	mgp_site_counts(id)->state = MGP_SITE_LINKED;
 	return 1;
 }
@@ -678,6 +708,7 @@ void mgp_sites_evict_free(int (*written)(uint32_t id))
 		}
 	}
 	table.ngone = keep;
+	mgp_chunks_shrink(&table.gone, keep);
 	pthread_mutex_unlock(&table.lock);
 	retire_end();
 }
@@ -695,7 +726,7 @@ static int retirable(uint32_t id, int (*written)(uint32_t id))
 {
 	const struct mgp_site *s = mgp_site_get(id);
 	const struct mgp_site_counts *c = mgp_site_counts(id);
-	return s->leaf && c->state == MGP_SITE_LINKED &&
+	return *leaf_of(id) && c->state == MGP_SITE_LINKED &&
 	       __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED) < RETIRE_LIVE_MAX &&
 	       !mgc_kind_is_cuda(s->kind) && written(id);
 }
@@ -732,9 +763,8 @@ void mgp_sites_retire_begin(int (*written)(uint32_t id))
 		}
 		if (mgp_chunks_ensure(&table.ret, table.nret) < 0)
 			break;
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, s->leaf};
-		__atomic_store_n(&s->leaf, 0, __ATOMIC_RELEASE);
+		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, *leaf_of(id)};
+		__atomic_store_n(leaf_of(id), 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&table.lock);
 }
@@ -744,21 +774,22 @@ static void retire_end(void)
 	pthread_mutex_lock(&table.lock);
 	for (uint32_t i = 0; i < table.nret; i++) {
 		const struct retiring *r = mgp_chunk_at(&table.ret, i);
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(r->id);
+		uint32_t *leaf = leaf_of(r->id);
 		struct mgp_site_counts *c = mgp_site_counts(r->id);
-		if (!s->leaf && !__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
+		if (!*leaf && !__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
 			/* Changed through a lookup made before `begin`: it keeps its stack. */
-			__atomic_store_n(&s->leaf, r->leaf, __ATOMIC_RELEASE);
+			__atomic_store_n(leaf, r->leaf, __ATOMIC_RELEASE);
 			continue;
 		}
 		mgp_stacks_release(r->leaf); /* a revived site holds a reference of its own */
-		if (s->leaf)
+		if (*leaf)
 			continue;
 		if (holds_nothing(c))
 			cohort_free(c);
 		table.nretired_sites++;
 	}
 	table.nret = 0;
+	mgp_chunks_shrink(&table.ret, 0);
 	pthread_mutex_unlock(&table.lock);
 }
 
@@ -767,9 +798,9 @@ int mgp_sites_compact(void)
 	pthread_mutex_lock(&table.lock);
 	int done = table.nret == 0 && mgp_stacks_compact_due(table.retire_from) && mgp_stacks_compact_start() == 0;
 	for (uint32_t id = 2; done && id < table.high; id++) {
-		struct mgp_site *s = (struct mgp_site *)mgp_site_get(id);
-		if (mgp_site_counts(id)->state != MGP_SITE_FREE && s->leaf)
-			__atomic_store_n(&s->leaf, mgp_stacks_compact_move(s->leaf), __ATOMIC_RELEASE);
+		uint32_t *leaf = leaf_of(id);
+		if (mgp_site_counts(id)->state != MGP_SITE_FREE && *leaf)
+			__atomic_store_n(leaf, mgp_stacks_compact_move(*leaf), __ATOMIC_RELEASE);
 	}
 	if (done)
 		mgp_stacks_compact_finish();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_sites.h: allocation sites: call stacks (as nodes of the stack store, mgp_stacks) interned
  * to dense ids, each with counters and cohorts (live bytes by birth-step bucket). Lookups are
- * lock-free (a table of 64-bit slots: part of the stack's hash and the id); only a new stack
+ * lock-free (a table of 32-bit slots: the id and 8 bits of the stack's hash); only a new stack
  * takes a mutex. Memory grows with the sites in use: a site that holds nothing and never reached
  * the trace can be evicted by the writer (mgp_sites_evict) and its id used again, and a written
  * site that went quiet gives its stack back (retirement, below). Never calls malloc: tables come
@@ -14,13 +14,16 @@
 #include "mgc_format.h"
 #include "mgp_chunks.h"
 
-/* A site's identity: written once before the site is published, then read by anyone. */
+/* A site's identity: written once before the site is published, then read by anyone, and never
+ * written again while the site is in use: a forked worker shares these pages with its parent for
+ * as long as both run (the stack's innermost node, which retirement and compaction rewrite, is
+ * kept apart: mgp_site_leaf). */
 struct mgp_site {
-	uint64_t fp;      /* a second 64-bit hash of the stack: confirms a table hit */
-	uint32_t leaf;    /* the stack's innermost node (mgp_stacks); 0: no frames */
+	uint64_t fp;      /* a second 64-bit hash of the stack: confirms a table hit; 0 when free */
 	uint16_t nframes;
 	uint16_t kind;    /* mgc_kind_make(mem, device) */
-};
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct mgp_site) == 12, "a site's identity is 12 bytes");
 
 /* A site's counters: relaxed atomics, changed only through mgp_site_apply (the writer draining
  * the threads' deltas, a thread flushing one, CUDA callbacks). Differences are modular: a bucket
@@ -97,12 +100,19 @@ int mgp_sites_init(uint32_t max_sites);
  * kinds (never evicted). */
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind);
 
-extern struct mgp_chunks mgp_site_ids, mgp_site_cnts, mgp_site_vars;
+extern struct mgp_chunks mgp_site_ids, mgp_site_leaves, mgp_site_cnts, mgp_site_vars;
 
 /* The site with this id (1 <= id < mgp_sites_count(), in use). */
 static inline const struct mgp_site *mgp_site_get(uint32_t id)
 {
 	return (const struct mgp_site *)mgp_chunk_at(&mgp_site_ids, id);
+}
+
+/* The innermost node of the site's stack (mgp_stacks): 0 for a site without frames, or retired
+ * (its stack given back; the trace has it). Changed under the sites lock, read by anyone. */
+static inline uint32_t mgp_site_leaf(uint32_t id)
+{
+	return __atomic_load_n((const uint32_t *)mgp_chunk_at(&mgp_site_leaves, id), __ATOMIC_ACQUIRE);
 }
 
 static inline struct mgp_site_counts *mgp_site_counts(uint32_t id)
@@ -121,6 +131,10 @@ static inline uint64_t mgp_site_var(uint32_t id)
 /* One past the highest id ever used, and the number in use now. */
 uint32_t mgp_sites_count(void);
 uint32_t mgp_sites_used(void);
+
+/* The bytes of the lookup table in use now (not counting a replaced one waiting for its grace
+ * period). Writer lock, or single-threaded. */
+uint64_t mgp_sites_index_bytes(void);
 
 /* The site's stack, innermost first, at most cap frames; returns how many. */
 unsigned mgp_site_frames(uint32_t id, uint64_t *out, unsigned cap);

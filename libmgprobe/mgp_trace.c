@@ -515,20 +515,21 @@ static void flush_stacks(void);
 static int put_site_stack(uint32_t id)
 {
 	const struct mgp_site *s = mgp_site_get(id);
+	uint32_t leaf = mgp_site_leaf(id);
 	if (nw.nodes_len > STACKS_CHUNK || nw.st_len > STACKS_CHUNK)
 		flush_stacks(); /* 10^5 new sites at once (an import) need no 10 MiB of buffers */
-	if (put_stack_nodes(s->leaf) < 0 || buf_reserve(&nw.st, nw.st_len + 40) < 0 ||
+	if (put_stack_nodes(leaf) < 0 || buf_reserve(&nw.st, nw.st_len + 40) < 0 ||
 	    bit_set(&trace.site_done, id) < 0)
 		return -ENOMEM;
 	unsigned char *q = (unsigned char *)nw.st.p + nw.st_len;
 	size_t w = mgc_put_varint(q, mgc_zigzag((int64_t)id - (int64_t)nw.prev_site));
-	w += mgc_put_varint(q + w, mgc_zigzag((int64_t)s->leaf - (int64_t)nw.prev_leaf));
-	w += mgc_put_varint(q + w, s->leaf ? s->nframes : 0); /* retired: its stack is gone */
+	w += mgc_put_varint(q + w, mgc_zigzag((int64_t)leaf - (int64_t)nw.prev_leaf));
+	w += mgc_put_varint(q + w, leaf ? s->nframes : 0); /* retired: its stack is gone */
 	w += mgc_put_varint(q + w, s->kind);
 	w += mgc_put_varint(q + w, mgp_modules_gen());
 	nw.st_len += w;
 	nw.prev_site = id;
-	nw.prev_leaf = s->leaf;
+	nw.prev_leaf = leaf;
 	return 0;
 }
 
