@@ -26,7 +26,7 @@ enum {
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
-	MGC_LADDER = 16,       /* a leak said earlier is looked for up to this many floor points back */
+	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
 };
 static const double MGC_Z95 = 1.959964;
 static const double MGC_CP_PENALTY = 3.0;     /* change point penalty, times ln n */
@@ -34,6 +34,7 @@ static const double MGC_RUN_HORIZON = 1e6;    /* steps (or seconds) a run may la
 static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup horizons (1000 steps) */
 static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
+static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 
 /* ---------------------------------------------------------------- working memory */
 
@@ -583,6 +584,7 @@ struct mgc_cand {
 	double z;            /* Mann-Kendall Z of the regime */
 	double wander;       /* how far the settled stretch before it wandered over as long (late only) */
 	double gap;          /* the longest flat stretch inside */
+	double flat;         /* the flat stretches inside, in all */
 	double pause;        /* the flat stretch at the end */
 	double climb;        /* x from the onset to the pause */
 	int events;          /* separate rises: jumps and rising segments */
@@ -616,6 +618,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	k->pause = pause_seg <= last ? c->in->x_last - c->x[c->seg[last].a] : 0;
 	k->climb = (pause_seg <= last ? c->x[c->seg[last].a] : c->in->x_last) - k->x_on;
 	k->gap = 0;
+	k->flat = 0;
 	k->events = 0;
 	k->continuous = 0;
 	for (size_t i = k->s; i <= last; i++) {
@@ -628,6 +631,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 			k->continuous |= len >= 0.5 * k->dur;
 		} else if (i < pause_seg) {
 			k->gap = fmax(k->gap, len);
+			k->flat += len;
 		}
 	}
 }
@@ -701,6 +705,21 @@ static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double spa
 	return k ? 1.4826 * mgc_mad_scratch(d, k, c->w->s1) : 0;
 }
 
+/* The least rate a staircase's steps allow: its rate is known from how many steps it made, not
+ * from a line through them (the residuals about a line are steps, strongly autocorrelated, and
+ * widen its interval several times over). N separate rises read as a Poisson count over the
+ * regime's time give at least rise/dur x L(N)/N, L the count's lower 97.5% bound (Wilson-Hilferty:
+ * 1.1 for 4 steps, 5.5 for 10). -INFINITY unless it is a staircase (MGC_MIN_EVENTS steps, flat
+ * for half its climb). */
+static double mgc_stair_lo(const struct mgc_cand *k)
+{
+	double n = k->events;
+	if (k->events < MGC_MIN_EVENTS || !(k->flat >= 0.5 * k->climb))
+		return -INFINITY;
+	double q = 1 - 1 / (9 * n) - MGC_Z95 / (3 * sqrt(n));
+	return k->rise / k->dur * q * q * q;
+}
+
 /* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
 static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 {
@@ -725,7 +744,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	double rs;
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
 	k->rate = tr.slope;
-	k->lo = tr.slope_lo;
+	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
 	k->a0 = a0;
@@ -763,16 +782,55 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return after.slope_lo > c->delta && after.slope >= 0.5 * before;
 }
 
+/* The pause a staircase (flat for half its climb) would make with chance MGC_RETRACT_ALPHA had it
+ * gone on (mgc_retract); 0 for a rise that is no staircase. */
+static double mgc_stair_again(const struct mgc_cand *k)
+{
+	int stairs = k->events > 0 && k->flat >= 0.5 * k->climb;
+	return stairs ? k->climb * expm1(-log(MGC_RETRACT_ALPHA) / k->events) : 0;
+}
+
 /* How long a pause ends a leak: a sustained rise that stops has stopped (MGC_MIN_SAMPLES samples
  * or a quarter of the warmup horizon); a staircase pauses between its steps, so it must stay flat
- * for three of its longest gaps, the warmup horizon and a quarter of its climb. Either way the
- * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat for a while). */
+ * for three of its longest gaps, the warmup horizon and a quarter of its climb, and for longer
+ * than the staircase would plausibly pause again had it gone on: its steps (k->events in k->climb)
+ * read as a Poisson process of unknown rate, the pause that has chance MGC_RETRACT_ALPHA under
+ * the rate's posterior, climb ((1/alpha)^(1/events) - 1): about 7 mean gaps after 50 steps, 10
+ * after 10, 27 after 3 (few steps say little about how long the next gap can be). Either way the
+ * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat a while).
+ * Only a staircase (flat for half its climb) is read so: a rise in sloped stretches that stops
+ * shows it in its slope. */
 static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
 	if (k->continuous && k->gap == 0)
 		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
-	return fmax(fmax(mgc_min_rise(c), noise), fmax(3 * k->gap, 0.25 * k->climb));
+	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, 0.25 * k->climb), mgc_stair_again(k)));
+}
+
+/* The longest pause any staircase reading of the growth (MGC_MIN_EVENTS steps, a rise of
+ * MGC_RISE_SIGMAS level sigmas) would plausibly make had it gone on (mgc_stair_again): no
+ * plateau is confident before it. 0 when no reading is a staircase. */
+static double mgc_stair_pause(const struct mgc_ctx *c)
+{
+	struct mgc_cand k;
+	double longest = 0;
+	for (size_t s = 0; s + 1 < c->nseg; s++)
+		if (mgc_candidate(c, s, &k) && k.events >= MGC_MIN_EVENTS && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl)
+			longest = fmax(longest, mgc_stair_again(&k));
+	return longest;
+}
+
+/* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
+ * fewer than MGC_MIN_SAMPLES points, only up to that step (the time after a step is no climb until
+ * the next one; counted, a step just after the horizon reads as a leak for a prefix or two and
+ * the pause that follows takes it back). */
+static double mgc_grown(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	if (k->continuous || L->flat || L->a <= k->a0 || L->b - L->a >= MGC_MIN_SAMPLES)
+		return k->climb;
+	return c->x[L->a] - k->x_on;
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
@@ -789,7 +847,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 	double x_end = k->x_on + k->climb;
 	const char *rule = NULL;
 	if (!(k->lo > c->delta) || !(k->rise >= MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0))) ||
-	    k->climb < mgc_min_rise(c))
+	    mgc_grown(c, k) < mgc_min_rise(c))
 		return NULL;
 	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
 		return NULL;
@@ -814,7 +872,13 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	if (!(k->rate > 0))
 		return INFINITY;
 	double xl = c->in->x_last;
-	double t = fmax(k->x_on + mgc_min_rise(c), xl + (MGC_RISE_SIGMAS * c->sig_lvl - k->rise) / k->rate);
+	double need = MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+	double t = fmax(k->x_on + mgc_min_rise(c), xl + (need - k->rise) / k->rate);
+	if (!(k->rate > c->delta))
+		return INFINITY;
+	/* the rate's interval clears the meaningful growth: its half-width shrinks as time^-1.5 */
+	if (!(k->lo > c->delta))
+		t = fmax(t, k->x_on + k->dur * pow((k->rate - k->lo) / (k->rate - c->delta), 2.0 / 3.0));
 	if (k->late)
 		return t;
 	if (k->s != s0)
@@ -948,24 +1012,35 @@ static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t m, struct mgc_core_in
 	return mgc_find_leak(e, k, rule, &eta);
 }
 
-/* Where a leak said earlier is looked for: the start of the last segment, then 1, 2, 4, 8 and 16
- * floor points back, the nearest first. The ladder costs up to 5 classifications: only for a
+/* Where a leak said earlier is looked for: the start of the last segment, and its first point (the
+ * top of the last step, where a staircase's reading is complete however long it has paused since
+ * or however the pause and a new step are segmented), then floor points back at distances growing
+ * by sqrt 2 (1, 2, 3, 4, 6, 8, 11, ...) as far as the series goes, the nearest first: a reading
+ * that held for a while is found however far back it lies (a doubling ladder skips stretches of a
+ * quarter of its reach; a short one loses a leak read before a long pause). The ladder costs up
+ * to 20 classifications, tried only when no reading of the data is a leak by itself: only for a
  * process's memory (sites have their cohorts, and mgmon classifies many of them each frame), and
- * not after a pause of a quarter of the run (that ends any leak it could find). Only when the
- * floor rose 4 level sigmas in all. */
+ * not after a pause of a quarter of the run (the last segment's first point still speaks). Only
+ * when the floor rose 4 level sigmas in all. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	size_t nc = 0;
+	size_t nc = 0, last = 0;
 	if (!(c->level - mgc_seg_at(c, 0, c->x[0]) >= MGC_RISE_SIGMAS * c->sig_lvl))
 		return 0;
-	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN)
+	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN) {
 		cuts[nc++] = L->a;
+		if (L->a + 1 < c->n)
+			cuts[nc++] = L->a + 1;
+	}
 	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first)))
 		return nc;
-	for (size_t j = 1; j <= MGC_LADDER; j *= 2)
-		if (c->n >= 2 * MGC_LMIN + j && c->n - j != L->a)
+	for (double d = 1; nc < MGC_LADDER_CUTS && c->n >= 2 * MGC_LMIN + (size_t)lround(d); d *= M_SQRT2) {
+		size_t j = (size_t)lround(d);
+		if (j != last && c->n - j != L->a && c->n - j != L->a + 1)
 			cuts[nc++] = c->n - j;
+		last = j;
+	}
 	return nc;
 }
 
@@ -976,7 +1051,7 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	size_t cuts[6], nc = mgc_leak_cuts(c, cuts), i = 0;
+	size_t cuts[MGC_LADDER_CUTS], nc = mgc_leak_cuts(c, cuts), i = 0;
 	struct mgc_core_in in;
 	struct mgc_ctx e;
 	struct mgc_cand k;
@@ -1171,7 +1246,8 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
-	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) ? 0.95 : 0.8;
+	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) &&
+			  flat_len >= mgc_stair_pause(c) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);

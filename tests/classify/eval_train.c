@@ -18,6 +18,10 @@ enum base { B_FLAT, B_RAMP, B_EXP, B_DOUBLING, B_CACHE, B_RUNMAX, B_PINNED, B_SH
 enum leak { LK_NONE, LK_LINEAR, LK_STAIR };
 enum spikes { SP_NONE, SP_VAL, SP_CKPT, SP_SAW, SP_IRREG };
 enum noise { N_GAUSS, N_T, N_AR };
+/* A staircase's gaps between jumps (mean `gap`): a fifth of the mean plus an exponential draw;
+ * exponential (a Poisson staircase); log-normal (sigma 1: more spread than exponential, rare very
+ * long pauses); nearly regular (0.8-1.2 of the mean). */
+enum gaps { G_SHIFTED, G_EXP, G_LOGNORM, G_REGULAR };
 
 /* One series: a base (warmup shape), a leak, spikes and noise, each with its parameters. */
 struct spec {
@@ -36,6 +40,7 @@ struct spec {
 	double sigma, phi, outliers; /* MiB (marginal), AR coefficient, outlier probability */
 	double epoch;        /* epoch length in steps; 0: the run marks no epochs */
 	uint64_t seed;
+	enum gaps gaps;      /* staircases */
 };
 
 /* Precomputed random events of one series (staircase jumps, irregular spikes, sequence lengths). */
@@ -52,225 +57,243 @@ static const struct spec SPECS[] = {
 	/* ---- non-leaks ---- */
 	/* allocator pools that double when demand (an exponential approach) outgrows them */
 	{"pool-doubling", "pool-12G-tau150", 3000, 1, 12, 0, 0, B_DOUBLING, 150, 6, 0.25, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 20, 0, 0, 0, 101},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 20, 0, 0, 0, 101, G_SHIFTED},
 	{"pool-doubling", "pool-40G-tau400", 6000, 10, 40, 0, 0, B_DOUBLING, 400, 20, 1, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_NONE, 0, 0, 0, 0, N_T, 50, 0, 0, 0, 102},
+	 SP_NONE, 0, 0, 0, 0, N_T, 50, 0, 0, 0, 102, G_SHIFTED},
 	{"pool-doubling", "pool-6G-val", 2000, 1, 6, 0, 0, B_DOUBLING, 60, 3, 0.125, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_VAL, 500, 10, 2, 500, N_AR, 10, 0.6, 0, 0, 103},
+	 SP_VAL, 500, 10, 2, 500, N_AR, 10, 0.6, 0, 0, 103, G_SHIFTED},
 	{"pool-doubling", "pool-64G-tau800", 5000, 10, 64, 0, 0, B_DOUBLING, 800, 10, 0.5, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 100, 0, 0, 0, 104},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 100, 0, 0, 0, 104, G_SHIFTED},
 	/* a dataset cache that fills during the first epoch, then stays */
 	{"cache-epoch1", "cache-1000-8G", 4000, 1, 8, 100, 2, B_CACHE, 100, 1000, 12, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 1000, 201},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 1000, 201, G_SHIFTED},
 	{"cache-epoch1", "cache-1500-30G-val", 6000, 10, 30, 0, 0, B_CACHE, 0, 1500, 25, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_VAL, 1500, 30, 4, 1500, N_AR, 60, 0.8, 0, 1500, 202},
+	 SP_VAL, 1500, 30, 4, 1500, N_AR, 60, 0.8, 0, 1500, 202, G_SHIFTED},
 	{"cache-epoch1", "cache-1200-16G-decel", 3000, 1, 16, 50, 1, B_CACHE, 50, 1200, 10, 1.5, LK_NONE, 0, 0, 0,
-	 0, SP_NONE, 0, 0, 0, 0, N_T, 20, 0, 0, 1200, 203},
+	 0, SP_NONE, 0, 0, 0, 0, N_T, 20, 0, 0, 1200, 203, G_SHIFTED},
 	{"cache-epoch1", "cache-1100-50G", 6000, 10, 50, 0, 0, B_CACHE, 0, 1100, 20, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_CKPT, 1000, 3, 6, 1000, N_GAUSS, 100, 0, 0, 1100, 204},
+	 SP_CKPT, 1000, 3, 6, 1000, N_GAUSS, 100, 0, 0, 1100, 204, G_SHIFTED},
 	/* the running maximum of bucketed sequence lengths (activation memory of the longest batch) */
 	{"runmax", "runmax-10G", 3000, 1, 10, 0, 0, B_RUNMAX, 8, 1, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_GAUSS, 20, 0, 0, 0, 301},
+	 N_GAUSS, 20, 0, 0, 0, 301, G_SHIFTED},
 	{"runmax", "runmax-36G-ar", 6000, 10, 36, 0, 0, B_RUNMAX, 16, 1, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0,
-	 0, N_AR, 40, 0.9, 0, 0, 302},
+	 0, N_AR, 40, 0.9, 0, 0, 302, G_SHIFTED},
 	{"runmax", "runmax-20G-sq", 2000, 1, 20, 0, 0, B_RUNMAX, 12, 1.5, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 400, 8,
-	 3, 400, N_T, 30, 0, 0, 0, 303},
+	 3, 400, N_T, 30, 0, 0, 0, 303, G_SHIFTED},
 	/* pinned host-memory pools growing in chunks while the prefetch demand warms up */
 	{"pinned-pool", "pinned-chunk512M", 3000, 1, 14, 0, 0, B_PINNED, 200, 4, 0.5, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 15, 0, 0, 0, 401},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 15, 0, 0, 0, 401, G_SHIFTED},
 	{"pinned-pool", "pinned-chunk1G", 5000, 10, 45, 0, 0, B_PINNED, 500, 8, 1, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT,
-	 1000, 5, 10, 1000, N_GAUSS, 60, 0, 0, 0, 402},
+	 1000, 5, 10, 1000, N_GAUSS, 60, 0, 0, 0, 402, G_SHIFTED},
 	{"pinned-pool", "pinned-chunk256M", 2000, 1, 5, 0, 0, B_PINNED, 80, 2, 0.25, 0, LK_NONE, 0, 0, 0, 0, SP_NONE,
-	 0, 0, 0, 0, N_AR, 8, 0.5, 0, 0, 403},
+	 0, 0, 0, 0, N_AR, 8, 0.5, 0, 0, 403, G_SHIFTED},
 	/* ramps of 60-320 steps that then flatten (the seeds' shape) */
 	{"ramp", "ramp80-seeds", 1000, 1, 5, 0, 0, B_RAMP, 80, 12, 0.03, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_GAUSS, 20, 0, 0, 0, 501},
+	 N_GAUSS, 20, 0, 0, 0, 501, G_SHIFTED},
 	{"ramp", "ramp320-40G", 2000, 1, 8, 0, 0, B_RAMP, 320, 40, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_GAUSS, 50, 0, 0, 0, 502},
+	 N_GAUSS, 50, 0, 0, 0, 502, G_SHIFTED},
 	{"ramp", "ramp200-dx10", 3000, 10, 40, 0, 0, B_RAMP, 200, 30, 0.02, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0,
-	 0, N_AR, 80, 0.5, 0, 0, 503},
+	 0, N_AR, 80, 0.5, 0, 0, 503, G_SHIFTED},
 	{"ramp", "ramp60-4G", 800, 1, 4, 0, 0, B_RAMP, 60, 3, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0, N_T, 10,
-	 0, 0, 0, 504},
+	 0, 0, 0, 504, G_SHIFTED},
 	{"ramp", "ramp260-ckpt", 2500, 1, 20, 0, 0, B_RAMP, 260, 20, 0.01, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT, 500, 2, 5,
-	 500, N_GAUSS, 30, 0, 0, 0, 505},
+	 500, N_GAUSS, 30, 0, 0, 0, 505, G_SHIFTED},
 	/* exponential approach */
 	{"exp-warmup", "exp-tau50", 1500, 1, 10, 0, 0, B_EXP, 50, 8, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_GAUSS, 30, 0, 0, 0, 601},
+	 N_GAUSS, 30, 0, 0, 0, 601, G_SHIFTED},
 	{"exp-warmup", "exp-tau300", 4000, 10, 24, 0, 0, B_EXP, 300, 16, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 1000, 20,
-	 4, 1000, N_GAUSS, 50, 0, 0, 0, 602},
+	 4, 1000, N_GAUSS, 50, 0, 0, 0, 602, G_SHIFTED},
 	{"exp-warmup", "exp-tau1000", 6000, 10, 30, 0, 0, B_EXP, 1000, 20, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0,
-	 0, 0, N_GAUSS, 60, 0, 0, 0, 603},
+	 0, 0, N_GAUSS, 60, 0, 0, 0, 603, G_SHIFTED},
 	/* validation spikes every N steps */
 	{"val-spikes", "val200-d3", 2000, 1, 12, 50, 3, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 200, 3, 1,
-	 200, N_GAUSS, 20, 0, 0, 0, 701},
+	 200, N_GAUSS, 20, 0, 0, 0, 701, G_SHIFTED},
 	{"val-spikes", "val500-d30", 5000, 10, 30, 100, 6, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 500, 30,
-	 3, 500, N_GAUSS, 60, 0, 0, 0, 702},
+	 3, 500, N_GAUSS, 60, 0, 0, 0, 702, G_SHIFTED},
 	{"val-spikes", "val950-d60", 6000, 10, 40, 200, 8, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 950, 60,
-	 8, 950, N_T, 80, 0, 0, 0, 703},
+	 8, 950, N_T, 80, 0, 0, 0, 703, G_SHIFTED},
 	{"val-spikes", "val1000-d10", 4000, 1, 60, 100, 4, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 1000, 10,
-	 12, 1000, N_GAUSS, 100, 0, 0, 0, 704},
+	 12, 1000, N_GAUSS, 100, 0, 0, 0, 704, G_SHIFTED},
 	/* checkpoint-save spikes */
 	{"ckpt-spikes", "ckpt500", 3000, 1, 16, 80, 2, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT, 500, 1, 5,
-	 500, N_GAUSS, 25, 0, 0, 0, 801},
+	 500, N_GAUSS, 25, 0, 0, 0, 801, G_SHIFTED},
 	{"ckpt-spikes", "ckpt1000", 6000, 10, 48, 150, 6, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT, 1000, 5,
-	 16, 1000, N_GAUSS, 80, 0, 0, 0, 802},
+	 16, 1000, N_GAUSS, 80, 0, 0, 0, 802, G_SHIFTED},
 	{"ckpt-spikes", "ckpt2000", 8000, 10, 25, 0, 0, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT, 2000, 3, 8,
-	 2000, N_AR, 40, 0.7, 0, 0, 803},
+	 2000, N_AR, 40, 0.7, 0, 0, 803, G_SHIFTED},
 	/* gradient-accumulation sawtooth */
 	{"grad-accum", "saw4", 2000, 1, 9, 40, 2, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_SAW, 4, 0, 1, 0,
-	 N_GAUSS, 15, 0, 0, 0, 901},
+	 N_GAUSS, 15, 0, 0, 0, 901, G_SHIFTED},
 	{"grad-accum", "saw16", 3000, 1, 22, 60, 3, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_SAW, 16, 0, 3, 0,
-	 N_GAUSS, 30, 0, 0, 0, 902},
+	 N_GAUSS, 30, 0, 0, 0, 902, G_SHIFTED},
 	{"grad-accum", "saw8-dx10", 5000, 10, 35, 100, 5, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_SAW, 8, 0, 2,
-	 0, N_GAUSS, 50, 0, 0, 0, 903},
+	 0, N_GAUSS, 50, 0, 0, 0, 903, G_SHIFTED},
 	/* heavy-tailed noise with rare outliers */
 	{"heavy-tail", "t3-20G", 3000, 1, 20, 100, 4, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_T, 40, 0, 0.005, 0, 1001},
+	 N_T, 40, 0, 0.005, 0, 1001, G_SHIFTED},
 	{"heavy-tail", "t3-70G-dx10", 6000, 10, 70, 0, 0, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0,
-	 0, N_T, 150, 0, 0.01, 0, 1002},
+	 0, N_T, 150, 0, 0.01, 0, 1002, G_SHIFTED},
 	{"heavy-tail", "t3-6G", 1500, 1, 6, 30, 1, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0, N_T,
-	 10, 0, 0.01, 0, 1003},
+	 10, 0, 0.01, 0, 1003, G_SHIFTED},
 	/* AR(1) noise: a wandering series whose local slope is large */
 	{"ar-noise", "ar0.8", 3000, 1, 15, 50, 2, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0, N_AR,
-	 50, 0.8, 0, 0, 1101},
+	 50, 0.8, 0, 0, 1101, G_SHIFTED},
 	{"ar-noise", "ar0.9-dx10", 6000, 10, 40, 0, 0, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_AR, 100, 0.9, 0, 0, 1102},
+	 N_AR, 100, 0.9, 0, 0, 1102, G_SHIFTED},
 	{"ar-noise", "ar0.95-a", 3000, 1, 25, 80, 4, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_AR, 200, 0.95, 0, 0, 1103},
+	 N_AR, 200, 0.95, 0, 0, 1103, G_SHIFTED},
 	{"ar-noise", "ar0.95-b", 5000, 10, 60, 0, 0, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_AR, 300, 0.95, 0, 0, 1104},
+	 N_AR, 300, 0.95, 0, 0, 1104, G_SHIFTED},
 	/* level shifts: one jump, then flat */
 	{"level-shift", "shift800", 3000, 1, 10, 50, 2, B_SHIFT, 800, 3, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0,
-	 0, N_GAUSS, 20, 0, 0, 0, 1201},
+	 0, N_GAUSS, 20, 0, 0, 0, 1201, G_SHIFTED},
 	{"level-shift", "shift2500-dx10", 6000, 10, 35, 0, 0, B_SHIFT, 2500, 8, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL,
-	 1000, 20, 4, 1000, N_GAUSS, 60, 0, 0, 0, 1202},
+	 1000, 20, 4, 1000, N_GAUSS, 60, 0, 0, 0, 1202, G_SHIFTED},
 	{"level-shift", "shift-first-val", 4000, 1, 28, 100, 3, B_SHIFT, 1000, 1.5, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL,
-	 1000, 15, 3, 1000, N_AR, 30, 0.5, 0, 0, 1203},
+	 1000, 15, 3, 1000, N_AR, 30, 0.5, 0, 0, 1203, G_SHIFTED},
 	/* a second, short warmup when a phase starts (the first validation) */
 	{"phase-warmup", "phase1000", 3000, 1, 18, 100, 3, B_PHASE, 1000, 120, 2, 0, LK_NONE, 0, 0, 0, 0, SP_VAL,
-	 1000, 10, 2, 1000, N_GAUSS, 20, 0, 0, 0, 1301},
+	 1000, 10, 2, 1000, N_GAUSS, 20, 0, 0, 0, 1301, G_SHIFTED},
 	{"phase-warmup", "phase2000-dx10", 6000, 10, 32, 150, 4, B_PHASE, 2000, 150, 3, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 1302},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 1302, G_SHIFTED},
 
 	/* ---- more non-leaks: the same mechanisms, mixed, and long series logged every step ---- */
 	{"ar-noise", "ar0.95-long-dx1", 6000, 1, 30, 100, 3, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0,
-	 0, 0, N_AR, 150, 0.95, 0, 0, 1401},
+	 0, 0, N_AR, 150, 0.95, 0, 0, 1401, G_SHIFTED},
 	{"ar-noise", "ar0.9-val", 5000, 10, 45, 0, 0, B_EXP, 100, 5, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 800, 30, 6,
-	 800, N_AR, 120, 0.9, 0, 0, 1402},
+	 800, N_AR, 120, 0.9, 0, 0, 1402, G_SHIFTED},
 	{"ramp", "ramp150-to75G", 1500, 1, 30, 0, 0, B_RAMP, 150, 45, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_GAUSS, 60, 0, 0, 0, 1403},
+	 N_GAUSS, 60, 0, 0, 0, 1403, G_SHIFTED},
 	{"pool-doubling", "pool-long-dx1", 6000, 1, 20, 0, 0, B_DOUBLING, 600, 12, 0.5, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_CKPT, 1500, 4, 8, 1500, N_GAUSS, 40, 0, 0, 0, 1404},
+	 SP_CKPT, 1500, 4, 8, 1500, N_GAUSS, 40, 0, 0, 0, 1404, G_SHIFTED},
 	{"val-spikes", "val950-long-dx1", 6000, 1, 35, 200, 5, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_VAL, 950, 40,
-	 7, 950, N_T, 50, 0, 0.002, 0, 1405},
+	 7, 950, N_T, 50, 0, 0.002, 0, 1405, G_SHIFTED},
 	{"val-spikes", "irregular-eval", 4000, 1, 25, 100, 4, B_FLAT, 0, 0, 0, 0, LK_NONE, 0, 0, 0, 0, SP_IRREG, 500,
-	 30, 5, 0, N_GAUSS, 30, 0, 0, 0, 1406},
+	 30, 5, 0, N_GAUSS, 30, 0, 0, 0, 1406, G_SHIFTED},
 	{"cache-epoch1", "cache-1300-ar-val", 5000, 10, 18, 80, 2, B_CACHE, 80, 1300, 15, 0, LK_NONE, 0, 0, 0, 0,
-	 SP_VAL, 1300, 20, 3, 1300, N_AR, 50, 0.7, 0, 1300, 1407},
+	 SP_VAL, 1300, 20, 3, 1300, N_AR, 50, 0.7, 0, 1300, 1407, G_SHIFTED},
 	{"exp-warmup", "exp-tau100-ar", 3000, 1, 12, 0, 0, B_EXP, 100, 6, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0, 0, 0,
-	 N_AR, 40, 0.8, 0, 0, 1408},
+	 N_AR, 40, 0.8, 0, 0, 1408, G_SHIFTED},
 	{"level-shift", "shift-down", 3000, 1, 40, 100, 3, B_SHIFT, 1200, -2, 0, 0, LK_NONE, 0, 0, 0, 0, SP_NONE, 0, 0,
-	 0, 0, N_GAUSS, 40, 0, 0, 0, 1409},
+	 0, 0, N_GAUSS, 40, 0, 0, 0, 1409, G_SHIFTED},
 	{"heavy-tail", "t3-ckpt", 4000, 10, 50, 0, 0, B_EXP, 80, 3, 0, 0, LK_NONE, 0, 0, 0, 0, SP_CKPT, 800, 5, 9, 800,
-	 N_T, 80, 0, 0.01, 0, 1410},
+	 N_T, 80, 0, 0.01, 0, 1410, G_SHIFTED},
 
 	/* ---- leaks ---- */
 	/* late leaks: the run had settled */
 	{"late-leak", "late800-4M", 3000, 1, 48, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 800, INFINITY, 4, 0, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 0, 2001},
+	 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 0, 2001, G_SHIFTED},
 	{"late-leak", "late2500-20M-dx10", 6000, 10, 20, 0, 0, B_EXP, 150, 6, 0, 0, LK_LINEAR, 2500, INFINITY, 20, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 80, 0, 0, 0, 2002},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 80, 0, 0, 0, 2002, G_SHIFTED},
 	{"late-leak", "late1500-1M", 4000, 1, 30, 100, 5, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1500, INFINITY, 1, 0,
-	 SP_NONE, 0, 0, 0, 0, N_T, 25, 0, 0.005, 0, 2003},
+	 SP_NONE, 0, 0, 0, 0, N_T, 25, 0, 0.005, 0, 2003, G_SHIFTED},
 	{"late-leak", "late3000-12M-dx10", 7000, 10, 8, 0, 0, B_RAMP, 200, 10, 0, 0, LK_LINEAR, 3000, INFINITY, 12, 0,
-	 SP_NONE, 0, 0, 0, 0, N_AR, 60, 0.7, 0, 0, 2004},
+	 SP_NONE, 0, 0, 0, 0, N_AR, 60, 0.7, 0, 0, 2004, G_SHIFTED},
 	{"late-leak", "late600-2M", 2500, 1, 45, 0, 0, B_RAMP, 150, 8, 0, 0, LK_LINEAR, 600, INFINITY, 2, 0, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 15, 0, 0, 0, 2005},
+	 0, 0, 0, 0, N_GAUSS, 15, 0, 0, 0, 2005, G_SHIFTED},
 	/* slow leaks of 0.1-1 MiB/step at 20-60 GiB */
 	{"slow-leak", "slow0.1-20G", 8000, 10, 20, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 0, INFINITY, 0.1, 0, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 3, 0, 0, 0, 2101},
+	 0, 0, 0, 0, N_GAUSS, 3, 0, 0, 0, 2101, G_SHIFTED},
 	{"slow-leak", "slow0.3-35G", 4000, 1, 35, 100, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 500, INFINITY, 0.3, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 8, 0, 0, 0, 2102},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 8, 0, 0, 0, 2102, G_SHIFTED},
 	{"slow-leak", "slow0.5-50G-ar", 8000, 10, 50, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1000, INFINITY, 0.5, 0,
-	 SP_NONE, 0, 0, 0, 0, N_AR, 20, 0.9, 0, 0, 2103},
+	 SP_NONE, 0, 0, 0, 0, N_AR, 20, 0.9, 0, 0, 2103, G_SHIFTED},
 	{"slow-leak", "slow1-60G", 6000, 10, 60, 0, 0, B_EXP, 200, 4, 0, 0, LK_LINEAR, 0, INFINITY, 1, 0, SP_NONE, 0,
-	 0, 0, 0, N_T, 30, 0, 0, 0, 2104},
+	 0, 0, 0, N_T, 30, 0, 0, 0, 2104, G_SHIFTED},
 	{"slow-leak", "slow0.2-25G", 3000, 1, 25, 50, 2, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 300, INFINITY, 0.2, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 5, 0, 0, 0, 2105},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 5, 0, 0, 0, 2105, G_SHIFTED},
 	/* staircases: jumps at irregular intervals */
 	{"staircase", "stair300M-g150", 4000, 1, 40, 100, 3, B_FLAT, 0, 0, 0, 0, LK_STAIR, 600, INFINITY, 300, 150,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 20, 0, 0, 0, 2201},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 20, 0, 0, 0, 2201, G_SHIFTED},
 	{"staircase", "stair500M-g300-dx10", 8000, 10, 30, 0, 0, B_RAMP, 150, 5, 0, 0, LK_STAIR, 1000, INFINITY, 500,
-	 300, SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 2202},
+	 300, SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 2202, G_SHIFTED},
 	{"staircase", "stair100M-g60", 3000, 1, 30, 50, 2, B_FLAT, 0, 0, 0, 0, LK_STAIR, 400, INFINITY, 100, 60,
-	 SP_NONE, 0, 0, 0, 0, N_T, 10, 0, 0, 0, 2203},
+	 SP_NONE, 0, 0, 0, 0, N_T, 10, 0, 0, 0, 2203, G_SHIFTED},
 	{"staircase", "stair250M-from0", 3000, 1, 20, 0, 0, B_FLAT, 0, 0, 0, 0, LK_STAIR, 0, INFINITY, 250, 100,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 25, 0, 0, 0, 2204},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 25, 0, 0, 0, 2204, G_SHIFTED},
 	/* leaks under periodic spikes (validation, checkpoints) */
 	{"leak-periodic-spikes", "val800-6M-at1800", 6000, 10, 50, 100, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1800,
-	 INFINITY, 6, 0, SP_VAL, 800, 25, 6, 800, N_GAUSS, 50, 0, 0, 0, 2301},
+	 INFINITY, 6, 0, SP_VAL, 800, 25, 6, 800, N_GAUSS, 50, 0, 0, 0, 2301, G_SHIFTED},
 	{"leak-periodic-spikes", "ckpt1000-3M", 8000, 10, 40, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 500, INFINITY, 3,
-	 0, SP_CKPT, 1000, 3, 10, 1000, N_GAUSS, 60, 0, 0, 0, 2302},
+	 0, SP_CKPT, 1000, 3, 10, 1000, N_GAUSS, 60, 0, 0, 0, 2302, G_SHIFTED},
 	{"leak-periodic-spikes", "val1200-12M-at2600", 7000, 10, 15, 150, 5, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 2600,
-	 INFINITY, 12, 0, SP_VAL, 1200, 40, 5, 1200, N_AR, 50, 0.6, 0, 0, 2303},
+	 INFINITY, 12, 0, SP_VAL, 1200, 40, 5, 1200, N_AR, 50, 0.6, 0, 0, 2303, G_SHIFTED},
 	{"leak-periodic-spikes", "val300-2M", 3000, 1, 30, 80, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 700, INFINITY, 2, 0,
-	 SP_VAL, 300, 8, 4, 300, N_GAUSS, 30, 0, 0, 0, 2304},
+	 SP_VAL, 300, 8, 4, 300, N_GAUSS, 30, 0, 0, 0, 2304, G_SHIFTED},
 	/* leaks under irregular spikes */
 	{"leak-irregular-spikes", "irr-5M", 4000, 1, 55, 100, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1000, INFINITY, 5, 0,
-	 SP_IRREG, 400, 20, 6, 0, N_GAUSS, 30, 0, 0, 0, 2401},
+	 SP_IRREG, 400, 20, 6, 0, N_GAUSS, 30, 0, 0, 0, 2401, G_SHIFTED},
 	{"leak-irregular-spikes", "irr-1.5M-dx10", 7000, 10, 40, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1500, INFINITY,
-	 1.5, 0, SP_IRREG, 700, 40, 10, 0, N_GAUSS, 60, 0, 0, 0, 2402},
+	 1.5, 0, SP_IRREG, 700, 40, 10, 0, N_GAUSS, 60, 0, 0, 0, 2402, G_SHIFTED},
 	{"leak-irregular-spikes", "irr-3M-t", 3000, 1, 12, 60, 2, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 500, INFINITY, 3, 0,
-	 SP_IRREG, 250, 6, 3, 0, N_T, 20, 0, 0, 0, 2403},
+	 SP_IRREG, 250, 6, 3, 0, N_T, 20, 0, 0, 0, 2403, G_SHIFTED},
 	/* leaks that stop (fixed) */
 	{"leak-fixed", "fixed500-2500", 4000, 1, 35, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 500, 2500, 3, 0, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 25, 0, 0, 0, 2501},
+	 0, 0, 0, 0, N_GAUSS, 25, 0, 0, 0, 2501, G_SHIFTED},
 	{"leak-fixed", "fixed0-1500-dx10", 5000, 10, 22, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 0, 1500, 8, 0, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 2502},
+	 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 2502, G_SHIFTED},
 	{"leak-fixed", "fixed1000-1600", 3000, 1, 30, 100, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1000, 1600, 10, 0,
-	 SP_VAL, 500, 10, 3, 500, N_GAUSS, 30, 0, 0, 0, 2503},
+	 SP_VAL, 500, 10, 3, 500, N_GAUSS, 30, 0, 0, 0, 2503, G_SHIFTED},
 	/* fast leaks of 50+ MiB/step: the run dies soon */
 	{"fast-leak", "fast60-from0", 2000, 1, 10, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 0, INFINITY, 60, 0, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 40, 0, 0, 0, 2601},
+	 0, 0, 0, 0, N_GAUSS, 40, 0, 0, 0, 2601, G_SHIFTED},
 	{"fast-leak", "fast150-at300", 2000, 1, 20, 50, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 300, INFINITY, 150, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 60, 0, 0, 0, 2602},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 60, 0, 0, 0, 2602, G_SHIFTED},
 	{"fast-leak", "fast80-at800-val", 3000, 1, 8, 60, 2, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 800, INFINITY, 80, 0,
-	 SP_VAL, 400, 10, 4, 400, N_GAUSS, 30, 0, 0, 0, 2603},
+	 SP_VAL, 400, 10, 4, 400, N_GAUSS, 30, 0, 0, 0, 2603, G_SHIFTED},
 	{"fast-leak", "fast50-dx10", 4000, 10, 4, 0, 0, B_RAMP, 100, 2, 0, 0, LK_LINEAR, 400, INFINITY, 50, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 0, 2604},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 0, 2604, G_SHIFTED},
 	/* leaks under a gradient-accumulation sawtooth */
 	{"leak-sawtooth", "saw8-2M", 3000, 1, 20, 60, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 400, INFINITY, 2, 0, SP_SAW, 8,
-	 0, 2, 0, N_GAUSS, 20, 0, 0, 0, 2701},
+	 0, 2, 0, N_GAUSS, 20, 0, 0, 0, 2701, G_SHIFTED},
 	{"leak-sawtooth", "saw4-5M-dx10", 5000, 10, 55, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1200, INFINITY, 5, 0,
-	 SP_SAW, 4, 0, 1.5, 0, N_GAUSS, 40, 0, 0, 0, 2702},
+	 SP_SAW, 4, 0, 1.5, 0, N_GAUSS, 40, 0, 0, 0, 2702, G_SHIFTED},
 	/* leaks under AR(1) noise */
 	{"leak-ar-noise", "ar0.9-4M", 4000, 1, 45, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 600, INFINITY, 4, 0, SP_NONE,
-	 0, 0, 0, 0, N_AR, 150, 0.9, 0, 0, 2801},
+	 0, 0, 0, 0, N_AR, 150, 0.9, 0, 0, 2801, G_SHIFTED},
 	{"leak-ar-noise", "ar0.95-6M-dx10", 6000, 10, 36, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1500, INFINITY, 6, 0,
-	 SP_NONE, 0, 0, 0, 0, N_AR, 200, 0.95, 0, 0, 2802},
+	 SP_NONE, 0, 0, 0, 0, N_AR, 200, 0.95, 0, 0, 2802, G_SHIFTED},
 	/* a leak from the first step across epochs (the cache's counterpart) */
 	{"leak-epochs", "from0-5M-epoch1000", 5000, 1, 16, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 0, INFINITY, 5, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 1000, 2901},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 1000, 2901, G_SHIFTED},
 	{"leak-epochs", "from100-12M-epoch1200", 5000, 10, 28, 100, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 100, INFINITY,
-	 12, 0, SP_VAL, 1200, 20, 4, 1200, N_GAUSS, 60, 0, 0, 1200, 2902},
+	 12, 0, SP_VAL, 1200, 20, 4, 1200, N_GAUSS, 60, 0, 0, 1200, 2902, G_SHIFTED},
 
 	/* ---- more leaks: mixed mechanisms, long series logged every step ---- */
 	{"slow-leak", "slow0.1-60G-ar", 8000, 10, 60, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 1500, INFINITY, 0.1, 0,
-	 SP_NONE, 0, 0, 0, 0, N_AR, 6, 0.8, 0, 0, 3001},
+	 SP_NONE, 0, 0, 0, 0, N_AR, 6, 0.8, 0, 0, 3001, G_SHIFTED},
 	{"late-leak", "late-val950-ar", 7000, 10, 30, 100, 4, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 2200, INFINITY, 5, 0,
-	 SP_VAL, 950, 30, 6, 950, N_AR, 60, 0.8, 0, 0, 3002},
+	 SP_VAL, 950, 30, 6, 950, N_AR, 60, 0.8, 0, 0, 3002, G_SHIFTED},
 	{"staircase", "stair-ckpt", 6000, 10, 28, 80, 3, B_FLAT, 0, 0, 0, 0, LK_STAIR, 1200, INFINITY, 400, 250,
-	 SP_CKPT, 1000, 3, 8, 1000, N_GAUSS, 50, 0, 0, 0, 3003},
+	 SP_CKPT, 1000, 3, 8, 1000, N_GAUSS, 50, 0, 0, 0, 3003, G_SHIFTED},
 	{"staircase", "stair50M-g40", 3000, 1, 22, 60, 2, B_FLAT, 0, 0, 0, 0, LK_STAIR, 700, INFINITY, 50, 40, SP_NONE,
-	 0, 0, 0, 0, N_GAUSS, 8, 0, 0, 0, 3004},
+	 0, 0, 0, 0, N_GAUSS, 8, 0, 0, 0, 3004, G_SHIFTED},
 	{"fast-leak", "fast100-at500", 2000, 1, 25, 100, 5, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 500, INFINITY, 100, 0,
-	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 3005},
+	 SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 3005, G_SHIFTED},
 	{"leak-periodic-spikes", "from0-2M-val-dx1", 6000, 1, 40, 0, 0, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 0, INFINITY, 2,
-	 0, SP_VAL, 700, 25, 5, 700, N_GAUSS, 40, 0, 0, 0, 3006},
+	 0, SP_VAL, 700, 25, 5, 700, N_GAUSS, 40, 0, 0, 0, 3006, G_SHIFTED},
 	{"leak-fixed", "fixed600-1400-val", 4000, 1, 26, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 600, 1400, 6, 0,
-	 SP_VAL, 600, 15, 4, 600, N_GAUSS, 35, 0, 0, 0, 3007},
+	 SP_VAL, 600, 15, 4, 600, N_GAUSS, 35, 0, 0, 0, 3007, G_SHIFTED},
 	{"leak-irregular-spikes", "irr-t3-2M", 5000, 10, 33, 0, 0, B_EXP, 120, 4, 0, 0, LK_LINEAR, 1800, INFINITY, 2,
-	 0, SP_IRREG, 600, 40, 6, 0, N_T, 50, 0, 0.005, 0, 3008},
+	 0, SP_IRREG, 600, 40, 6, 0, N_T, 50, 0, 0.005, 0, 3008, G_SHIFTED},
+
+	/* ---- staircases whose gaps spread in other shapes, and leaks that stop after a staircase ---- */
+	{"stair-gaps", "stairexp-300M-g200", 6000, 1, 30, 80, 3, B_FLAT, 0, 0, 0, 0, LK_STAIR, 800, INFINITY, 300,
+	 200, SP_NONE, 0, 0, 0, 0, N_GAUSS, 30, 0, 0, 0, 3101, G_EXP},
+	{"stair-gaps", "stairlogn-400M-g250-dx10", 8000, 10, 40, 0, 0, B_RAMP, 200, 6, 0, 0, LK_STAIR, 1000, INFINITY,
+	 400, 250, SP_NONE, 0, 0, 0, 0, N_GAUSS, 50, 0, 0, 0, 3102, G_LOGNORM},
+	{"stair-gaps", "stairreg-200M-g100", 3000, 1, 20, 50, 2, B_FLAT, 0, 0, 0, 0, LK_STAIR, 500, INFINITY, 200, 100,
+	 SP_NONE, 0, 0, 0, 0, N_T, 15, 0, 0, 0, 3103, G_REGULAR},
+	{"stair-gaps", "stairexp-ar-250M-g150", 5000, 1, 24, 60, 2, B_FLAT, 0, 0, 0, 0, LK_STAIR, 600, INFINITY, 250,
+	 150, SP_NONE, 0, 0, 0, 0, N_AR, 40, 0.9, 0, 0, 3104, G_EXP},
+	{"stair-gaps", "stairlogn-val-500M-g300", 7000, 10, 35, 100, 4, B_FLAT, 0, 0, 0, 0, LK_STAIR, 1200, INFINITY,
+	 500, 300, SP_VAL, 800, 25, 5, 800, N_GAUSS, 50, 0, 0, 0, 3105, G_LOGNORM},
+	{"leak-fixed", "stairexp-fixed-300M-g150", 6000, 1, 28, 80, 3, B_FLAT, 0, 0, 0, 0, LK_STAIR, 600, 2600, 300,
+	 150, SP_NONE, 0, 0, 0, 0, N_GAUSS, 25, 0, 0, 0, 3106, G_EXP},
+	{"leak-fixed", "ar0.9-fixed-4M", 5000, 1, 40, 80, 3, B_FLAT, 0, 0, 0, 0, LK_LINEAR, 600, 2000, 4, 0, SP_NONE,
+	 0, 0, 0, 0, N_AR, 45, 0.9, 0, 0, 3107, G_SHIFTED},
+	{"leak-fixed", "stair-fixed-400M-g250-dx10", 8000, 10, 30, 0, 0, B_FLAT, 0, 0, 0, 0, LK_STAIR, 1000, 4000, 400,
+	 250, SP_CKPT, 1000, 3, 8, 1000, N_GAUSS, 50, 0, 0, 0, 3108, G_SHIFTED},
 };
 
 #define NSPECS (sizeof(SPECS) / sizeof(SPECS[0]))
@@ -302,12 +325,27 @@ static int push(double **v, size_t *n, size_t *cap, double a)
 	return 0;
 }
 
-/* Staircase jumps from t_on up to t_end: gaps of a fifth of the mean plus an exponential draw. */
+/* One gap between staircase jumps, in steps (enum gaps). */
+static double gen_gap(const struct spec *s, struct rng *r)
+{
+	switch (s->gaps) {
+	case G_EXP:
+		return s->gap * -log(rng_unif(r));
+	case G_LOGNORM:
+		return s->gap * exp(rng_gauss(r) - 0.5);
+	case G_REGULAR:
+		return s->gap * (0.8 + 0.4 * rng_unif(r));
+	case G_SHIFTED:
+		break;
+	}
+	return s->gap * (0.2 + 0.8 * -log(rng_unif(r)));
+}
+
+/* Staircase jumps from t_on up to t_end (or the stop), gen_gap apart. */
 static int gen_jumps(const struct spec *s, struct rng *r, double t_end, struct events *ev)
 {
 	size_t cap_t = 0, cap_h = 0, nh = 0;
-	for (double t = s->t_on + s->gap * (0.2 + 0.8 * -log(rng_unif(r))); t < t_end && t < s->t_stop;
-	     t += s->gap * (0.2 + 0.8 * -log(rng_unif(r)))) {
+	for (double t = s->t_on + gen_gap(s, r); t < t_end && t < s->t_stop; t += gen_gap(s, r)) {
 		double before = nh ? ev->jump_h[nh - 1] : 0; /* heights are kept cumulative */
 		if (push(&ev->jump_t, &ev->njump, &cap_t, floor(t)) ||
 		    push(&ev->jump_h, &nh, &cap_h, before + s->rate * MIB * (0.7 + 0.6 * rng_unif(r))))
