@@ -30,9 +30,16 @@ struct slot {
 	uint64_t rule;
 };
 
-static struct {
+/* One open-addressing table of return addresses: 2^bits slots, at most `max` used. */
+struct table {
 	struct slot *slots;
-	uint32_t used;
+	uint32_t bits, max, used;
+};
+
+static struct {
+	struct table main; /* filled by the process that started the probe */
+	struct table own;  /* a forked child's: it fills only this one, so the inherited table's
+			    * pages stay shared with the parent (each insert would copy one) */
 	int lock; /* held while filling or flushing; taken only with a try */
 	unsigned long long checked, mismatched, fell_back; /* check mode */
 } tab;
@@ -55,19 +62,21 @@ static struct {
  * 78,665). Past that, a miss is read from the module's tables every time. */
 #define TABLE_BITS 18u
 #define TABLE_SLOTS (1u << TABLE_BITS)
-#define TABLE_MAX (TABLE_SLOTS / 4u * 3u)
 #define PROBES 32u
 
-static inline uint32_t slot_of(uintptr_t ip)
+/* A forked child's own table: 2^14 slots of 16 bytes, 256 KiB at most. */
+#define OWN_BITS 14u
+
+static inline uint32_t slot_of(uintptr_t ip, uint32_t bits)
 {
-	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64u - TABLE_BITS));
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64u - bits));
 }
 
-static inline uint64_t lookup(uintptr_t ip)
+static inline uint64_t table_lookup(const struct table *t, uintptr_t ip)
 {
-	uint32_t h = slot_of(ip);
+	uint32_t h = slot_of(ip, t->bits), mask = (1u << t->bits) - 1u;
 	for (uint32_t i = 0; i < PROBES; i++) {
-		struct slot *s = &tab.slots[(h + i) & (TABLE_SLOTS - 1u)];
+		struct slot *s = &t->slots[(h + i) & mask];
 		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (k == ip)
 			return __atomic_load_n(&s->rule, __ATOMIC_RELAXED);
@@ -77,20 +86,38 @@ static inline uint64_t lookup(uintptr_t ip)
 	return 0;
 }
 
-static void insert(uintptr_t ip, uint64_t rule)
+static inline uint64_t lookup(uintptr_t ip)
 {
-	if (tab.used >= TABLE_MAX)
+	uint64_t r = table_lookup(&tab.main, ip);
+	if (__builtin_expect(!r, 0) && tab.own.slots)
+		r = table_lookup(&tab.own, ip);
+	return r;
+}
+
+static void table_insert(struct table *t, uintptr_t ip, uint64_t rule)
+{
+	if (t->used >= t->max)
 		return;
-	uint32_t h = slot_of(ip);
+	uint32_t h = slot_of(ip, t->bits), mask = (1u << t->bits) - 1u;
 	for (uint32_t i = 0; i < PROBES; i++) {
-		struct slot *s = &tab.slots[(h + i) & (TABLE_SLOTS - 1u)];
+		struct slot *s = &t->slots[(h + i) & mask];
 		if (s->key == 0) {
 			__atomic_store_n(&s->rule, rule, __ATOMIC_RELAXED);
 			__atomic_store_n(&s->key, (uint64_t)ip, __ATOMIC_RELEASE);
-			tab.used++;
+			t->used++;
 			return;
 		}
 	}
+}
+
+static void insert(uintptr_t ip, uint64_t rule)
+{
+	table_insert(tab.own.slots ? &tab.own : &tab.main, ip, rule);
+}
+
+static size_t table_bytes(const struct table *t)
+{
+	return ((size_t)1 << t->bits) * sizeof *t->slots;
 }
 
 /* ---- reading the unwind tables ---- */
@@ -689,7 +716,7 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
 	 * top): one unsigned compare each. */
 	const uintptr_t lo = sp, top = b->stk_hi - 8, room = top - lo;
-	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.slots)
+	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main.slots)
 		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
 				   coroutine's) */
 	int n = 0;
@@ -740,11 +767,15 @@ __asm__(".text\n"
 
 void mgp_unwind_flush(void)
 {
-	if (!tab.slots)
+	if (!tab.main.slots)
 		return;
 	mgp_spin_lock(&tab.lock); /* held only by an insert, a few instructions */
-	mgp_os_discard(tab.slots, TABLE_SLOTS * sizeof *tab.slots); /* readers see empty slots */
-	tab.used = 0;
+	struct table *ts[] = {&tab.main, &tab.own};
+	for (unsigned i = 0; i < 2; i++) {
+		if (ts[i]->slots)
+			mgp_os_discard(ts[i]->slots, table_bytes(ts[i])); /* readers see empty slots */
+		ts[i]->used = 0;
+	}
 	mgp_spin_unlock(&tab.lock);
 }
 
@@ -753,13 +784,28 @@ void mgp_unwind_init(enum mgp_unwind_mode mode)
 	mgp_unwind_mode = (int)mode;
 	if (mode == MGP_UNWIND_LIBUNWIND)
 		return;
-	tab.slots = mgp_os_alloc(TABLE_SLOTS * sizeof *tab.slots);
-	if (!tab.slots) {
+	tab.main = (struct table){.bits = TABLE_BITS, .max = TABLE_SLOTS / 4u * 3u};
+	tab.main.slots = mgp_os_alloc(table_bytes(&tab.main));
+	if (!tab.main.slots) {
 		mgp_log("no memory for the unwinder's table: stacks are unwound by libunwind");
 		mgp_unwind_mode = MGP_UNWIND_LIBUNWIND;
 		return;
 	}
 	thread_bounds(&mgp_stack_bounds);
+}
+
+/* In a forked child (one thread): a fresh table of its own for what it meets that the parent had
+ * not (a grandchild drops its parent's: the first table stays shared with the first process). */
+static void own_table(void)
+{
+	if (!tab.main.slots)
+		return;
+	if (tab.own.slots)
+		mgp_os_free(tab.own.slots, table_bytes(&tab.own));
+	tab.own = (struct table){.bits = OWN_BITS, .max = (1u << OWN_BITS) / 4u * 3u};
+	tab.own.slots = mgp_os_alloc(table_bytes(&tab.own));
+	if (!tab.own.slots)
+		tab.own.max = 0; /* nothing more is kept: misses read the modules' tables again */
 }
 
 #else /* not x86-64: libunwind only */
@@ -785,6 +831,9 @@ void mgp_unwind_init(enum mgp_unwind_mode mode)
 void mgp_unwind_forked(void)
 {
 	tab.lock = 0; /* a filler that held it is not in this process */
+#if defined(__x86_64__)
+	own_table();
+#endif
 	tab.checked = tab.mismatched = tab.fell_back = 0;
 }
 
@@ -829,5 +878,5 @@ void mgp_unwind_summary(void)
 		"return addresses in the table",
 		__atomic_load_n(&tab.checked, __ATOMIC_RELAXED),
 		__atomic_load_n(&tab.mismatched, __ATOMIC_RELAXED),
-		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.used);
+		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.main.used + tab.own.used);
 }
