@@ -803,9 +803,7 @@ static void own_table(void)
 	if (tab.own.slots)
 		mgp_os_free(tab.own.slots, table_bytes(&tab.own));
 	tab.own = (struct table){.bits = OWN_BITS, .max = (1u << OWN_BITS) / 4u * 3u};
-	tab.own.slots = mgp_os_alloc(table_bytes(&tab.own));
-	if (!tab.own.slots)
-		tab.own.max = 0; /* nothing more is kept: misses read the modules' tables again */
+	tab.own.slots = mgp_os_alloc(table_bytes(&tab.own)); /* NULL: the inherited table takes them */
 }
 
 #else /* not x86-64: libunwind only */
