@@ -2,7 +2,8 @@
 /* mgp_unwind.c: the probe's caching x86-64 unwinder (mgp_unwind.h). A frame rule is read once per
  * return address from the module's .eh_frame_hdr search table, FDE and CIE (the DWARF CFA subset
  * that compilers emit for ordinary functions) into an open-addressing table that readers probe
- * without a lock; filling takes a try-lock, so a hook never waits. It must never read outside the
+ * without a lock; filling takes a try-lock, so a hook never waits. Each thread keeps its last
+ * stack, whose outer frames a walk follows without lookups while their slots are unchanged. It must never read outside the
  * thread's stack above its stack pointer, nor outside the loaded segment that holds a module's
  * unwind tables; on any doubt the stack goes to libunwind. */
 #define _GNU_SOURCE
@@ -41,7 +42,9 @@ static struct {
 	struct table own;  /* a forked child's: it fills only this one, so the inherited table's
 			    * pages stay shared with the parent (each insert would copy one) */
 	int lock; /* held while filling or flushing; taken only with a try */
+	uint32_t gen; /* one more at every flush: the threads' kept stacks are stale */
 	unsigned long long checked, mismatched, fell_back; /* check mode */
+	unsigned long long frames, followed;               /* check mode: of them, from kept ones */
 } tab;
 
 #if defined(__x86_64__)
@@ -686,6 +689,120 @@ static __attribute__((noinline, cold)) uint64_t fill(uintptr_t ip)
 	return rule;
 }
 
+/* ---- the thread's last stack ---- */
+
+/* Each thread keeps the frames of its last walk: a frame's return address, its stack pointer
+ * (the CFA of the frame below), its RBP and how its step read the caller's RBP. A walk that comes
+ * to a frame in the same state (ip, sp, rbp) as a kept one knows that frame's step without a
+ * lookup: the kept caller's state follows whenever the two stack slots that step read (the return
+ * address at the caller's sp - 8, and the saved RBP) still hold what they held, one load and
+ * compare each. The rules cannot differ (a flush, which may change them, starts a new generation
+ * and empties every thread's frames), so the walk is exactly the one the table would give: a
+ * caller that returned and a new one at the same place changes the return-address slot. */
+#define KEPT_FRAMES 64u
+#define META_END INT32_MIN         /* the frame's rule ended the stack */
+#define META_SLOW (INT32_MIN + 1)  /* its caller's RBP was read below its sp: the table steps it */
+#define META_KEEP (INT32_MIN + 2)  /* its caller's RBP is its own; else it was read at CFA + meta
+				    * (at or above the frame's sp, so above the walk's start) */
+
+/* One more than kept: past the last frame, a caller whose slot can never match (stop_word). */
+struct frames {
+	uintptr_t sp[KEPT_FRAMES + 1], rbp[KEPT_FRAMES + 1];
+	int32_t meta[KEPT_FRAMES + 1];
+};
+static const uintptr_t stop_word = 1;
+
+struct kept {
+	uint32_t n;   /* frames held */
+	uint32_t gen; /* tab.gen when they were */
+	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
+	uintptr_t ip[KEPT_FRAMES + 1];
+	struct frames f;
+};
+static __thread struct kept kept __attribute__((tls_model("initial-exec")));
+
+/* A walk in progress: where the next frame is, and what it has put out. */
+struct walk {
+	uintptr_t *out;
+	int n, max;
+	uintptr_t ip, sp, rbp;
+	uintptr_t lo, room; /* every read lies in [lo, lo + room] */
+	int from, len;      /* out[from, from + len) are the kept frames [at, at + len) */
+	unsigned at;
+};
+
+/* Follows the kept frames from k's frame c, whose state is w's: puts out every frame whose step's
+ * slots still hold what they held, and stops at the first that does not (not put out: the table
+ * steps it) or at the end of the stack or of max (1: the walk is done). Locals, not w's fields,
+ * in the loop: a store into out may alias them. */
+static int follow(const struct kept *restrict k, unsigned c, struct walk *restrict w)
+{
+	uintptr_t *restrict out = w->out;
+	uintptr_t ip = w->ip;
+	int n = w->n, max = w->max, done = 1;
+	w->from = n;
+	w->at = c;
+	for (;;) {
+		int32_t meta = k->f.meta[c];
+		if (meta <= META_SLOW) {
+			if (meta == META_END)
+				out[n++] = ip;
+			done = meta == META_END;
+			break;
+		}
+		uintptr_t sp = k->f.sp[c + 1], next = k->ip[c + 1];
+		if (*(const uintptr_t *)(sp - 8) != next) { /* also past the last: stop_word */
+			done = 0;
+			break;
+		}
+		if (meta != META_KEEP && *(const uintptr_t *)(sp + (uintptr_t)(intptr_t)meta) !=
+					     k->f.rbp[c + 1]) {
+			done = 0;
+			break;
+		}
+		out[n++] = ip;
+		ip = next;
+		c++;
+		if (n == max)
+			break;
+	}
+	w->ip = ip;
+	w->sp = k->f.sp[c];
+	w->rbp = k->f.rbp[c];
+	w->len = n - w->from;
+	w->n = n;
+	return done;
+}
+
+/* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
+ * by output index) around those it followed from the kept ones. */
+static void keep(struct kept *k, const struct walk *w, const struct frames *s)
+{
+	unsigned n = (unsigned)w->n < KEPT_FRAMES ? (unsigned)w->n : KEPT_FRAMES;
+	unsigned from = (unsigned)w->from, len = (unsigned)w->len;
+	if (len && from != w->at && from < KEPT_FRAMES) {
+		unsigned m = from + len <= KEPT_FRAMES ? len : KEPT_FRAMES - from;
+		memmove(&k->ip[from], &k->ip[w->at], m * sizeof k->ip[0]);
+		memmove(&k->f.sp[from], &k->f.sp[w->at], m * sizeof k->f.sp[0]);
+		memmove(&k->f.rbp[from], &k->f.rbp[w->at], m * sizeof k->f.rbp[0]);
+		memmove(&k->f.meta[from], &k->f.meta[w->at], m * sizeof k->f.meta[0]);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (i == from && len) {
+			i += len - 1;
+			continue;
+		}
+		k->ip[i] = w->out[i];
+		k->f.sp[i] = s->sp[i];
+		k->f.rbp[i] = s->rbp[i];
+		k->f.meta[i] = s->meta[i];
+	}
+	k->n = n;
+	k->ip[n] = 0;
+	k->f.sp[n] = (uintptr_t)&stop_word + 8;
+	k->gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
+}
+
 /* ---- the walk ---- */
 
 /* The thread's stack, as glibc knows it; lo = hi = 1 when it does not say. */
@@ -704,6 +821,80 @@ static void thread_bounds(struct mgp_stack_bounds *b)
 	pthread_attr_destroy(&a);
 }
 
+/* Steps w's frame (put out already) by the table's rule: 1 at the stack's end, -1 when it
+ * cannot be followed, else 0 with w at the caller. In *meta how the caller's RBP was found. */
+static inline int step(struct walk *w, int32_t *meta)
+{
+	uint64_t r = lookup(w->ip);
+	if (__builtin_expect(!r, 0) && !(r = fill(w->ip)))
+		return -1; /* also an ip of 0: no module holds it */
+	if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
+		*meta = META_END;
+		return r & R_UNSUP ? -1 : 1;
+	}
+	uintptr_t cfa = ((r & R_RBP_BASE) ? w->rbp : w->sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
+	if (cfa - 8 - w->sp > w->lo + w->room - w->sp)
+		return -1; /* the caller's frame must lie above this one, on this stack */
+	*meta = META_KEEP;
+	if (r & R_RBP_SAVED) {
+		int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
+		uintptr_t at = cfa + (uintptr_t)off;
+		if (at - w->lo > w->room)
+			return -1;
+		w->rbp = *(const uintptr_t *)at;
+		*meta = at >= w->sp ? (int32_t)off : META_SLOW;
+	}
+	w->ip = *(const uintptr_t *)(cfa - 8);
+	w->sp = cfa;
+	return 0;
+}
+
+/* The kept frame at w's stack pointer, if it is in w's state: its index, else -1; *c moves past
+ * the kept frames below (they lie below w's sp, so no later frame of w can be one of them). */
+static inline int kept_at(const struct kept *k, unsigned *c, const struct walk *w)
+{
+	while (*c < k->n && k->f.sp[*c] < w->sp)
+		++*c;
+	if (*c < k->n && k->f.sp[*c] == w->sp && k->ip[*c] == w->ip && k->f.rbp[*c] == w->rbp)
+		return (int)*c;
+	return -1;
+}
+
+/* The walk proper, with k the thread's kept frames (NULL: none to use). */
+static int walk(struct walk *w, struct kept *k)
+{
+	struct frames s; /* the frames this walk steps itself, by output index */
+	unsigned c = 0;
+	int matching = k && k->n, rc = 0;
+	while (w->n < w->max) {
+		int at = matching ? kept_at(k, &c, w) : -1;
+		if (at >= 0) {
+			matching = 0;
+			if (follow(k, (unsigned)at, w))
+				break;
+		}
+		if (matching)
+			matching = c < k->n;
+		unsigned i = (unsigned)w->n;
+		w->out[w->n++] = w->ip;
+		int32_t meta;
+		uintptr_t sp = w->sp, rbp = w->rbp;
+		rc = step(w, &meta);
+		if (i < KEPT_FRAMES) {
+			s.sp[i] = sp;
+			s.rbp[i] = rbp;
+			s.meta[i] = meta;
+		}
+		if (rc)
+			break;
+	}
+	if (rc < 0)
+		return -1;
+	if (k)
+		keep(k, w, &s);
+	return w->n;
+}
+
 /* Called by mgp_unwind_backtrace's entry with the state at its return: ip, the return address;
  * sp, the caller's stack pointer after the return; rbp, unchanged. Hidden, not static: the entry
  * below jumps to it by name. */
@@ -715,35 +906,29 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 		thread_bounds(b);
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
 	 * top): one unsigned compare each. */
-	const uintptr_t lo = sp, top = b->stk_hi - 8, room = top - lo;
+	const uintptr_t top = b->stk_hi - 8;
+	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0};
 	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main.slots)
 		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
 				   coroutine's) */
-	int n = 0;
-	while (n < max) {
-		out[n++] = ip;
-		uint64_t r = lookup(ip);
-		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
-			goto fall_back; /* also an ip of 0: no module holds it */
-		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
-			if (r & R_UNSUP)
-				goto fall_back;
-			return n;
-		}
-		uintptr_t cfa = ((r & R_RBP_BASE) ? rbp : sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
-		if (cfa - 8 - sp > top - sp)
-			goto fall_back; /* the caller's frame must lie above this one, on this stack */
-		if (r & R_RBP_SAVED) {
-			int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
-			uintptr_t at = cfa + (uintptr_t)off;
-			if (at - lo > room)
-				goto fall_back;
-			rbp = *(const uintptr_t *)at;
-		}
-		ip = *(const uintptr_t *)(cfa - 8);
-		sp = cfa;
+	struct kept *k = &kept;
+	int got;
+	if (k->busy) {
+		got = walk(&w, NULL);
+	} else {
+		k->busy = 1;
+		if (k->gen != __atomic_load_n(&tab.gen, __ATOMIC_RELAXED))
+			k->n = 0;
+		got = walk(&w, k);
+		k->busy = 0;
 	}
-	return n;
+	if (got >= 0) {
+		if (mgp_unwind_mode == MGP_UNWIND_CHECK) {
+			__atomic_add_fetch(&tab.frames, (unsigned)got, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&tab.followed, (unsigned)w.len, __ATOMIC_RELAXED);
+		}
+		return got;
+	}
 fall_back:
 	if (mgp_unwind_mode == MGP_UNWIND_CHECK)
 		__atomic_add_fetch(&tab.fell_back, 1, __ATOMIC_RELAXED);
@@ -776,6 +961,7 @@ void mgp_unwind_flush(void)
 			mgp_os_discard(ts[i]->slots, table_bytes(ts[i])); /* readers see empty slots */
 		ts[i]->used = 0;
 	}
+	__atomic_add_fetch(&tab.gen, 1, __ATOMIC_RELAXED);
 	mgp_spin_unlock(&tab.lock);
 }
 
@@ -832,7 +1018,7 @@ void mgp_unwind_forked(void)
 #if defined(__x86_64__)
 	own_table();
 #endif
-	tab.checked = tab.mismatched = tab.fell_back = 0;
+	tab.checked = tab.mismatched = tab.fell_back = tab.frames = tab.followed = 0;
 }
 
 /* ---- check mode ---- */
@@ -873,8 +1059,10 @@ void mgp_unwind_summary(void)
 	if (mgp_unwind_mode != MGP_UNWIND_CHECK)
 		return;
 	mgp_log("unwind check: %llu stacks compared, %llu mismatches, %llu left to libunwind; %u "
-		"return addresses in the table",
+		"return addresses in the table; %llu of %llu frames followed from the thread's last stack",
 		__atomic_load_n(&tab.checked, __ATOMIC_RELAXED),
 		__atomic_load_n(&tab.mismatched, __ATOMIC_RELAXED),
-		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.main.used + tab.own.used);
+		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.main.used + tab.own.used,
+		__atomic_load_n(&tab.followed, __ATOMIC_RELAXED),
+		__atomic_load_n(&tab.frames, __ATOMIC_RELAXED));
 }
