@@ -3,9 +3,9 @@
  * return address from the module's .eh_frame_hdr search table, FDE and CIE (the DWARF CFA subset
  * that compilers emit for ordinary functions) into an open-addressing table that readers probe
  * without a lock; filling takes a try-lock, so a hook never waits. Each thread keeps its last
- * stack, whose outer frames a walk follows without lookups while their slots are unchanged. It must never read outside the
- * thread's stack above its stack pointer, nor outside the loaded segment that holds a module's
- * unwind tables; on any doubt the stack goes to libunwind. */
+ * stack, whose outer frames a walk follows without lookups while their slots are unchanged. It
+ * must never read outside the thread's stack above its stack pointer, nor outside the loaded
+ * segment that holds a module's unwind tables; on any doubt the stack goes to libunwind. */
 #define _GNU_SOURCE
 #include "mgp_unwind.h"
 
@@ -774,28 +774,36 @@ static int follow(const struct kept *restrict k, unsigned c, struct walk *restri
 	return done;
 }
 
+/* Copies the frames [a, b) that the walk w stepped itself (in s, by output index) into k. */
+static inline void keep_own(struct kept *k, const struct walk *w, const struct frames *s, unsigned a,
+			    unsigned b)
+{
+	if (a >= b)
+		return;
+	memcpy(&k->ip[a], &w->out[a], (b - a) * sizeof k->ip[0]);
+	memcpy(&k->f.sp[a], &s->sp[a], (b - a) * sizeof k->f.sp[0]);
+	memcpy(&k->f.rbp[a], &s->rbp[a], (b - a) * sizeof k->f.rbp[0]);
+	memcpy(&k->f.meta[a], &s->meta[a], (b - a) * sizeof k->f.meta[0]);
+}
+
 /* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
  * by output index) around those it followed from the kept ones. */
 static void keep(struct kept *k, const struct walk *w, const struct frames *s)
 {
 	unsigned n = (unsigned)w->n < KEPT_FRAMES ? (unsigned)w->n : KEPT_FRAMES;
 	unsigned from = (unsigned)w->from, len = (unsigned)w->len;
-	if (len && from != w->at && from < KEPT_FRAMES) {
-		unsigned m = from + len <= KEPT_FRAMES ? len : KEPT_FRAMES - from;
-		memmove(&k->ip[from], &k->ip[w->at], m * sizeof k->ip[0]);
-		memmove(&k->f.sp[from], &k->f.sp[w->at], m * sizeof k->f.sp[0]);
-		memmove(&k->f.rbp[from], &k->f.rbp[w->at], m * sizeof k->f.rbp[0]);
-		memmove(&k->f.meta[from], &k->f.meta[w->at], m * sizeof k->f.meta[0]);
-	}
-	for (unsigned i = 0; i < n; i++) {
-		if (i == from && len) {
-			i += len - 1;
-			continue;
+	if (!len) {
+		keep_own(k, w, s, 0, n);
+	} else {
+		if (from != w->at && from < KEPT_FRAMES) {
+			unsigned m = from + len <= KEPT_FRAMES ? len : KEPT_FRAMES - from;
+			memmove(&k->ip[from], &k->ip[w->at], m * sizeof k->ip[0]);
+			memmove(&k->f.sp[from], &k->f.sp[w->at], m * sizeof k->f.sp[0]);
+			memmove(&k->f.rbp[from], &k->f.rbp[w->at], m * sizeof k->f.rbp[0]);
+			memmove(&k->f.meta[from], &k->f.meta[w->at], m * sizeof k->f.meta[0]);
 		}
-		k->ip[i] = w->out[i];
-		k->f.sp[i] = s->sp[i];
-		k->f.rbp[i] = s->rbp[i];
-		k->f.meta[i] = s->meta[i];
+		keep_own(k, w, s, 0, from < n ? from : n);
+		keep_own(k, w, s, from + len, n);
 	}
 	k->n = n;
 	k->ip[n] = 0;
@@ -821,78 +829,66 @@ static void thread_bounds(struct mgp_stack_bounds *b)
 	pthread_attr_destroy(&a);
 }
 
-/* Steps w's frame (put out already) by the table's rule: 1 at the stack's end, -1 when it
- * cannot be followed, else 0 with w at the caller. In *meta how the caller's RBP was found. */
-static inline int step(struct walk *w, int32_t *meta)
-{
-	uint64_t r = lookup(w->ip);
-	if (__builtin_expect(!r, 0) && !(r = fill(w->ip)))
-		return -1; /* also an ip of 0: no module holds it */
-	if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
-		*meta = META_END;
-		return r & R_UNSUP ? -1 : 1;
-	}
-	uintptr_t cfa = ((r & R_RBP_BASE) ? w->rbp : w->sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
-	if (cfa - 8 - w->sp > w->lo + w->room - w->sp)
-		return -1; /* the caller's frame must lie above this one, on this stack */
-	*meta = META_KEEP;
-	if (r & R_RBP_SAVED) {
-		int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
-		uintptr_t at = cfa + (uintptr_t)off;
-		if (at - w->lo > w->room)
-			return -1;
-		w->rbp = *(const uintptr_t *)at;
-		*meta = at >= w->sp ? (int32_t)off : META_SLOW;
-	}
-	w->ip = *(const uintptr_t *)(cfa - 8);
-	w->sp = cfa;
-	return 0;
-}
-
-/* The kept frame at w's stack pointer, if it is in w's state: its index, else -1; *c moves past
- * the kept frames below (they lie below w's sp, so no later frame of w can be one of them). */
-static inline int kept_at(const struct kept *k, unsigned *c, const struct walk *w)
-{
-	while (*c < k->n && k->f.sp[*c] < w->sp)
-		++*c;
-	if (*c < k->n && k->f.sp[*c] == w->sp && k->ip[*c] == w->ip && k->f.rbp[*c] == w->rbp)
-		return (int)*c;
-	return -1;
-}
-
-/* The walk proper, with k the thread's kept frames (NULL: none to use). */
+/* The walk proper, with k the thread's kept frames (NULL: none to use): each frame's rule from
+ * the table, until a frame in the state of a kept one; then the kept ones as long as they hold.
+ * In locals, not w's fields: a store into out may alias them. */
 static int walk(struct walk *w, struct kept *k)
 {
 	struct frames s; /* the frames this walk steps itself, by output index */
-	unsigned c = 0;
-	int matching = k && k->n, rc = 0;
-	while (w->n < w->max) {
-		int at = matching ? kept_at(k, &c, w) : -1;
-		if (at >= 0) {
-			matching = 0;
-			if (follow(k, (unsigned)at, w))
+	uintptr_t *out = w->out, ip = w->ip, sp = w->sp, rbp = w->rbp;
+	const uintptr_t lo = w->lo, room = w->room, top = lo + room;
+	int n = 0, max = w->max;
+	unsigned c = 0, end = k ? k->n : 0;
+	while (n < max) {
+		/* The first kept frame at or above sp; kept frames below it cannot be met again. */
+		while (c < end && k->f.sp[c] < sp)
+			c++;
+		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip && k->f.rbp[c] == rbp) {
+			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0};
+			int done = follow(k, c, w);
+			n = w->n, ip = w->ip, sp = w->sp, rbp = w->rbp;
+			c = end; /* one run of kept frames a walk */
+			if (done)
 				break;
 		}
-		if (matching)
-			matching = c < k->n;
-		unsigned i = (unsigned)w->n;
-		w->out[w->n++] = w->ip;
-		int32_t meta;
-		uintptr_t sp = w->sp, rbp = w->rbp;
-		rc = step(w, &meta);
+		int32_t meta = META_END;
+		unsigned i = (unsigned)n;
+		uintptr_t cfa = 0, rbp0 = rbp;
+		out[n++] = ip;
+		uint64_t r = lookup(ip);
+		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+			return -1; /* also an ip of 0: no module holds it */
+		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
+			if (r & R_UNSUP)
+				return -1;
+		} else {
+			cfa = ((r & R_RBP_BASE) ? rbp : sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
+			if (cfa - 8 - sp > top - sp)
+				return -1; /* the caller's frame must lie above this one, on this stack */
+			meta = META_KEEP;
+			if (r & R_RBP_SAVED) {
+				int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
+				uintptr_t at = cfa + (uintptr_t)off;
+				if (at - lo > room)
+					return -1;
+				meta = at >= sp ? (int32_t)off : META_SLOW;
+				rbp = *(const uintptr_t *)at;
+			}
+		}
 		if (i < KEPT_FRAMES) {
 			s.sp[i] = sp;
-			s.rbp[i] = rbp;
+			s.rbp[i] = rbp0;
 			s.meta[i] = meta;
 		}
-		if (rc)
+		if (meta == META_END)
 			break;
+		ip = *(const uintptr_t *)(cfa - 8);
+		sp = cfa;
 	}
-	if (rc < 0)
-		return -1;
+	w->n = n;
 	if (k)
 		keep(k, w, &s);
-	return w->n;
+	return n;
 }
 
 /* Called by mgp_unwind_backtrace's entry with the state at its return: ip, the return address;
