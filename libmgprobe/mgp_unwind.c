@@ -31,16 +31,18 @@ struct slot {
 	uint64_t rule;
 };
 
-/* One open-addressing table of return addresses: 2^bits slots, at most `max` used. */
+/* One open-addressing table of return addresses, in a mapping of its own: 2^bits slots, at most
+ * `max` used, growing to 2^top. A replaced one is discarded, not unmapped: a reader still in it
+ * reads empty slots (bits 0: none) and takes the miss path. */
 struct table {
-	struct slot *slots;
-	uint32_t bits, max, used;
+	uint32_t bits, max, used, top;
+	struct slot slots[];
 };
 
 static struct {
-	struct table main; /* filled by the process that started the probe */
-	struct table own;  /* a forked child's: it fills only this one, so the inherited table's
-			    * pages stay shared with the parent (each insert would copy one) */
+	struct table *main; /* filled by the process that started the probe */
+	struct table *own;  /* a forked child's: it fills only this one, so the inherited table's
+			     * pages stay shared with the parent (each insert would copy one) */
 	int lock; /* held while filling or flushing; taken only with a try */
 	uint32_t gen; /* one more at every flush: the threads' kept stacks are stale */
 	unsigned long long checked, mismatched, fell_back; /* check mode */
@@ -60,14 +62,15 @@ static struct {
 #define R_RBP_SHIFT 8  /* bits 8..31: rbp_off, signed */
 #define R_CFA_SHIFT 32 /* bits 32..63: CFA offset, signed */
 
-/* 2^18 slots of 16 bytes: 4 MiB, all resident once a few thousand are filled (the hash spreads
- * them); at most 3/4 used (196,608 return addresses; the PyTorch sample's parent process has
- * 78,665). Past that, a miss is read from the module's tables every time. */
+/* 2^12 slots of 16 bytes (64 KiB) at first, doubled when 3/4 used, up to 2^18 (4 MiB; 196,608
+ * return addresses; the PyTorch sample's parent process has 78,665, in 2^17 slots, 2 MiB). Past
+ * that, a miss is read from the module's tables every time. */
+#define TABLE_FIRST 12u
 #define TABLE_BITS 18u
-#define TABLE_SLOTS (1u << TABLE_BITS)
 #define PROBES 32u
 
-/* A forked child's own table: 2^14 slots of 16 bytes, 256 KiB at most. */
+/* A forked child's own table: 2^10 slots at first, 2^14 (256 KiB) at most. */
+#define OWN_FIRST 10u
 #define OWN_BITS 14u
 
 static inline uint32_t slot_of(uintptr_t ip, uint32_t bits)
@@ -77,9 +80,12 @@ static inline uint32_t slot_of(uintptr_t ip, uint32_t bits)
 
 static inline uint64_t table_lookup(const struct table *t, uintptr_t ip)
 {
-	uint32_t h = slot_of(ip, t->bits), mask = (1u << t->bits) - 1u;
+	uint32_t bits = t->bits;
+	if (__builtin_expect(!bits, 0))
+		return 0; /* replaced, or being flushed */
+	uint32_t h = slot_of(ip, bits), mask = (1u << bits) - 1u;
 	for (uint32_t i = 0; i < PROBES; i++) {
-		struct slot *s = &t->slots[(h + i) & mask];
+		const struct slot *s = &t->slots[(h + i) & mask];
 		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (k == ip)
 			return __atomic_load_n(&s->rule, __ATOMIC_RELAXED);
@@ -91,16 +97,55 @@ static inline uint64_t table_lookup(const struct table *t, uintptr_t ip)
 
 static inline uint64_t lookup(uintptr_t ip)
 {
-	uint64_t r = table_lookup(&tab.main, ip);
-	if (__builtin_expect(!r, 0) && tab.own.slots)
-		r = table_lookup(&tab.own, ip);
+	uint64_t r = table_lookup(__atomic_load_n(&tab.main, __ATOMIC_ACQUIRE), ip);
+	const struct table *own = __atomic_load_n(&tab.own, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!r, 0) && own)
+		r = table_lookup(own, ip);
 	return r;
 }
 
-static void table_insert(struct table *t, uintptr_t ip, uint64_t rule)
+static size_t table_bytes(uint32_t bits)
 {
-	if (t->used >= t->max)
+	return sizeof(struct table) + ((size_t)1 << bits) * sizeof(struct slot);
+}
+
+/* An empty table of 2^bits slots that may grow to 2^top, or NULL. */
+static struct table *table_new(uint32_t bits, uint32_t top)
+{
+	struct table *t = mgp_os_alloc(table_bytes(bits));
+	if (t)
+		*t = (struct table){bits, (1u << bits) / 4u * 3u, 0, top};
+	return t;
+}
+
+/* The table *at, 3/4 full, replaced by one twice its size holding the same rules (the filler's
+ * lock held); 0, or -1 when it is as big as it may be or there is no memory. */
+static int table_grow(struct table **at)
+{
+	struct table *t = *at, *n;
+	if (t->bits >= t->top || !(n = table_new(t->bits + 1, t->top)))
+		return -1;
+	uint32_t mask = (1u << n->bits) - 1u;
+	for (size_t i = 0; i < ((size_t)1 << t->bits); i++) {
+		uint64_t k = t->slots[i].key;
+		if (!k)
+			continue;
+		uint32_t h = slot_of((uintptr_t)k, n->bits);
+		while (n->slots[h].key) /* the new table is at most 3/8 full: no probe limit here */
+			h = (h + 1) & mask;
+		n->slots[h] = t->slots[i];
+		n->used++;
+	}
+	__atomic_store_n(at, n, __ATOMIC_RELEASE);
+	mgp_os_discard(t, table_bytes(t->bits)); /* its bits read 0 from now on */
+	return 0;
+}
+
+static void table_insert(struct table **at, uintptr_t ip, uint64_t rule)
+{
+	if ((*at)->used >= (*at)->max && table_grow(at) < 0)
 		return;
+	struct table *t = *at;
 	uint32_t h = slot_of(ip, t->bits), mask = (1u << t->bits) - 1u;
 	for (uint32_t i = 0; i < PROBES; i++) {
 		struct slot *s = &t->slots[(h + i) & mask];
@@ -115,12 +160,7 @@ static void table_insert(struct table *t, uintptr_t ip, uint64_t rule)
 
 static void insert(uintptr_t ip, uint64_t rule)
 {
-	table_insert(tab.own.slots ? &tab.own : &tab.main, ip, rule);
-}
-
-static size_t table_bytes(const struct table *t)
-{
-	return ((size_t)1 << t->bits) * sizeof *t->slots;
+	table_insert(tab.own ? &tab.own : &tab.main, ip, rule);
 }
 
 /* ---- reading the unwind tables ---- */
@@ -904,7 +944,7 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	 * top): one unsigned compare each. */
 	const uintptr_t top = b->stk_hi - 8;
 	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0};
-	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main.slots)
+	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main)
 		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
 				   coroutine's) */
 	struct kept *k = &kept;
@@ -948,14 +988,19 @@ __asm__(".text\n"
 
 void mgp_unwind_flush(void)
 {
-	if (!tab.main.slots)
+	if (!tab.main)
 		return;
-	mgp_spin_lock(&tab.lock); /* held only by an insert, a few instructions */
-	struct table *ts[] = {&tab.main, &tab.own};
+	mgp_spin_lock(&tab.lock); /* held only by an insert (or a growth: one copy of the table) */
+	struct table *ts[] = {tab.main, tab.own};
 	for (unsigned i = 0; i < 2; i++) {
-		if (ts[i]->slots)
-			mgp_os_discard(ts[i]->slots, table_bytes(ts[i])); /* readers see empty slots */
-		ts[i]->used = 0;
+		struct table *t = ts[i];
+		if (!t)
+			continue;
+		struct table h = *t;
+		mgp_os_discard(t, table_bytes(h.bits)); /* readers see no table, then empty slots */
+		__atomic_store_n(&t->top, h.top, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->max, h.max, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->bits, h.bits, __ATOMIC_RELEASE);
 	}
 	__atomic_add_fetch(&tab.gen, 1, __ATOMIC_RELAXED);
 	mgp_spin_unlock(&tab.lock);
@@ -966,9 +1011,8 @@ void mgp_unwind_init(enum mgp_unwind_mode mode)
 	mgp_unwind_mode = (int)mode;
 	if (mode == MGP_UNWIND_LIBUNWIND)
 		return;
-	tab.main = (struct table){.bits = TABLE_BITS, .max = TABLE_SLOTS / 4u * 3u};
-	tab.main.slots = mgp_os_alloc(table_bytes(&tab.main));
-	if (!tab.main.slots) {
+	tab.main = table_new(TABLE_FIRST, TABLE_BITS);
+	if (!tab.main) {
 		mgp_log("no memory for the unwinder's table: stacks are unwound by libunwind");
 		mgp_unwind_mode = MGP_UNWIND_LIBUNWIND;
 		return;
@@ -980,12 +1024,11 @@ void mgp_unwind_init(enum mgp_unwind_mode mode)
  * not (a grandchild drops its parent's: the first table stays shared with the first process). */
 static void own_table(void)
 {
-	if (!tab.main.slots)
+	if (!tab.main)
 		return;
-	if (tab.own.slots)
-		mgp_os_free(tab.own.slots, table_bytes(&tab.own));
-	tab.own = (struct table){.bits = OWN_BITS, .max = (1u << OWN_BITS) / 4u * 3u};
-	tab.own.slots = mgp_os_alloc(table_bytes(&tab.own)); /* NULL: the inherited table takes them */
+	if (tab.own)
+		mgp_os_free(tab.own, table_bytes(tab.own->bits)); /* (a replaced one stays mapped) */
+	tab.own = table_new(OWN_FIRST, OWN_BITS); /* NULL: the inherited table takes them */
 }
 
 #else /* not x86-64: libunwind only */
@@ -1058,7 +1101,8 @@ void mgp_unwind_summary(void)
 		"return addresses in the table; %llu of %llu frames followed from the thread's last stack",
 		__atomic_load_n(&tab.checked, __ATOMIC_RELAXED),
 		__atomic_load_n(&tab.mismatched, __ATOMIC_RELAXED),
-		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.main.used + tab.own.used,
+		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED),
+		(tab.main ? tab.main->used : 0) + (tab.own ? tab.own->used : 0),
 		__atomic_load_n(&tab.followed, __ATOMIC_RELAXED),
 		__atomic_load_n(&tab.frames, __ATOMIC_RELAXED));
 }
