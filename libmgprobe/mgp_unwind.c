@@ -749,6 +749,7 @@ static __attribute__((noinline, cold)) uint64_t fill(uintptr_t ip)
 struct frames {
 	uintptr_t sp[KEPT_FRAMES + 1], rbp[KEPT_FRAMES + 1];
 	int32_t meta[KEPT_FRAMES + 1];
+	uint8_t base[KEPT_FRAMES + 1]; /* the frame's CFA is RBP + offset */
 };
 static const uintptr_t stop_word = 1;
 
@@ -771,14 +772,31 @@ struct walk {
 	unsigned at;
 };
 
-/* Follows the kept frames from k's frame c, whose state is w's: puts out every frame whose step's
- * slots still hold what they held, and stops at the first that does not (not put out: the table
- * steps it) or at the end of the stack or of max (1: the walk is done). Locals, not w's fields,
- * in the loop: a store into out may alias them. */
-static int follow(const struct kept *restrict k, unsigned c, struct walk *restrict w)
+/* Whether the kept frames from c on read RBP before they load it again: where they do not, RBP
+ * is the program's scratch register there (code built without frame pointers, where it often
+ * holds a pointer that changes from call to call) and its value cannot change the walk. Past the
+ * kept ones: assumed read. */
+static inline int rbp_read(const struct kept *k, unsigned c)
+{
+	for (; c < k->n; c++) {
+		if (k->f.base[c])
+			return 1;
+		if (k->f.meta[c] != META_KEEP)
+			return 0; /* loaded again (or the end) */
+	}
+	return 1;
+}
+
+/* Follows the kept frames from k's frame c, whose state is w's (RBP aside where it is not read):
+ * puts out every frame whose step's return-address slot still holds what it held, and whose
+ * RBP slot does too or is not read before the next load; stops at the first that does not (not
+ * put out: the table steps it) or at the end of the stack or of max (1: the walk is done). RBP
+ * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
+ * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
+static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
 {
 	uintptr_t *restrict out = w->out;
-	uintptr_t ip = w->ip;
+	uintptr_t ip = w->ip, rbp = w->rbp;
 	int n = w->n, max = w->max, done = 1;
 	w->from = n;
 	w->at = c;
@@ -795,10 +813,14 @@ static int follow(const struct kept *restrict k, unsigned c, struct walk *restri
 			done = 0;
 			break;
 		}
-		if (meta != META_KEEP && *(const uintptr_t *)(sp + (uintptr_t)(intptr_t)meta) !=
-					     k->f.rbp[c + 1]) {
-			done = 0;
-			break;
+		k->f.rbp[c] = rbp;
+		if (meta != META_KEEP) {
+			uintptr_t loaded = *(const uintptr_t *)(sp + (uintptr_t)(intptr_t)meta);
+			if (loaded != k->f.rbp[c + 1] && rbp_read(k, c + 1)) {
+				done = 0;
+				break;
+			}
+			rbp = loaded;
 		}
 		out[n++] = ip;
 		ip = next;
@@ -806,9 +828,10 @@ static int follow(const struct kept *restrict k, unsigned c, struct walk *restri
 		if (n == max)
 			break;
 	}
+	k->f.rbp[c] = rbp;
 	w->ip = ip;
 	w->sp = k->f.sp[c];
-	w->rbp = k->f.rbp[c];
+	w->rbp = rbp;
 	w->len = n - w->from;
 	w->n = n;
 	return done;
@@ -824,6 +847,7 @@ static inline void keep_own(struct kept *k, const struct walk *w, const struct f
 	memcpy(&k->f.sp[a], &s->sp[a], (b - a) * sizeof k->f.sp[0]);
 	memcpy(&k->f.rbp[a], &s->rbp[a], (b - a) * sizeof k->f.rbp[0]);
 	memcpy(&k->f.meta[a], &s->meta[a], (b - a) * sizeof k->f.meta[0]);
+	memcpy(&k->f.base[a], &s->base[a], (b - a) * sizeof k->f.base[0]);
 }
 
 /* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
@@ -841,6 +865,7 @@ static void keep(struct kept *k, const struct walk *w, const struct frames *s)
 			memmove(&k->f.sp[from], &k->f.sp[w->at], m * sizeof k->f.sp[0]);
 			memmove(&k->f.rbp[from], &k->f.rbp[w->at], m * sizeof k->f.rbp[0]);
 			memmove(&k->f.meta[from], &k->f.meta[w->at], m * sizeof k->f.meta[0]);
+			memmove(&k->f.base[from], &k->f.base[w->at], m * sizeof k->f.base[0]);
 		}
 		keep_own(k, w, s, 0, from < n ? from : n);
 		keep_own(k, w, s, from + len, n);
@@ -883,7 +908,8 @@ static int walk(struct walk *w, struct kept *k)
 		/* The first kept frame at or above sp; kept frames below it cannot be met again. */
 		while (c < end && k->f.sp[c] < sp)
 			c++;
-		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip && k->f.rbp[c] == rbp) {
+		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip &&
+		    (k->f.rbp[c] == rbp || !rbp_read(k, c))) {
 			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0};
 			int done = follow(k, c, w);
 			n = w->n, ip = w->ip, sp = w->sp, rbp = w->rbp;
@@ -919,6 +945,7 @@ static int walk(struct walk *w, struct kept *k)
 			s.sp[i] = sp;
 			s.rbp[i] = rbp0;
 			s.meta[i] = meta;
+			s.base[i] = (r & R_RBP_BASE) != 0;
 		}
 		if (meta == META_END)
 			break;
