@@ -93,25 +93,25 @@ def warmup(rng, fam, n):
 
 
 def leak(rng, fam, n):
-    """The leak shapes: (trend, onset, stop, fourth step) with stop None while it goes on."""
+    """The leak shapes: (trend, onset, stop, steps) with stop None while it goes on and steps the
+    staircase's (empty for other shapes)."""
     x = np.arange(n, dtype=float)
     t = np.zeros(n)
     onset = int(rng.integers(100, n // 2)) if fam in ("late", "under-spikes") else int(rng.integers(0, 300))
     rate = {"slow": rng.uniform(0.1, 1), "fast": rng.uniform(50, 150)}.get(fam, rng.uniform(1, 20)) * MiB
-    stop = fourth = None
+    stop, steps = None, []
     if fam == "stair":  # irregular steps: exponential or log-normal gaps
-        s, steps = onset, []
+        s = onset
         while s < n:
             steps.append(s)
             t[s:] += rng.uniform(100, 600) * MiB
             s += int(rng.choice([rng.exponential(150), rng.lognormal(4.5, 1.0)])) + 5
-        fourth = steps[3] if len(steps) > 3 else n
     else:
         t = np.clip(x - onset, 0, None) * rate
         if fam == "fixed":
             stop = int(rng.integers(onset + 800, max(onset + 801, n - 500)))
             t[stop:] = t[stop]
-    return t, onset, stop, fourth
+    return t, onset, stop, steps
 
 
 def draw(rng, fam):
@@ -121,12 +121,12 @@ def draw(rng, fam):
     sigma = rng.uniform(20, 400) * MiB
     nk = str(rng.choice(["gauss", "t", "ar0.9", "ar0.95"]))
     sk = str(rng.choice(["none", "val", "ckpt", "irregular", "saw"]))
-    d = dict(fam=fam, leak=fam in LEAK, sigma=sigma, noise=nk, onset=None, stop=None, fourth=None,
+    d = dict(fam=fam, leak=fam in LEAK, sigma=sigma, noise=nk, onset=None, stop=None, steps=[],
              every=int(rng.choice([1, 10])))
     if fam in LEAK:
         if fam == "slow":
             base = rng.uniform(20, 60) * GiB
-        t, d["onset"], d["stop"], d["fourth"] = leak(rng, fam, n)
+        t, d["onset"], d["stop"], d["steps"] = leak(rng, fam, n)
         if fam == "fast":  # cut where it has leaked 60 GiB
             n = min(n, d["onset"] + int(60 * GiB / (t[d["onset"] + 1] - t[d["onset"]])))
             t = t[:n]
@@ -147,7 +147,7 @@ def draw(rng, fam):
 def knowable(d):
     """The step from which issue 12 counts a leak as knowable."""
     if d["fam"] == "stair":
-        return d["fourth"]
+        return d["steps"][3] if len(d["steps"]) > 3 else d["n"]
     return d["onset"] + max(200, 20 * d["every"], int(5 * d["sigma"] / max(d["rate"], 1.0)))
 
 
