@@ -364,8 +364,8 @@ struct memo {
 };
 static __thread struct memo memo __attribute__((tls_model("initial-exec")));
 
-static inline uint32_t memo_hit(const struct memo *m, const uintptr_t *ips, unsigned n, unsigned kind,
-				uint32_t unlinks)
+static inline uint32_t memo_hit(const struct memo *m, const uintptr_t *ips, unsigned n,
+				unsigned kind, uint32_t unlinks)
 {
 	if (m->id == 0 || m->n != n || m->kind != kind || m->unlinks != unlinks)
 		return 0;

@@ -7,7 +7,9 @@
 # recursion, exceptions, a realigned frame, alloca, threads, a handler that allocates on the
 # thread's stack and on an alternate stack, a coroutine), prog_threads.c, and Python (mixed
 # Python and native stacks, threads) on Debian's python3 and pyenv's 3.12 and 3.13. Also:
-# MGPROBE_UNWIND=libunwind and the default give the same sites.
+# MGPROBE_UNWIND=libunwind and the default give the same sites, and a callee called in turn by two
+# callers with the same frame (the thread's kept last stack must not lend one caller's frames to
+# the other) gives each caller's site exactly its own allocations.
 import os
 import re
 
@@ -16,8 +18,8 @@ from probetest import Test
 t = Test("unwind", 3)
 unwind_fp, unwind_nofp, threads = t.progs
 SUMMARY = re.compile(r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, "
-                     r"(\d+) left to libunwind; \d+ return addresses in the table; (\d+) of (\d+) frames "
-                     r"followed from the thread's last stack$", re.M)
+                     r"(\d+) left to libunwind; \d+ return addresses in the table; "
+                     r"(\d+) of (\d+) frames followed from the thread's last stack$", re.M)
 PY = r"""
 import json, threading
 def down(n):
