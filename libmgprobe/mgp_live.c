@@ -104,9 +104,9 @@ static void put(struct slot *tab, uint32_t cap, const struct slot *e)
 static void slot_delete(struct slot *tab, uint32_t cap, uint32_t hole)
 {
 	for (uint32_t j = next_of(hole, cap); slot_key(&tab[j]); j = next_of(j, cap)) {
+		/* j's entry moves into the hole unless its home lies in (hole, j], cyclically */
 		uint32_t k = home_of(slot_key(&tab[j]), cap);
-		uint32_t dj = j >= k ? j - k : j + cap - k, dh = j >= hole ? j - hole : j + cap - hole;
-		if (dj >= dh) {
+		if (hole < j ? k <= hole || k > j : k <= hole && k > j) {
 			tab[hole] = tab[j];
 			hole = j;
 		}
