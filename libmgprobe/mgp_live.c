@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_live.c: sharded open-addressing hash table of live allocations with linear probing and
- * backward-shift deletion (mgc_oa_delete: no tombstones, so churn never degrades it). A shard's
+ * backward-shift deletion (no tombstones, so churn never degrades it). A shard's
  * spin lock is held only for the table operation itself; the one call out of this file it covers
  * is growing the shard, a raw mmap/munmap (mgp_os_alloc), never a hooked function. Never calls
  * malloc. */
@@ -25,12 +25,12 @@
 #define MAX_LOAD_NUM 4u
 #define MAX_LOAD_DEN 5u
 
-/* 12 bytes (16 until issue 16's fourth round: 2.2 MiB of the torch sample's 8.8): a pointer's
- * shard is its address bits 16-27, so a slot keeps only the other 37 bits that matter (0-15,
- * 28-47 and 63, CUPTI's key bit: mgp_cupti.h), the size in 27 bits (SIZE_SIDE: from 128 MiB up,
- * in the side table) and the site and bucket packed. A pointer with any of bits 48-62 set, or
- * whose 37 bits are all zero (the empty slot), is not in a shard at all: its whole entry is in
- * the side table. */
+/* 12 bytes (16 until issue 16's fourth round: the torch sample's 8.8 MiB of slots, 6.4): a
+ * pointer's shard is its address bits 16-27, so a slot keeps only the other 37 bits that matter
+ * (0-15, 28-47 and 63, CUPTI's key bit: mgp_cupti.h), the size in 27 bits (SIZE_SIDE: from 128
+ * MiB up, in the side table) and the site and bucket packed. A pointer with any of bits 48-62
+ * set, or whose 37 bits are all zero (the empty slot), is not in a shard at all: its whole entry
+ * is in the side table. */
 struct slot {
 	uint32_t lo;          /* key bits 0-31 */
 	uint32_t hi;          /* key bits 32-36, then the size << 5 */
@@ -83,6 +83,7 @@ struct side_entry {
 static struct {
 	int lock;
 	uint32_t n, cap;
+	uint32_t whole; /* entries without a slot (counted here, not in a shard) */
 	struct side_entry *e;
 } side;
 
@@ -121,7 +122,8 @@ static void slot_delete(struct slot *tab, uint32_t cap, uint32_t hole)
 
 static uint32_t cap_for(uint32_t nominal)
 {
-	return nominal <= POOL_MAX_CAP ? nominal : (uint32_t)(((nominal * 12u + 4095u) & ~4095u) / 12u);
+	uint64_t bytes = ((uint64_t)nominal * sizeof(struct slot) + 4095u) & ~(uint64_t)4095u;
+	return nominal <= POOL_MAX_CAP ? nominal : (uint32_t)(bytes / sizeof(struct slot));
 }
 
 static uint32_t cap_grown(uint32_t cap)
@@ -137,7 +139,7 @@ static uint32_t cap_shrunk(uint32_t cap)
 }
 
 /* Tables under a page come from a pool of 64 KiB blocks, by size class (16 to 128 slots), so a
- * shard with a few entries costs 256 bytes, not a page: 4096 shards would otherwise hold 16 MiB
+ * shard with a few entries costs 192 bytes, not a page: 4096 shards would otherwise hold 16 MiB
  * of mostly empty pages. A freed small table goes back to its class's list, never to the kernel. */
 #define POOL_BLOCK (64u << 10)
 #define POOL_CLASSES 4u /* INITIAL_CAP << k slots, k < POOL_CLASSES: up to POOL_MAX_CAP */
@@ -257,8 +259,12 @@ int mgp_live_insert(uint64_t ptr, uint64_t size, uint32_t site, unsigned bucket)
 {
 	uint64_t key = key_of(ptr);
 	uint32_t sb = site << 5 | bucket;
-	if (!keyed(ptr, key))
-		return side_put(ptr, size, sb);
+	if (!keyed(ptr, key)) {
+		int r = side_put(ptr, size, sb);
+		if (r == 0)
+			__atomic_add_fetch(&side.whole, 1, __ATOMIC_RELAXED);
+		return r;
+	}
 	uint32_t sz = size < SIZE_SIDE ? (uint32_t)size : SIZE_SIDE;
 	struct slot e = {.lo = (uint32_t)key, .hi = (uint32_t)(key >> 32) | sz << 5, .site_bucket = sb};
 	if (sz == SIZE_SIDE && side_put(ptr, size, sb) < 0)
@@ -317,6 +323,7 @@ int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 	if (!keyed(ptr, key)) {
 		if (!side_take(ptr, &se))
 			return 0;
+		__atomic_sub_fetch(&side.whole, 1, __ATOMIC_RELAXED);
 	} else {
 		if (!shard_take(shard_of(ptr), key, &e))
 			return 0;
@@ -331,7 +338,7 @@ int mgp_live_remove(uint64_t ptr, struct mgp_entry *out)
 
 uint64_t mgp_live_count(void)
 {
-	uint64_t n = 0;
+	uint64_t n = __atomic_load_n(&side.whole, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < NSHARDS; i++)
 		n += __atomic_load_n(&shards[i].count, __ATOMIC_RELAXED);
 	return n;
