@@ -45,9 +45,17 @@ static inline uint64_t key_of(uint64_t ptr)
 	return (ptr & 0xffffu) | ((ptr >> 28) & 0xfffffu) << 16 | (ptr >> 63) << 36;
 }
 
+#define KEY_MASK ((1ull << 37) - 1)
+
 static inline uint64_t slot_key(const struct slot *e)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w; /* lo and hi in one load */
+	memcpy(&w, e, sizeof w);
+	return w & KEY_MASK;
+#else
 	return e->lo | (uint64_t)(e->hi & 31u) << 32;
+#endif
 }
 
 /* A key's home slot in a table of cap slots (any cap: the top bits of a multiplicative hash,
