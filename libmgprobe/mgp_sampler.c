@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_sampler.c: the sampler thread (see mgp_sampler.h). It writes only through the writer lock,
  * never calls malloc or stdio itself, and ends when recording ends. */
+#define _GNU_SOURCE /* SCHED_BATCH */
 #include "mgp_sampler.h"
 
-#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mgp_cuda.h"
 #include "mgp_os.h"
+#include "mgp_shm.h"
 #include "mgp_sites.h"
 #include "mgp_state.h"
 #include "mgp_trace.h"
@@ -18,18 +23,46 @@
 
 #define SLICE_MS 100u          /* how often the sampler looks at how fast sites appear */
 #define BURST_SITES 32768u     /* sites made since the last eviction that call for one now */
+#define MS 1000000ull
 
-/* Sleeps ms, in slices; between them, while the program makes new stacks fast (an import making
- * 10^5 a second), evicts the ones already gone, so the tables stay the size of what is live. */
+static struct {
+	int pid;       /* the process whose sampler thread runs (0: none; a fork child has its own) */
+	uint32_t kick; /* a futex word: 1 when a step marker left work (mgp_sampler_kick) */
+} sampler;
+
+int mgp_sampler_alive(void)
+{
+	return __atomic_load_n(&sampler.pid, __ATOMIC_ACQUIRE) == mgp_getpid();
+}
+
+void mgp_sampler_kick(void)
+{
+	if (!__atomic_exchange_n(&sampler.kick, 1, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &sampler.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Waits up to ns for a kick; does what the marker left, if it kicked. */
+static void wait_kick(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+	syscall(SYS_futex, &sampler.kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+	if (__atomic_exchange_n(&sampler.kick, 0, __ATOMIC_SEQ_CST) && mgp_writer_enter()) {
+		mgp_shm_publish_pending();
+		mgp_writer_leave();
+	}
+}
+
+/* Sleeps ms, in slices, doing what step markers leave as they come; between slices, while the
+ * program makes new stacks fast (an import making 10^5 a second), evicts the ones already gone, so
+ * the tables stay the size of what is live. */
 static void sleep_maintaining(uint32_t ms)
 {
-	while (ms > 0) {
-		uint32_t slice = ms < SLICE_MS ? ms : SLICE_MS;
-		struct timespec ts = {slice / 1000, (long)(slice % 1000) * 1000000L};
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-		ms -= slice;
-		if (ms > 0 && mgp_sites_created() >= BURST_SITES && mgp_writer_enter()) {
+	uint64_t now = mgp_now_ns(), end = now + ms * MS;
+	while (now < end) {
+		uint64_t slice_end = end - now < SLICE_MS * MS ? end : now + SLICE_MS * MS;
+		while ((now = mgp_now_ns()) < slice_end)
+			wait_kick(slice_end - now);
+		if (now < end && mgp_sites_created() >= BURST_SITES && mgp_writer_enter()) {
 			mgp_writer_maintain(0);
 			mgp_writer_leave();
 		}
@@ -40,6 +73,11 @@ static void *sampler_main(void *arg)
 {
 	uint32_t ms = (uint32_t)(uintptr_t)arg;
 	mgp_guard_enter(); /* whatever this thread allocates is the probe's */
+	/* A batch thread: woken by a step marker, it never preempts the marker's thread (the
+	 * program's) on a busy CPU, but waits for its turn. */
+	struct sched_param sp = {0};
+	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+	__atomic_store_n(&sampler.pid, mgp_getpid(), __ATOMIC_RELEASE);
 	for (;;) {
 		sleep_maintaining(ms);
 		if (mgp_recording())
@@ -54,6 +92,7 @@ static void *sampler_main(void *arg)
 		mgp_trace_flush();
 		mgp_writer_leave();
 	}
+	__atomic_store_n(&sampler.pid, 0, __ATOMIC_RELEASE);
 	mgp_guard_leave();
 	return NULL;
 }
