@@ -4,14 +4,11 @@
 #define _GNU_SOURCE /* SCHED_BATCH */
 #include "mgp_sampler.h"
 
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "mgp_cuda.h"
 #include "mgp_os.h"
@@ -22,12 +19,15 @@
 #include "mgp_writer.h"
 
 #define SLICE_MS 100u          /* how often the sampler looks at how fast sites appear */
+#define POLL_MS 5u             /* ... and for what step markers left, while they come */
+#define POLL_FOR_MS 1000u      /* that long after the last marker that left something */
 #define BURST_SITES 32768u     /* sites made since the last eviction that call for one now */
 #define MS 1000000ull
 
 static struct {
 	int pid;       /* the process whose sampler thread runs (0: none; a fork child has its own) */
-	uint32_t kick; /* a futex word: 1 when a step marker left work (mgp_sampler_kick) */
+	int left;      /* a step marker left work (mgp_sampler_kick) */
+	uint64_t poll_until; /* poll every POLL_MS until then (sampler thread only) */
 } sampler;
 
 int mgp_sampler_alive(void)
@@ -37,31 +37,33 @@ int mgp_sampler_alive(void)
 
 void mgp_sampler_kick(void)
 {
-	if (!__atomic_exchange_n(&sampler.kick, 1, __ATOMIC_SEQ_CST))
-		syscall(SYS_futex, &sampler.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	__atomic_store_n(&sampler.left, 1, __ATOMIC_RELEASE);
 }
 
-/* Waits up to ns for a kick; does what the marker left, if it kicked. */
-static void wait_kick(uint64_t ns)
+/* Sleeps ns, then does what a marker left, if any. */
+static void nap(uint64_t ns)
 {
 	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
-	syscall(SYS_futex, &sampler.kick, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
-	if (__atomic_exchange_n(&sampler.kick, 0, __ATOMIC_SEQ_CST) && mgp_writer_enter()) {
+	nanosleep(&ts, NULL); /* woken early by a signal: the caller's loop sleeps the rest */
+	if (__atomic_exchange_n(&sampler.left, 0, __ATOMIC_ACQUIRE) && mgp_writer_enter()) {
 		mgp_shm_publish_pending();
 		mgp_writer_leave();
+		sampler.poll_until = mgp_now_ns() + POLL_FOR_MS * MS;
 	}
 }
 
-/* Sleeps ms, in slices, doing what step markers leave as they come; between slices, while the
- * program makes new stacks fast (an import making 10^5 a second), evicts the ones already gone, so
- * the tables stay the size of what is live. */
+/* Sleeps ms, in slices, doing what step markers leave (every POLL_MS while they come); between
+ * slices, while the program makes new stacks fast (an import making 10^5 a second), evicts the
+ * ones already gone, so the tables stay the size of what is live. */
 static void sleep_maintaining(uint32_t ms)
 {
 	uint64_t now = mgp_now_ns(), end = now + ms * MS;
 	while (now < end) {
 		uint64_t slice_end = end - now < SLICE_MS * MS ? end : now + SLICE_MS * MS;
-		while ((now = mgp_now_ns()) < slice_end)
-			wait_kick(slice_end - now);
+		while ((now = mgp_now_ns()) < slice_end) {
+			uint64_t ns = slice_end - now;
+			nap(now < sampler.poll_until && ns > POLL_MS * MS ? POLL_MS * MS : ns);
+		}
 		if (now < end && mgp_sites_created() >= BURST_SITES && mgp_writer_enter()) {
 			mgp_writer_maintain(0);
 			mgp_writer_leave();
@@ -73,8 +75,8 @@ static void *sampler_main(void *arg)
 {
 	uint32_t ms = (uint32_t)(uintptr_t)arg;
 	mgp_guard_enter(); /* whatever this thread allocates is the probe's */
-	/* A batch thread: woken by a step marker, it never preempts the marker's thread (the
-	 * program's) on a busy CPU, but waits for its turn. */
+	/* A batch thread: its timer wake-ups (every POLL_MS while markers come) never preempt the
+	 * program's threads; it waits for its turn. */
 	struct sched_param sp = {0};
 	pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 	__atomic_store_n(&sampler.pid, mgp_getpid(), __ATOMIC_RELEASE);

@@ -15,9 +15,10 @@ void mgp_sampler_start(uint32_t interval_ms);
 /* 1 when this process's sampler thread runs (and will do what a step marker leaves it). */
 int mgp_sampler_alive(void);
 
-/* Wakes the sampler thread to publish the live segment's site part that a step marker left
- * (mgp_shm_publish_pending). Call without the writer lock, which the sampler takes: one atomic
- * exchange and, when the sampler was not already woken, one futex wake. Never blocks. */
+/* Tells the sampler thread that a step marker left the live segment's site part
+ * (mgp_shm_publish_pending): it does it within 5 ms, polling while markers come. One atomic
+ * store: no wake-up syscall, which on a busy machine put the program's thread behind the sampler
+ * for up to a scheduler slice (16 to 22 ms seen at load 11 on 2 CPUs). Never blocks. */
 void mgp_sampler_kick(void);
 
 #endif /* MGP_SAMPLER_H */
