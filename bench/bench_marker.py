@@ -11,7 +11,8 @@ times each. The sample's `mgprobe_step` (called through ctypes) is wrapped in th
 call's thread CPU time (CLOCK_THREAD_CPUTIME_ID, which other processes' load inflates far less than
 wall time) and wall time are summed, the first 10 markers (imports, warmup) left out. Prints the
 mean per marker (and the median marker's wall time, which other processes' preemptions move
-less), medians over the repetitions, in microseconds. The ctypes call itself (~1 us) is in every row. Not a test.
+less), medians over the repetitions, in microseconds. The ctypes call itself (~1 us) is in every
+row. Not a test.
 """
 import argparse
 import os
@@ -89,8 +90,8 @@ def main():
         for _ in range(a.reps):
             for name, lib, sample in rows:
                 res[name].append(one(mgprobe, lib, sample, a, tmp))
-    print("per step marker, torch_vision_train.py --steps %d, median of %d (markers %d.. of each run):"
-          % (a.steps, a.reps, SKIP))
+    print("per step marker, torch_vision_train.py --steps %d, median of %d (markers %d.. of each "
+          "run):" % (a.steps, a.reps, SKIP))
     print("%-28s %14s %14s %16s" % ("", "thread CPU us", "wall us", "median wall us"))
     for name, _, _ in rows:
         cpu, wall, wmed = (statistics.median(r[i] for r in res[name]) for i in range(3))
