@@ -3,10 +3,12 @@
  * address region (every 64 KiB of address space goes to one shard), each shard a small spin lock
  * around an open-addressing table: no global lock on the allocation fast path, and a program
  * that reuses a few hot regions (every training loop) touches a few shards' pages, so a forked
- * child does not get copies of the rest. Entries take 16 bytes; sizes from 4 GiB up are kept in
- * a side table. A shard's table grows with its entries and shrinks as they go (an import's burst
- * leaves nothing behind), and tables under a page share pages, so the table's memory follows the
- * live blocks, not the shards. Never calls malloc; grows with memory from the kernel. */
+ * child does not get copies of the rest. Entries take 12 bytes (a slot keeps only the address bits
+ * its shard does not stand for); sizes from 128 MiB up and the rare pointer a slot cannot hold are
+ * kept in a side table. A shard's table grows with its entries and shrinks as they go (an
+ * import's burst leaves nothing behind), and tables under a page share pages, so the table's
+ * memory follows the live blocks, not the shards. Never calls malloc; grows with memory from the
+ * kernel. */
 #ifndef MGP_LIVE_H
 #define MGP_LIVE_H
 
