@@ -782,12 +782,19 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return after.slope_lo > c->delta && after.slope >= 0.5 * before;
 }
 
+/* The pause that `events` steps seen in `climb`, read as a Poisson process of unknown rate, make
+ * next with chance MGC_RETRACT_ALPHA under the rate's posterior: climb ((1/alpha)^(1/events) - 1). */
+static double mgc_poisson_pause(double climb, double events)
+{
+	return events > 0 ? climb * expm1(-log(MGC_RETRACT_ALPHA) / events) : 0;
+}
+
 /* The pause a staircase (flat for half its climb) would make with chance MGC_RETRACT_ALPHA had it
  * gone on (mgc_retract); 0 for a rise that is no staircase. */
 static double mgc_stair_again(const struct mgc_cand *k)
 {
 	int stairs = k->events > 0 && k->flat >= 0.5 * k->climb;
-	return stairs ? k->climb * expm1(-log(MGC_RETRACT_ALPHA) / k->events) : 0;
+	return stairs ? mgc_poisson_pause(k->climb, k->events) : 0;
 }
 
 /* How long a pause ends a leak: a sustained rise that stops has stopped (MGC_MIN_SAMPLES samples
@@ -1506,9 +1513,6 @@ int mgc_classify(const double *x, const double *y, size_t n, const struct mgc_cl
 	return rc;
 }
 
-/* Cohort evidence of one site: the survival rate (bytes per step of birth still alive) of the
- * last complete birth buckets. Returns 1 = survivors from every recent bucket at an undiminished
- * rate (leak), -1 = recent buckets hold (almost) nothing (warmup or transient), 0 = no opinion. */
 /* The bucket of the current step, within the site's cohorts (ncohorts > 0). A step is a double:
  * beyond 2^62 it is clamped before the conversion (out of range is undefined behaviour), and every
  * step from 2^30 falls in the last bucket anyway. */
@@ -1519,7 +1523,45 @@ static unsigned mgc_cohort_now(const struct mgc_site_evidence *ev)
 	return k < ev->ncohorts ? k : ev->ncohorts - 1;
 }
 
-static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_recent)
+/* A sampled site's estimate is a Poisson staircase: it jumps by about R with each sample. Its
+ * samples: the rises of R/2 or more (round(rise / R) samples each), their count, the sum of their
+ * x, the point before the first and the last. */
+struct sampled_jumps {
+	double count, xsum, first, last;
+};
+
+static void sampled_jumps(const struct mgc_site_evidence *ev, double r, struct sampled_jumps *j)
+{
+	*j = (struct sampled_jumps){.first = ev->x[0], .last = ev->x[0]};
+	for (size_t i = 1; i < ev->n; i++) {
+		double rise = ev->live[i] - ev->live[i - 1], k = round(rise / r);
+		if (!(rise >= 0.5 * r))
+			continue;
+		j->first = j->count > 0 ? j->first : ev->x[i - 1];
+		j->last = ev->x[i];
+		j->count += fmax(k, 1);
+		j->xsum += fmax(k, 1) * ev->x[i];
+	}
+}
+
+/* Has a sampled site's growth slowed down over the series? The Laplace test of a Poisson
+ * process's trend on its samples' x: their mean x against the window's middle, in units of
+ * span / sqrt(12 N), below the MGC_RETRACT_ALPHA quantile (-3.09). A warmup's samples crowd
+ * early (a cache filling with time constant a third of the run: -4 with 30 samples). */
+static int sampled_slowing(const struct mgc_site_evidence *ev, double r)
+{
+	struct sampled_jumps j;
+	sampled_jumps(ev, r, &j);
+	double x0 = ev->x[0], span = ev->x[ev->n - 1] - x0;
+	if (!(j.count >= MGC_MIN_EVENTS) || !(span > 0))
+		return 0;
+	return (j.xsum / j.count - x0 - 0.5 * span) / (span / sqrt(12 * j.count)) < -3.090232;
+}
+
+/* Cohort evidence of one site: the survival rate (bytes per step of birth still alive) of the
+ * last complete birth buckets. Returns 1 = survivors from every recent bucket at an undiminished
+ * rate (leak), -1 = recent buckets hold (almost) nothing (warmup or transient), 0 = no opinion. */
+static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double sample_rate, double *rate_recent)
 {
 	*rate_recent = 0;
 	if (!ev->cohorts || ev->ncohorts == 0 || !(ev->last_step >= 8))
@@ -1548,8 +1590,13 @@ static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double *rate_r
 	}
 	*rate_recent = rate[2];
 	int every = rate[0] > 0 && rate[1] > 0 && rate[2] > 0;
-	/* undiminished: the newest complete bucket keeps at least half the rate of the other two */
-	if (every && rate[2] >= 0.5 * rmax && (double)ev->cohorts[kcur - 1] > 0.05 * total)
+	/* undiminished: the newest complete bucket keeps at least half the rate of the other two; a
+	 * sampled site's buckets hold a handful of samples each (a bucket of 32 steps at one sample per
+	 * 8 steps is empty one time in 50, and one of three at half the others' rate far more often),
+	 * so there the newest keeps survivors and the series' samples do not slow down */
+	int kept = sample_rate > 0 ? rate[2] > 0 && !sampled_slowing(ev, sample_rate)
+				   : every && rate[2] >= 0.5 * rmax;
+	if (kept && (double)ev->cohorts[kcur - 1] > 0.05 * total)
 		return 1;
 	if ((double)ev->cohorts[kcur - 1] + (double)ev->cohorts[kcur - 2] < 0.02 * total)
 		return -1;
@@ -1620,6 +1667,57 @@ static void sampled_floor(const struct mgc_site_evidence *ev, const struct mgc_c
 		 mgc_bytes(floor, b2, sizeof b2), MGC_SAMPLED_LEAK_RATES);
 }
 
+/* A sampled site's flat end is no plateau while it is shorter than the pause its samples would
+ * make with chance MGC_RETRACT_ALPHA had it gone on (mgc_poisson_pause from the point before the
+ * first to the last). Returns that pause (0 without a sample), the flat end in *flat. */
+static double sampled_pause(const struct mgc_site_evidence *ev, double r, double *flat)
+{
+	struct sampled_jumps j;
+	sampled_jumps(ev, r, &j);
+	*flat = ev->x[ev->n - 1] - j.last;
+	return mgc_poisson_pause(j.last - j.first, j.count);
+}
+
+/* The cohorts speak: survivors at an undiminished rate over the last three complete birth
+ * buckets, which span 7/8 of the run before the current bucket, in a series that rose and has
+ * not stopped (growing; or, sampled, flat for no longer than its samples plausibly pause), make a
+ * leak (exact: no noise, so half the horizon suffices; the recent segment may be a short pause,
+ * a drained prefetch queue: the second half of the window rising is enough); recent buckets that
+ * hold almost nothing make a leak `growing`. */
+static void site_cohorts(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
+			 struct mgc_fit *f)
+{
+	double rate, r = opts ? opts->sample_rate : 0, flat = 0, pause = r > 0 ? sampled_pause(ev, r, &flat) : 0;
+	int op = mgc_cohort_opinion(ev, r, &rate);
+	int flat_end = f->verdict == MGC_VERDICT_PLATEAU || f->verdict == MGC_VERDICT_STABLE;
+	int going = f->verdict == MGC_VERDICT_GROWING || f->verdict == MGC_VERDICT_LEAK || (flat_end && flat < pause);
+	int rose = f->slope_lo > 0 || ev->live[ev->n - 1] > ev->live[ev->n / 2];
+	char b1[32], b2[32];
+	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) && going && rose) {
+		if (!(f->slope_lo > 0)) {
+			f->slope = rate;
+			f->slope_lo = f->slope_hi = rate;
+		}
+		f->verdict = MGC_VERDICT_LEAK;
+		f->confidence = 0.95;
+		f->decidable_at = NAN;
+		f->projected_level = NAN;
+		mgc_why(f, "leak: survivors from every recent step (%s per step born since step %.0f still live), "
+			"live grows %s per %s", mgc_bytes(rate, b1, sizeof b1),
+			(double)mgc_cohort_first_step(mgc_cohort_now(ev) - 3), mgc_bytes(f->slope, b2, sizeof b2),
+			mgc_unit(mgc_x_is_steps(opts)));
+		if (flat_end) {
+			f->plateau_at = f->plateau_level = NAN;
+			mgc_why_add(f, "; flat for %g %ss, within the pauses its samples make (sampled)", flat,
+				    mgc_unit(mgc_x_is_steps(opts)));
+		}
+	} else if (op < 0 && f->verdict == MGC_VERDICT_LEAK) {
+		f->verdict = MGC_VERDICT_GROWING;
+		f->confidence = 0.6;
+		mgc_why(f, "growing, but the recent birth steps hold almost no live bytes: the growth is ending");
+	}
+}
+
 int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
 		      struct mgc_fit *out)
 {
@@ -1631,37 +1729,7 @@ int mgc_classify_site(const struct mgc_site_evidence *ev, const struct mgc_class
 	int rc = mgc_classify_impl(ev->x, ev->live, ev->n, opts, mgc_delta_abs(opts, 64.0, 1.0), 0, &f);
 	if (rc)
 		return rc;
-	double rate;
-	int op = mgc_cohort_opinion(ev, &rate);
-	char b1[32];
-	/* survivors at an undiminished rate over the last three complete birth buckets, which span 7/8
-	 * of the run before the current bucket: exact (no noise), so half the horizon suffices */
-	/* the recent segment may be a short pause (a drained prefetch queue): the second half of
-	 * the window rising is enough when the cohorts already show survivors from every step */
-	char b2[32];
-	int rose = f.slope_lo > 0 || ev->live[ev->n - 1] > ev->live[ev->n / 2];
-	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) &&
-	    (f.verdict == MGC_VERDICT_GROWING || f.verdict == MGC_VERDICT_LEAK) && rose) {
-		if (!(f.slope_lo > 0)) {
-			f.slope = rate;
-			f.slope_lo = f.slope_hi = rate;
-		}
-		f.verdict = MGC_VERDICT_LEAK;
-		f.confidence = 0.95;
-		f.decidable_at = NAN;
-		f.projected_level = NAN;
-		snprintf(f.why, sizeof(f.why),
-			 "leak: survivors from every recent step (%s per step born since step %.0f still live), "
-			 "live grows %s per %s",
-			 mgc_bytes(rate, b1, sizeof b1),
-			 (double)mgc_cohort_first_step(mgc_cohort_now(ev) - 3),
-			 mgc_bytes(f.slope, b2, sizeof b2), mgc_unit(mgc_x_is_steps(opts)));
-	} else if (op < 0 && f.verdict == MGC_VERDICT_LEAK) {
-		f.verdict = MGC_VERDICT_GROWING;
-		f.confidence = 0.6;
-		snprintf(f.why, sizeof(f.why),
-			 "growing, but the recent birth steps hold almost no live bytes: the growth is ending");
-	}
+	site_cohorts(ev, opts, &f);
 	sampled_floor(ev, opts, &f);
 	*out = f;
 	return 0;

@@ -59,6 +59,8 @@ static struct {
 	uint32_t nlive, ngrowth;
 	uint64_t fp[2 * MGC_SHM_TOP]; /* each published entry's stack (mgp_site.fp) */
 	uint32_t py_codes;            /* the registry's count at the last code objects' publish */
+	int pending;                  /* a marker's site part waits for mgp_shm_publish_pending */
+	struct mgc_rec_snapshot pending_sn; /* ... for this snapshot's grid point */
 } pub;
 
 static void turn_off(const char *what, int err)
@@ -267,6 +269,7 @@ void mgp_shm_open(const struct mgp_process *p)
 	pub.ring_head = pub.publishes = 0;
 	pub.last_full = 0;
 	pub.modules_copied = 0;
+	pub.pending = 0;
 	if (!(pub.seg = create_segment()))
 		return;
 	fill_header(&pub.seg->h, p);
@@ -540,22 +543,50 @@ static void write_sites(struct mgc_shm *seg)
 	pub.py_codes = codes;
 }
 
-void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
+/* The grid point, the site histories, the ranked sites and the module map of a full publish of sn,
+ * whose header and ring entry are written already: the scan outside the sequence counter (with
+ * 10^5 sites it takes milliseconds), the rest inside. */
+static void publish_sites(struct mgc_shm *seg, const struct mgc_rec_snapshot *sn)
 {
-	if (!pub.seg || mgp_getpid() != pub.pid)
-		return;
-	if ((sn->flags & MGC_SNAP_STEP) && publish_step(sn))
-		return;
-	pub.last_full = sn->t_ns;
 	uint32_t nsites = mgp_sites_count();
 	int keep;
 	uint32_t slot = grid_slot(sn, nsites, &keep);
-	struct mgc_rec_snapshot now = *sn;
-	now.nsites = 0; /* the segment's snapshots carry no site entries */
 	if (!keep) {
 		scan_sites(slot, nsites);
-		pub.grid[slot] = now;
+		pub.grid[slot] = *sn;
 	}
+	mgc_shm_write_begin(&seg->h);
+	if (!keep) {
+		memcpy(seg->grid, pub.grid, pub.grid_n * sizeof pub.grid[0]);
+		seg->h.grid_n = pub.grid_n;
+		seg->h.grid_stride = pub.stride;
+		uint32_t used = mgp_sites_used();
+		seg->h.nsites_total = used > 1 ? used - 1 : 0;
+		write_sites(seg);
+	}
+	if (!pub.modules_copied || pub.modules_gen != mgp_modules_gen())
+		copy_modules(seg);
+	mgc_shm_write_end(&seg->h);
+}
+
+void mgp_shm_publish_pending(void)
+{
+	if (!pub.pending || !pub.seg || mgp_getpid() != pub.pid)
+		return;
+	pub.pending = 0;
+	publish_sites(pub.seg, &pub.pending_sn);
+}
+
+int mgp_shm_publish(const struct mgc_rec_snapshot *sn, int defer)
+{
+	if (!pub.seg || mgp_getpid() != pub.pid)
+		return 0;
+	if ((sn->flags & MGC_SNAP_STEP) && publish_step(sn))
+		return 0;
+	mgp_shm_publish_pending(); /* an older step's point first */
+	pub.last_full = sn->t_ns;
+	struct mgc_rec_snapshot now = *sn;
+	now.nsites = 0; /* the segment's snapshots carry no site entries */
 
 	struct mgc_shm *seg = pub.seg;
 	struct mgc_shm_header *h = &seg->h;
@@ -569,15 +600,12 @@ void mgp_shm_publish(const struct mgc_rec_snapshot *sn)
 	h->state = MGC_SHM_RUNNING;
 	seg->ring[pub.ring_head % MGC_SHM_RING] = now;
 	h->ring_head = ++pub.ring_head;
-	if (!keep) {
-		memcpy(seg->grid, pub.grid, pub.grid_n * sizeof pub.grid[0]);
-		h->grid_n = pub.grid_n;
-		h->grid_stride = pub.stride;
-		uint32_t used = mgp_sites_used();
-		h->nsites_total = used > 1 ? used - 1 : 0;
-		write_sites(seg);
-	}
-	if (!pub.modules_copied || pub.modules_gen != mgp_modules_gen())
-		copy_modules(seg);
 	mgc_shm_write_end(h);
+	if (defer) {
+		pub.pending_sn = now;
+		pub.pending = 1;
+	} else {
+		publish_sites(seg, &now);
+	}
+	return defer;
 }

@@ -19,8 +19,14 @@ void mgp_shm_open(const struct mgp_process *p);
 /* Publishes the snapshot the trace was given (its site totals filled): header, a ring entry, the
  * grid, every site's history, the top sites and, when it changed, the module map (mgp_modules).
  * A step marker within a few milliseconds of the previous publish only updates the step (bounded
- * cost for fast loops). */
-void mgp_shm_publish(const struct mgc_rec_snapshot *sn);
+ * cost for fast loops). With defer, only the header and the ring entry are written now, and the
+ * rest (the site scan: milliseconds with 10^5 sites) is left for mgp_shm_publish_pending, which
+ * the sampler thread calls soon after: the grid point keeps this snapshot's figures, the sites'
+ * histories and rankings are read then. Returns 1 when something was left. */
+int mgp_shm_publish(const struct mgc_rec_snapshot *sn, int defer);
+
+/* The site part a deferred publish left, if any; every full publish does it first. */
+void mgp_shm_publish_pending(void);
 
 /* The parent records a forked child's pid. */
 void mgp_shm_child(int pid);

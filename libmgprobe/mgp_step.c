@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_step.c: the step API of mgprobe.h (mgprobe_step, mgprobe_label, mgprobe_snapshot,
- * mgprobe_active), exported by libmgprobe.so. Each call writes synchronously on the caller's
- * thread under the writer lock; none may call malloc or stdio, and none does anything in a process
- * that does not record. */
+ * mgprobe_active), exported by libmgprobe.so. Each call writes the trace synchronously on the
+ * caller's thread under the writer lock (a step marker leaves only the live segment's site scan to
+ * the sampler thread); none may call malloc or stdio, and none does anything in a process that
+ * does not record. */
 #define MGPROBE_BUILDING_PROBE
 #include "mgprobe.h"
 
@@ -10,6 +11,7 @@
 
 #include "mgc_format.h"
 #include "mgp_hooks.h"
+#include "mgp_sampler.h"
 #include "mgp_state.h"
 #include "mgp_step.h"
 #include "mgp_trace.h"
@@ -32,9 +34,11 @@ MGP_EXPORT void mgprobe_step(uint64_t step)
 	__atomic_store_n(&mgp_step_value, step, __ATOMIC_RELAXED);
 	if (!mgp_writer_enter())
 		return;
-	mgp_writer_snapshot(MGC_SNAP_STEP); /* the trace's step marker */
-	mgp_trace_flush();
+	int left = mgp_writer_snapshot(MGC_SNAP_STEP); /* the trace's step marker */
+	mgp_trace_flush(); /* here, not later: an OOM kill loses nothing up to this step */
 	mgp_writer_leave();
+	if (left)
+		mgp_sampler_kick(); /* the live segment's site scan, off this thread */
 }
 
 MGP_EXPORT void mgprobe_label(const char *label)

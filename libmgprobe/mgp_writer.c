@@ -9,6 +9,7 @@
 
 #include "mgp_modules.h"
 #include "mgp_os.h"
+#include "mgp_sampler.h"
 #include "mgp_shm.h"
 #include "mgp_snapshot.h"
 #include "mgp_state.h"
@@ -89,12 +90,12 @@ void mgp_writer_maintain(int quiet_too)
 	mgp_sites_retire_begin(mgp_trace_site_written);
 }
 
-void mgp_writer_snapshot(uint32_t flags)
+int mgp_writer_snapshot(uint32_t flags)
 {
 	struct mgc_rec_snapshot sn;
 	mgp_threads_drain();
 	mgp_snapshot_take(&sn, writer.start_mono, mgp_step_now(), flags, mgp_step_label());
 	mgp_writer_modules();
 	mgp_trace_snapshot(&sn);
-	mgp_shm_publish(&sn);
+	return mgp_shm_publish(&sn, flags == MGC_SNAP_STEP && mgp_sampler_alive());
 }

@@ -45,8 +45,10 @@ void mgp_writer_maintain(int quiet_too);
 
 /* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: the
  * threads' deltas applied, then built once (mgp_snapshot_take's reads, one module scan) and
- * handed to both outputs, the trace (which adds the site totals) and then the live segment.
- * Lock held (or single-threaded at start-up and in a fork child). */
-void mgp_writer_snapshot(uint32_t flags);
+ * handed to both outputs, the trace (which adds the site totals) and then the live segment. A
+ * step marker's (flags MGC_SNAP_STEP alone) leaves the live segment's site scan to the sampler
+ * thread when it runs: returns 1 then, and the caller kicks it (mgp_sampler_kick) once the lock
+ * is released. Lock held (or single-threaded at start-up and in a fork child). */
+int mgp_writer_snapshot(uint32_t flags);
 
 #endif /* MGP_WRITER_H */

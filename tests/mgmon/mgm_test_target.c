@@ -75,8 +75,12 @@ int main(int argc, char **argv)
 			cache = mgm_test_warmup_cache(cache, s);
 		nanosleep(&ts, NULL);
 	}
-	if (argc > 4 && !strcmp(argv[4], "stop"))
+	if (argc > 4 && !strcmp(argv[4], "stop")) {
+		/* The last marker left its sites' part of the live segment to the probe's sampler
+		 * thread: a snapshot in the same step publishes it now (and keeps the step's point). */
+		mgprobe_snapshot();
 		raise(SIGSTOP);
+	}
 	while (cache) {
 		struct kept *n = cache->next;
 		free(cache);
