@@ -2,9 +2,10 @@
 /* mgp_unwind.c: the probe's caching x86-64 unwinder (mgp_unwind.h). A frame rule is read once per
  * return address from the module's .eh_frame_hdr search table, FDE and CIE (the DWARF CFA subset
  * that compilers emit for ordinary functions) into an open-addressing table that readers probe
- * without a lock; filling takes a try-lock, so a hook never waits. It must never read outside the
- * thread's stack above its stack pointer, nor outside the loaded segment that holds a module's
- * unwind tables; on any doubt the stack goes to libunwind. */
+ * without a lock; filling takes a try-lock, so a hook never waits. Each thread keeps its last
+ * stack, whose outer frames a walk follows without lookups while their slots are unchanged. It
+ * must never read outside the thread's stack above its stack pointer, nor outside the loaded
+ * segment that holds a module's unwind tables; on any doubt the stack goes to libunwind. */
 #define _GNU_SOURCE
 #include "mgp_unwind.h"
 
@@ -30,18 +31,22 @@ struct slot {
 	uint64_t rule;
 };
 
-/* One open-addressing table of return addresses: 2^bits slots, at most `max` used. */
+/* One open-addressing table of return addresses, in a mapping of its own: 2^bits slots, at most
+ * `max` used, growing to 2^top. A replaced one is discarded, not unmapped: a reader still in it
+ * reads empty slots (bits 0: none) and takes the miss path. */
 struct table {
-	struct slot *slots;
-	uint32_t bits, max, used;
+	uint32_t bits, max, used, top;
+	struct slot slots[];
 };
 
 static struct {
-	struct table main; /* filled by the process that started the probe */
-	struct table own;  /* a forked child's: it fills only this one, so the inherited table's
-			    * pages stay shared with the parent (each insert would copy one) */
+	struct table *main; /* filled by the process that started the probe */
+	struct table *own;  /* a forked child's: it fills only this one, so the inherited table's
+			     * pages stay shared with the parent (each insert would copy one) */
 	int lock; /* held while filling or flushing; taken only with a try */
+	uint32_t gen; /* one more at every flush: the threads' kept stacks are stale */
 	unsigned long long checked, mismatched, fell_back; /* check mode */
+	unsigned long long frames, followed;               /* check mode: of them, from kept ones */
 } tab;
 
 #if defined(__x86_64__)
@@ -57,14 +62,15 @@ static struct {
 #define R_RBP_SHIFT 8  /* bits 8..31: rbp_off, signed */
 #define R_CFA_SHIFT 32 /* bits 32..63: CFA offset, signed */
 
-/* 2^18 slots of 16 bytes: 4 MiB, all resident once a few thousand are filled (the hash spreads
- * them); at most 3/4 used (196,608 return addresses; the PyTorch sample's parent process has
- * 78,665). Past that, a miss is read from the module's tables every time. */
+/* 2^12 slots of 16 bytes (64 KiB) at first, doubled when 3/4 used, up to 2^18 (4 MiB; 196,608
+ * return addresses; the PyTorch sample's parent process has 78,665, in 2^17 slots, 2 MiB). Past
+ * that, a miss is read from the module's tables every time. */
+#define TABLE_FIRST 12u
 #define TABLE_BITS 18u
-#define TABLE_SLOTS (1u << TABLE_BITS)
 #define PROBES 32u
 
-/* A forked child's own table: 2^14 slots of 16 bytes, 256 KiB at most. */
+/* A forked child's own table: 2^10 slots at first, 2^14 (256 KiB) at most. */
+#define OWN_FIRST 10u
 #define OWN_BITS 14u
 
 static inline uint32_t slot_of(uintptr_t ip, uint32_t bits)
@@ -74,9 +80,12 @@ static inline uint32_t slot_of(uintptr_t ip, uint32_t bits)
 
 static inline uint64_t table_lookup(const struct table *t, uintptr_t ip)
 {
-	uint32_t h = slot_of(ip, t->bits), mask = (1u << t->bits) - 1u;
+	uint32_t bits = t->bits;
+	if (__builtin_expect(!bits, 0))
+		return 0; /* replaced, or being flushed */
+	uint32_t h = slot_of(ip, bits), mask = (1u << bits) - 1u;
 	for (uint32_t i = 0; i < PROBES; i++) {
-		struct slot *s = &t->slots[(h + i) & mask];
+		const struct slot *s = &t->slots[(h + i) & mask];
 		uint64_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (k == ip)
 			return __atomic_load_n(&s->rule, __ATOMIC_RELAXED);
@@ -88,16 +97,55 @@ static inline uint64_t table_lookup(const struct table *t, uintptr_t ip)
 
 static inline uint64_t lookup(uintptr_t ip)
 {
-	uint64_t r = table_lookup(&tab.main, ip);
-	if (__builtin_expect(!r, 0) && tab.own.slots)
-		r = table_lookup(&tab.own, ip);
+	uint64_t r = table_lookup(__atomic_load_n(&tab.main, __ATOMIC_ACQUIRE), ip);
+	const struct table *own = __atomic_load_n(&tab.own, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!r, 0) && own)
+		r = table_lookup(own, ip);
 	return r;
 }
 
-static void table_insert(struct table *t, uintptr_t ip, uint64_t rule)
+static size_t table_bytes(uint32_t bits)
 {
-	if (t->used >= t->max)
+	return sizeof(struct table) + ((size_t)1 << bits) * sizeof(struct slot);
+}
+
+/* An empty table of 2^bits slots that may grow to 2^top, or NULL. */
+static struct table *table_new(uint32_t bits, uint32_t top)
+{
+	struct table *t = mgp_os_alloc(table_bytes(bits));
+	if (t)
+		*t = (struct table){bits, (1u << bits) / 4u * 3u, 0, top};
+	return t;
+}
+
+/* The table *at, 3/4 full, replaced by one twice its size holding the same rules (the filler's
+ * lock held); 0, or -1 when it is as big as it may be or there is no memory. */
+static int table_grow(struct table **at)
+{
+	struct table *t = *at, *n;
+	if (t->bits >= t->top || !(n = table_new(t->bits + 1, t->top)))
+		return -1;
+	uint32_t mask = (1u << n->bits) - 1u;
+	for (size_t i = 0; i < ((size_t)1 << t->bits); i++) {
+		uint64_t k = t->slots[i].key;
+		if (!k)
+			continue;
+		uint32_t h = slot_of((uintptr_t)k, n->bits);
+		while (n->slots[h].key) /* the new table is at most 3/8 full: no probe limit here */
+			h = (h + 1) & mask;
+		n->slots[h] = t->slots[i];
+		n->used++;
+	}
+	__atomic_store_n(at, n, __ATOMIC_RELEASE);
+	mgp_os_discard(t, table_bytes(t->bits)); /* its bits read 0 from now on */
+	return 0;
+}
+
+static void table_insert(struct table **at, uintptr_t ip, uint64_t rule)
+{
+	if ((*at)->used >= (*at)->max && table_grow(at) < 0)
 		return;
+	struct table *t = *at;
 	uint32_t h = slot_of(ip, t->bits), mask = (1u << t->bits) - 1u;
 	for (uint32_t i = 0; i < PROBES; i++) {
 		struct slot *s = &t->slots[(h + i) & mask];
@@ -112,12 +160,7 @@ static void table_insert(struct table *t, uintptr_t ip, uint64_t rule)
 
 static void insert(uintptr_t ip, uint64_t rule)
 {
-	table_insert(tab.own.slots ? &tab.own : &tab.main, ip, rule);
-}
-
-static size_t table_bytes(const struct table *t)
-{
-	return ((size_t)1 << t->bits) * sizeof *t->slots;
+	table_insert(tab.own ? &tab.own : &tab.main, ip, rule);
 }
 
 /* ---- reading the unwind tables ---- */
@@ -686,6 +729,155 @@ static __attribute__((noinline, cold)) uint64_t fill(uintptr_t ip)
 	return rule;
 }
 
+/* ---- the thread's last stack ---- */
+
+/* Each thread keeps the frames of its last walk: a frame's return address, its stack pointer
+ * (the CFA of the frame below), its RBP and how its step read the caller's RBP. A walk that comes
+ * to a frame in the same state (ip, sp, rbp) as a kept one knows that frame's step without a
+ * lookup: the kept caller's state follows whenever the two stack slots that step read (the return
+ * address at the caller's sp - 8, and the saved RBP) still hold what they held, one load and
+ * compare each (RBP, and its slot, only where the kept frames read RBP before loading it again).
+ * The rules cannot differ (a flush, which may change them, starts a new generation and empties
+ * every thread's frames), so the walk is exactly the one the table would give: a caller that
+ * returned and a new one at the same place changes the return-address slot. 64 frames: 1.9 KiB of
+ * initial-exec TLS a thread. */
+#define KEPT_FRAMES 64u
+#define META_END INT32_MIN         /* the frame's rule ended the stack */
+#define META_SLOW (INT32_MIN + 1)  /* its caller's RBP was read below its sp: the table steps it */
+#define META_KEEP (INT32_MIN + 2)  /* its caller's RBP is its own; else it was read at CFA + meta
+				    * (at or above the frame's sp, so above the walk's start) */
+
+/* One more than kept: past the last frame, a caller whose slot can never match (stop_word). */
+struct frames {
+	uintptr_t sp[KEPT_FRAMES + 1], rbp[KEPT_FRAMES + 1];
+	int32_t meta[KEPT_FRAMES + 1];
+	uint8_t base[KEPT_FRAMES + 1]; /* the frame's CFA is RBP + offset */
+};
+static const uintptr_t stop_word = 1;
+
+struct kept {
+	uint32_t n;   /* frames held */
+	uint32_t gen; /* tab.gen when they were */
+	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
+	uintptr_t ip[KEPT_FRAMES + 1];
+	struct frames f;
+};
+static __thread struct kept kept __attribute__((tls_model("initial-exec")));
+
+/* A walk in progress: where the next frame is, and what it has put out. */
+struct walk {
+	uintptr_t *out;
+	int n, max;
+	uintptr_t ip, sp, rbp;
+	uintptr_t lo, room; /* every read lies in [lo, lo + room] */
+	int from, len;      /* out[from, from + len) are the kept frames [at, at + len) */
+	unsigned at;
+};
+
+/* Whether the kept frames from c on read RBP before they load it again: where they do not, RBP
+ * is the program's scratch register there (code built without frame pointers, where it often
+ * holds a pointer that changes from call to call) and its value cannot change the walk. Past the
+ * kept ones: assumed read. */
+static inline int rbp_read(const struct kept *k, unsigned c)
+{
+	for (; c < k->n; c++) {
+		if (k->f.base[c])
+			return 1;
+		if (k->f.meta[c] != META_KEEP)
+			return 0; /* loaded again (or the end) */
+	}
+	return 1;
+}
+
+/* Follows the kept frames from k's frame c, whose state is w's (RBP aside where it is not read):
+ * puts out every frame whose step's return-address slot still holds what it held, and whose
+ * RBP slot does too or is not read before the next load; stops at the first that does not (not
+ * put out: the table steps it) or at the end of the stack or of max (1: the walk is done). RBP
+ * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
+ * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
+static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
+{
+	uintptr_t *restrict out = w->out;
+	uintptr_t ip = w->ip, rbp = w->rbp;
+	int n = w->n, max = w->max, done = 1;
+	w->from = n;
+	w->at = c;
+	for (;;) {
+		int32_t meta = k->f.meta[c];
+		if (meta <= META_SLOW) {
+			if (meta == META_END)
+				out[n++] = ip;
+			done = meta == META_END;
+			break;
+		}
+		uintptr_t sp = k->f.sp[c + 1], next = k->ip[c + 1];
+		if (*(const uintptr_t *)(sp - 8) != next) { /* also past the last: stop_word */
+			done = 0;
+			break;
+		}
+		k->f.rbp[c] = rbp;
+		if (meta != META_KEEP) {
+			uintptr_t loaded = *(const uintptr_t *)(sp + (uintptr_t)(intptr_t)meta);
+			if (loaded != k->f.rbp[c + 1] && rbp_read(k, c + 1)) {
+				done = 0;
+				break;
+			}
+			rbp = loaded;
+		}
+		out[n++] = ip;
+		ip = next;
+		c++;
+		if (n == max)
+			break;
+	}
+	k->f.rbp[c] = rbp;
+	w->ip = ip;
+	w->sp = k->f.sp[c];
+	w->rbp = rbp;
+	w->len = n - w->from;
+	w->n = n;
+	return done;
+}
+
+/* Copies the frames [a, b) that the walk w stepped itself (in s, by output index) into k. */
+static inline void keep_own(struct kept *k, const struct walk *w, const struct frames *s, unsigned a,
+			    unsigned b)
+{
+	if (a >= b)
+		return;
+	memcpy(&k->ip[a], &w->out[a], (b - a) * sizeof k->ip[0]);
+	memcpy(&k->f.sp[a], &s->sp[a], (b - a) * sizeof k->f.sp[0]);
+	memcpy(&k->f.rbp[a], &s->rbp[a], (b - a) * sizeof k->f.rbp[0]);
+	memcpy(&k->f.meta[a], &s->meta[a], (b - a) * sizeof k->f.meta[0]);
+	memcpy(&k->f.base[a], &s->base[a], (b - a) * sizeof k->f.base[0]);
+}
+
+/* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
+ * by output index) around those it followed from the kept ones. */
+static void keep(struct kept *k, const struct walk *w, const struct frames *s)
+{
+	unsigned n = (unsigned)w->n < KEPT_FRAMES ? (unsigned)w->n : KEPT_FRAMES;
+	unsigned from = (unsigned)w->from, len = (unsigned)w->len;
+	if (!len) {
+		keep_own(k, w, s, 0, n);
+	} else {
+		if (from != w->at && from < KEPT_FRAMES) {
+			unsigned m = from + len <= KEPT_FRAMES ? len : KEPT_FRAMES - from;
+			memmove(&k->ip[from], &k->ip[w->at], m * sizeof k->ip[0]);
+			memmove(&k->f.sp[from], &k->f.sp[w->at], m * sizeof k->f.sp[0]);
+			memmove(&k->f.rbp[from], &k->f.rbp[w->at], m * sizeof k->f.rbp[0]);
+			memmove(&k->f.meta[from], &k->f.meta[w->at], m * sizeof k->f.meta[0]);
+			memmove(&k->f.base[from], &k->f.base[w->at], m * sizeof k->f.base[0]);
+		}
+		keep_own(k, w, s, 0, from < n ? from : n);
+		keep_own(k, w, s, from + len, n);
+	}
+	k->n = n;
+	k->ip[n] = 0;
+	k->f.sp[n] = (uintptr_t)&stop_word + 8;
+	k->gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
+}
+
 /* ---- the walk ---- */
 
 /* The thread's stack, as glibc knows it; lo = hi = 1 when it does not say. */
@@ -704,6 +896,70 @@ static void thread_bounds(struct mgp_stack_bounds *b)
 	pthread_attr_destroy(&a);
 }
 
+/* The walk proper, with k the thread's kept frames (NULL: none to use): each frame's rule from
+ * the table, until a frame in the state of a kept one; then the kept ones as long as they hold.
+ * In locals, not w's fields: a store into out may alias them. */
+static int walk(struct walk *w, struct kept *k)
+{
+	struct frames s; /* the frames this walk steps itself, by output index */
+	uintptr_t *out = w->out, ip = w->ip, sp = w->sp, rbp = w->rbp;
+	const uintptr_t lo = w->lo, room = w->room, top = lo + room;
+	int n = 0, max = w->max;
+	unsigned c = 0, end = k ? k->n : 0;
+	while (n < max) {
+		/* The first kept frame at or above sp; kept frames below it cannot be met again. */
+		while (c < end && k->f.sp[c] < sp)
+			c++;
+		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip &&
+		    (k->f.rbp[c] == rbp || !rbp_read(k, c))) {
+			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0};
+			int done = follow(k, c, w);
+			n = w->n, ip = w->ip, sp = w->sp, rbp = w->rbp;
+			c = end; /* one run of kept frames a walk */
+			if (done)
+				break;
+		}
+		int32_t meta = META_END;
+		unsigned i = (unsigned)n;
+		uintptr_t cfa = 0, rbp0 = rbp;
+		out[n++] = ip;
+		uint64_t r = lookup(ip);
+		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+			return -1; /* also an ip of 0: no module holds it */
+		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
+			if (r & R_UNSUP)
+				return -1;
+		} else {
+			cfa = ((r & R_RBP_BASE) ? rbp : sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
+			if (cfa - 8 - sp > top - sp)
+				return -1; /* the caller's frame must lie above this one, on this stack */
+			meta = META_KEEP;
+			if (r & R_RBP_SAVED) {
+				int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
+				uintptr_t at = cfa + (uintptr_t)off;
+				if (at - lo > room)
+					return -1;
+				meta = at >= sp ? (int32_t)off : META_SLOW;
+				rbp = *(const uintptr_t *)at;
+			}
+		}
+		if (i < KEPT_FRAMES) {
+			s.sp[i] = sp;
+			s.rbp[i] = rbp0;
+			s.meta[i] = meta;
+			s.base[i] = (r & R_RBP_BASE) != 0;
+		}
+		if (meta == META_END)
+			break;
+		ip = *(const uintptr_t *)(cfa - 8);
+		sp = cfa;
+	}
+	w->n = n;
+	if (k)
+		keep(k, w, &s);
+	return n;
+}
+
 /* Called by mgp_unwind_backtrace's entry with the state at its return: ip, the return address;
  * sp, the caller's stack pointer after the return; rbp, unchanged. Hidden, not static: the entry
  * below jumps to it by name. */
@@ -715,35 +971,29 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 		thread_bounds(b);
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
 	 * top): one unsigned compare each. */
-	const uintptr_t lo = sp, top = b->stk_hi - 8, room = top - lo;
-	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main.slots)
+	const uintptr_t top = b->stk_hi - 8;
+	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0};
+	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main)
 		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
 				   coroutine's) */
-	int n = 0;
-	while (n < max) {
-		out[n++] = ip;
-		uint64_t r = lookup(ip);
-		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
-			goto fall_back; /* also an ip of 0: no module holds it */
-		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
-			if (r & R_UNSUP)
-				goto fall_back;
-			return n;
-		}
-		uintptr_t cfa = ((r & R_RBP_BASE) ? rbp : sp) + (uintptr_t)((int64_t)r >> R_CFA_SHIFT);
-		if (cfa - 8 - sp > top - sp)
-			goto fall_back; /* the caller's frame must lie above this one, on this stack */
-		if (r & R_RBP_SAVED) {
-			int64_t off = (int64_t)(r << (64 - R_CFA_SHIFT)) >> (64 - R_CFA_SHIFT + R_RBP_SHIFT);
-			uintptr_t at = cfa + (uintptr_t)off;
-			if (at - lo > room)
-				goto fall_back;
-			rbp = *(const uintptr_t *)at;
-		}
-		ip = *(const uintptr_t *)(cfa - 8);
-		sp = cfa;
+	struct kept *k = &kept;
+	int got;
+	if (k->busy) {
+		got = walk(&w, NULL);
+	} else {
+		k->busy = 1;
+		if (k->gen != __atomic_load_n(&tab.gen, __ATOMIC_RELAXED))
+			k->n = 0;
+		got = walk(&w, k);
+		k->busy = 0;
 	}
-	return n;
+	if (got >= 0) {
+		if (mgp_unwind_mode == MGP_UNWIND_CHECK) {
+			__atomic_add_fetch(&tab.frames, (unsigned)got, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&tab.followed, (unsigned)w.len, __ATOMIC_RELAXED);
+		}
+		return got;
+	}
 fall_back:
 	if (mgp_unwind_mode == MGP_UNWIND_CHECK)
 		__atomic_add_fetch(&tab.fell_back, 1, __ATOMIC_RELAXED);
@@ -767,15 +1017,21 @@ __asm__(".text\n"
 
 void mgp_unwind_flush(void)
 {
-	if (!tab.main.slots)
+	if (!tab.main)
 		return;
-	mgp_spin_lock(&tab.lock); /* held only by an insert, a few instructions */
-	struct table *ts[] = {&tab.main, &tab.own};
+	mgp_spin_lock(&tab.lock); /* held only by an insert (or a growth: one copy of the table) */
+	struct table *ts[] = {tab.main, tab.own};
 	for (unsigned i = 0; i < 2; i++) {
-		if (ts[i]->slots)
-			mgp_os_discard(ts[i]->slots, table_bytes(ts[i])); /* readers see empty slots */
-		ts[i]->used = 0;
+		struct table *t = ts[i];
+		if (!t)
+			continue;
+		struct table h = *t;
+		mgp_os_discard(t, table_bytes(h.bits)); /* readers see no table, then empty slots */
+		__atomic_store_n(&t->top, h.top, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->max, h.max, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->bits, h.bits, __ATOMIC_RELEASE);
 	}
+	__atomic_add_fetch(&tab.gen, 1, __ATOMIC_RELAXED);
 	mgp_spin_unlock(&tab.lock);
 }
 
@@ -784,9 +1040,8 @@ void mgp_unwind_init(enum mgp_unwind_mode mode)
 	mgp_unwind_mode = (int)mode;
 	if (mode == MGP_UNWIND_LIBUNWIND)
 		return;
-	tab.main = (struct table){.bits = TABLE_BITS, .max = TABLE_SLOTS / 4u * 3u};
-	tab.main.slots = mgp_os_alloc(table_bytes(&tab.main));
-	if (!tab.main.slots) {
+	tab.main = table_new(TABLE_FIRST, TABLE_BITS);
+	if (!tab.main) {
 		mgp_log("no memory for the unwinder's table: stacks are unwound by libunwind");
 		mgp_unwind_mode = MGP_UNWIND_LIBUNWIND;
 		return;
@@ -798,12 +1053,11 @@ void mgp_unwind_init(enum mgp_unwind_mode mode)
  * not (a grandchild drops its parent's: the first table stays shared with the first process). */
 static void own_table(void)
 {
-	if (!tab.main.slots)
+	if (!tab.main)
 		return;
-	if (tab.own.slots)
-		mgp_os_free(tab.own.slots, table_bytes(&tab.own));
-	tab.own = (struct table){.bits = OWN_BITS, .max = (1u << OWN_BITS) / 4u * 3u};
-	tab.own.slots = mgp_os_alloc(table_bytes(&tab.own)); /* NULL: the inherited table takes them */
+	if (tab.own)
+		mgp_os_free(tab.own, table_bytes(tab.own->bits)); /* (a replaced one stays mapped) */
+	tab.own = table_new(OWN_FIRST, OWN_BITS); /* NULL: the inherited table takes them */
 }
 
 #else /* not x86-64: libunwind only */
@@ -832,7 +1086,7 @@ void mgp_unwind_forked(void)
 #if defined(__x86_64__)
 	own_table();
 #endif
-	tab.checked = tab.mismatched = tab.fell_back = 0;
+	tab.checked = tab.mismatched = tab.fell_back = tab.frames = tab.followed = 0;
 }
 
 /* ---- check mode ---- */
@@ -873,8 +1127,11 @@ void mgp_unwind_summary(void)
 	if (mgp_unwind_mode != MGP_UNWIND_CHECK)
 		return;
 	mgp_log("unwind check: %llu stacks compared, %llu mismatches, %llu left to libunwind; %u "
-		"return addresses in the table",
+		"return addresses in the table; %llu of %llu frames followed from the thread's last stack",
 		__atomic_load_n(&tab.checked, __ATOMIC_RELAXED),
 		__atomic_load_n(&tab.mismatched, __ATOMIC_RELAXED),
-		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED), tab.main.used + tab.own.used);
+		__atomic_load_n(&tab.fell_back, __ATOMIC_RELAXED),
+		(tab.main ? tab.main->used : 0) + (tab.own ? tab.own->used : 0),
+		__atomic_load_n(&tab.followed, __ATOMIC_RELAXED),
+		__atomic_load_n(&tab.frames, __ATOMIC_RELAXED));
 }

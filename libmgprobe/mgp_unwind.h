@@ -2,7 +2,8 @@
 /* mgp_unwind.h: the probe's own x86-64 stack unwinder, for the stacks of allocations. Each return
  * address's frame rule (where the caller's frame starts, where the return address and RBP were
  * saved) is read once from the module's .eh_frame_hdr, FDE and CIE into a global table, and every
- * later stack is a table lookup and two loads per frame. What it cannot follow for certain (CFA
+ * later stack is a table lookup and two loads per frame; frames the thread's last stack shared are
+ * one load and compare each. What it cannot follow for certain (CFA
  * expressions, DRAP realignment, signal frames, no FDE, code outside a loaded module, a stack it
  * does not know the bounds of) it leaves to libunwind: it returns -1 and the caller uses
  * unw_backtrace. Runs inside the hooks: never malloc, stdio or a blocking lock; never reads outside
@@ -35,7 +36,8 @@ int mgp_unwind_backtrace(uintptr_t *out, int max);
 void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo, uintptr_t own_hi);
 
 /* Check mode: prints one line on stderr, "unwind check: N stacks compared, M mismatches, F left
- * to libunwind" (this process's, since its start or fork). Call at the end, once. */
+ * to libunwind; R return addresses in the table; K of T frames followed from the thread's last
+ * stack" (this process's, since its start or fork). Call at the end, once. */
 void mgp_unwind_summary(void);
 
 /* In a forked child: the filler's lock is free (its holder, if any, is not in the child). */

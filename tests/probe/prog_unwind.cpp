@@ -2,7 +2,10 @@
 // prog_unwind.cpp: stacks for the check of the probe's own unwinder against libunwind
 // (test_unwind.py): deep recursion, C++ exceptions thrown through frames that allocate, a frame
 // realigned for a 64-byte local, alloca, a signal handler that allocates on the thread's stack
-// and on an alternate stack, a coroutine (swapcontext) on its own stack, and threads. Built
+// and on an alternate stack, a coroutine (swapcontext) on its own stack, threads, and one callee
+// called in turn by two callers with the same frame (the same return address at the same stack
+// pointer, under different callers: what the unwinder's kept last stack must never mistake for
+// the last stack). Built
 // twice, with frame pointers and with -fomit-frame-pointer -O2. Prints "done N" (N: a checksum
 // of the main thread's work, the same on every run, so plain and probed runs compare).
 #include <alloca.h>
@@ -129,6 +132,35 @@ static void coroutine(void)
 	swapcontext(&main_uc, &co_uc);
 }
 
+// 700 allocations of 4099 bytes under same_caller_a and 300 under same_caller_b, in turn: each
+// stack the same as the last up to same_callee's caller.
+__attribute__((noinline)) static void same_callee(int k)
+{
+	free(malloc(4099));
+	sink = sink + k; // no tail call
+}
+
+__attribute__((noinline)) static void same_caller_a(void)
+{
+	same_callee(1);
+	sink = sink + 3;
+}
+
+__attribute__((noinline)) static void same_caller_b(void)
+{
+	same_callee(1);
+	sink = sink + 5;
+}
+
+static void same_place(void)
+{
+	for (int i = 0; i < 700; i++) {
+		same_caller_a();
+		if (i < 300)
+			same_caller_b();
+	}
+}
+
 static void everything(void)
 {
 	deep_stacks();
@@ -149,6 +181,7 @@ static void *worker(void *arg)
 int main(void)
 {
 	everything();
+	same_place();
 	signals();
 	coroutine();
 	pthread_t t[4];

@@ -7,7 +7,9 @@
 # recursion, exceptions, a realigned frame, alloca, threads, a handler that allocates on the
 # thread's stack and on an alternate stack, a coroutine), prog_threads.c, and Python (mixed
 # Python and native stacks, threads) on Debian's python3 and pyenv's 3.12 and 3.13. Also:
-# MGPROBE_UNWIND=libunwind and the default give the same sites.
+# MGPROBE_UNWIND=libunwind and the default give the same sites, and a callee called in turn by two
+# callers with the same frame (the thread's kept last stack must not lend one caller's frames to
+# the other) gives each caller's site exactly its own allocations.
 import os
 import re
 
@@ -16,7 +18,8 @@ from probetest import Test
 t = Test("unwind", 3)
 unwind_fp, unwind_nofp, threads = t.progs
 SUMMARY = re.compile(r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, "
-                     r"(\d+) left to libunwind; \d+ return addresses in the table$", re.M)
+                     r"(\d+) left to libunwind; \d+ return addresses in the table; "
+                     r"(\d+) of (\d+) frames followed from the thread's last stack$", re.M)
 PY = r"""
 import json, threading
 def down(n):
@@ -43,8 +46,9 @@ def checked(what, cmd, min_stacks, fallbacks=None):
     if not t.eq(f"{what}: one check summary", 1, len(sums)):
         print(err[-3000:])
         return
-    stacks, mismatches, left = sums[0]
-    print(f"{what}: {stacks} stacks compared, {mismatches} mismatches, {left} left to libunwind")
+    stacks, mismatches, left, followed, frames = sums[0]
+    print(f"{what}: {stacks} stacks compared, {mismatches} mismatches, {left} left to libunwind, "
+          f"{followed} of {frames} frames followed from the thread's last stack")
     t.eq(f"{what}: stacks that differ", 0, mismatches)
     t.true(f"{what}: at least {min_stacks} stacks compared", stacks >= min_stacks, stacks)
     if fallbacks is not None:
@@ -81,6 +85,19 @@ def sites(mode):
 by_probe, by_libunwind = sites("probe"), sites("libunwind")
 t.true("sites found", len(by_probe) > 10, len(by_probe))
 t.eq("the same sites and counts with MGPROBE_UNWIND=probe and =libunwind", by_libunwind, by_probe)
+
+# One callee called in turn from two callers with the same frame: each stack is the last one up to
+# the callee's caller, so only the caller's return address tells them apart. Each caller's site
+# holds exactly its own allocations (a kept stack reused past a changed caller would give all
+# 1,000 to one of them).
+for prog, name in ((unwind_fp, "frame pointers"), (unwind_nofp, "-fomit-frame-pointer")):
+    out = t.path("same.mgt")
+    t.preload([prog], {"MGPROBE_OUTPUT": out})
+    rep = t.report(out) or {"sites": []}
+    for caller, count in (("same_caller_a", 700), ("same_caller_b", 300)):
+        got = [(s["allocs"], s["alloc_bytes"]) for s in rep["sites"]
+               if any(caller in (f["function"] or "") for f in s["frames"])]
+        t.eq(f"{name}: {caller}'s site: allocations and bytes", [(count, count * 4099)], got)
 bad = t.preload([unwind_fp], {"MGPROBE_UNWIND": "fast", "MGPROBE_OUTPUT": t.path("bad.mgt")})
 t.true("MGPROBE_UNWIND=fast: one line naming the choices",
        b"bad MGPROBE_UNWIND=fast (expected probe|libunwind|check)" in bad.stderr, bad.stderr)

@@ -76,10 +76,12 @@ def unwind_checked(t, err, tmp):
     """The check summaries of the parent and its 2 workers: none with a mismatch."""
     sums = [tuple(map(int, m)) for m in re.findall(
         r"^mgprobe: unwind check: (\d+) stacks compared, (\d+) mismatches, (\d+) left to libunwind; "
-        r"\d+ return addresses in the table$",
+        r"\d+ return addresses in the table; (\d+) of (\d+) frames followed from the thread's "
+        r"last stack$",
         err, re.M)]
     for s in sums:
-        print(f"{s[0]} stacks compared, {s[1]} mismatches, {s[2]} left to libunwind")
+        print(f"{s[0]} stacks compared, {s[1]} mismatches, {s[2]} left to libunwind, {s[3]} of "
+              f"{s[4]} frames followed from the thread's last stack")
     t.true("a check summary from the parent and each worker", len(sums) == 3, len(sums))
     t.true("no stack differs", sums and all(s[1] == 0 for s in sums), sums)
     t.true("the parent's stacks compared: over 500,000", sums and max(s[0] for s in sums) > 500000,
