@@ -705,6 +705,12 @@ static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double spa
 	return k ? 1.4826 * mgc_mad_scratch(d, k, c->w->s1) : 0;
 }
 
+/* Whether regime k reads as a staircase: separate rises, flat for at least half its climb. */
+static int mgc_is_stair(const struct mgc_cand *k)
+{
+	return k->events > 0 && k->flat >= 0.5 * k->climb;
+}
+
 /* The least rate a staircase's steps allow: its rate is known from how many steps it made, not
  * from a line through them (the residuals about a line are steps, strongly autocorrelated, and
  * widen its interval several times over). N separate rises read as a Poisson count over the
@@ -714,7 +720,7 @@ static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double spa
 static double mgc_stair_lo(const struct mgc_cand *k)
 {
 	double n = k->events;
-	if (k->events < MGC_MIN_EVENTS || !(k->flat >= 0.5 * k->climb))
+	if (k->events < MGC_MIN_EVENTS || !mgc_is_stair(k))
 		return -INFINITY;
 	double q = 1 - 1 / (9 * n) - MGC_Z95 / (3 * sqrt(n));
 	return k->rise / k->dur * q * q * q;
@@ -793,8 +799,7 @@ static double mgc_poisson_pause(double climb, double events)
  * gone on (mgc_retract); 0 for a rise that is no staircase. */
 static double mgc_stair_again(const struct mgc_cand *k)
 {
-	int stairs = k->events > 0 && k->flat >= 0.5 * k->climb;
-	return stairs ? mgc_poisson_pause(k->climb, k->events) : 0;
+	return mgc_is_stair(k) ? mgc_poisson_pause(k->climb, k->events) : 0;
 }
 
 /* How long a pause ends a leak: a sustained rise that stops has stopped (MGC_MIN_SAMPLES samples
