@@ -54,6 +54,20 @@ static double uniform(uint64_t *s)
 	return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
 
+/* The verdict on a sampled site of SN steps (x = 1 .. SN), its why in `why`. */
+static const char *sampled_site_verdict(const double *x, const double *live, const uint64_t *cohorts,
+					char *why, size_t len)
+{
+	struct mgc_site_evidence ev = {.x = x, .live = live, .n = SN, .cohorts = cohorts,
+				       .ncohorts = MGC_COHORTS, .last_step = SN, .allocs = SN, .live_count = SN};
+	struct mgc_classify_opts o = {.x_is_steps = 1, .sample_rate = SAMPLE_R};
+	struct mgc_fit f;
+	if (mgc_classify_site(&ev, &o, &f))
+		return "error";
+	snprintf(why, len, "%s", f.why);
+	return mgc_verdict_name(f.verdict);
+}
+
 /* rate(step): bytes per step; tau > 0: a cache filling 16 MiB with that time constant, else a
  * leak of 60 KiB per step. */
 static const char *sampled_verdict(uint64_t seed, double tau, char *why, size_t len)
@@ -74,14 +88,7 @@ static const char *sampled_verdict(uint64_t seed, double tau, char *why, size_t 
 		x[i] = t;
 		live[i] = sum;
 	}
-	struct mgc_site_evidence ev = {.x = x, .live = live, .n = SN, .cohorts = cohorts,
-				       .ncohorts = MGC_COHORTS, .last_step = SN, .allocs = SN, .live_count = SN};
-	struct mgc_classify_opts o = {.x_is_steps = 1, .sample_rate = SAMPLE_R};
-	struct mgc_fit f;
-	if (mgc_classify_site(&ev, &o, &f))
-		return "error";
-	snprintf(why, len, "%s", f.why);
-	return mgc_verdict_name(f.verdict);
+	return sampled_site_verdict(x, live, cohorts, why, len);
 }
 
 /* A sampled site that turns its blocks over, as mgtrain's retention scenario's per-image records
@@ -120,14 +127,7 @@ static const char *turnover_verdict(uint64_t seed, int records, int epoch, char 
 		x[t - 1] = t;
 		live[t - 1] = sum;
 	}
-	struct mgc_site_evidence ev = {.x = x, .live = live, .n = SN, .cohorts = cohorts,
-				       .ncohorts = MGC_COHORTS, .last_step = SN, .allocs = SN, .live_count = SN};
-	struct mgc_classify_opts o = {.x_is_steps = 1, .sample_rate = SAMPLE_R};
-	struct mgc_fit f;
-	if (mgc_classify_site(&ev, &o, &f))
-		return "error";
-	snprintf(why, len, "%s", f.why);
-	return mgc_verdict_name(f.verdict);
+	return sampled_site_verdict(x, live, cohorts, why, len);
 }
 
 /* 100 seeds of each of mgtrain's retention shape (1,600 records, 50-step epochs) and of longer
