@@ -870,18 +870,18 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, 0.25 * k->climb), mgc_stair_again(k)));
 }
 
-/* The longest pause any staircase reading of the growth (MGC_MIN_EVENTS steps, a rise of
- * MGC_RISE_SIGMAS level sigmas) would plausibly make had it gone on (mgc_stair_again): no
- * plateau is confident before it. 0 when no reading is a staircase. */
+/* The longest pause any staircase reading of the growth (`events` steps or more, a rise of
+ * MGC_RISE_SIGMAS level sigmas; with `steady`, not slowing down: mgc_cand_decel) would plausibly
+ * make had it gone on (mgc_stair_again): no plateau is confident before it (MGC_MIN_EVENTS), and
+ * none is said before the pause of a steady one of MGC_HOLD_EVENTS steps. 0 when no reading is. */
 static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 {
 	struct mgc_cand k;
 	double longest = 0;
-	for (size_t s = 0; s + 1 < c->nseg; s++) {
+	for (size_t s = 0; s + 1 < c->nseg; s++)
 		if (mgc_candidate(c, s, &k) && k.events >= events && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
 		    mgc_stair_again(&k) > longest && !(steady && mgc_cand_decel(c, &k)))
 			longest = mgc_stair_again(&k);
-	}
 	return longest;
 }
 
@@ -897,13 +897,13 @@ static double mgc_grown(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return c->x[L->a] - k->x_on;
 }
 
-/* At its rate regime k reaches the limit sooner than it has grown for `climb`: within half of it,
- * or, once it has outlasted any start-up ramp (MGC_RAMP_HORIZONS warmup horizons), within all of
- * it (a ramp steep enough to near the limit is over by then; a fast leak goes on). */
-static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k, double climb)
+/* At its rate regime k reaches the limit sooner than it has grown: within half its climb, or, once
+ * it has outlasted any start-up ramp (MGC_RAMP_HORIZONS warmup horizons), within all of it (a ramp
+ * steep enough to near the limit is over by then; a fast leak goes on). */
+static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	double left = (c->in->limit - c->peak) / k->rate;
-	return left <= 0.5 * climb || (climb >= MGC_RAMP_HORIZONS * c->in->horizon && left <= climb);
+	return left <= 0.5 * k->climb || (k->climb >= MGC_RAMP_HORIZONS * c->in->horizon && left <= k->climb);
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
@@ -934,7 +934,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
 		rule = c->in->epochs ? "epoch" : "start horizon";
 	else if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom &&
-		 mgc_limit_soon(c, k, k->climb))
+		 mgc_limit_soon(c, k))
 		rule = "limit horizon";
 	return rule && !mgc_cand_decel(c, k) ? rule : NULL;
 }
@@ -959,10 +959,11 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	double t_start = c->in->x_first + c->in->start_horizon;
 	if (c->in->epochs)
 		t_start = mgc_epoch_after(c->in, k->x_on) + fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
-	double t_lim = INFINITY; /* (head - rate (t - xl)) / rate <= (t - x_on) / 2, or (t - x_on) past the ramps */
+	double t_lim = INFINITY; /* mgc_limit_soon: left - t <= (t - x_on) / 2, or <= t - x_on past the ramps */
 	if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom) {
-		double left = (c->in->limit - c->peak) / k->rate + xl;
-		t_lim = fmin((left + 0.5 * k->x_on) / 1.5, fmax(0.5 * (left + k->x_on), k->x_on + MGC_RAMP_HORIZONS * c->in->horizon));
+		double left = (c->in->limit - c->peak) / k->rate + xl; /* when the limit comes at this rate */
+		double ramps = k->x_on + MGC_RAMP_HORIZONS * c->in->horizon;
+		t_lim = fmin((left + 0.5 * k->x_on) / 1.5, fmax(0.5 * (left + k->x_on), ramps));
 	}
 	t = fmax(t, fmin(t_start, t_lim));
 	return isfinite(t) && mgc_cand_decel(c, k) ? INFINITY : t;
@@ -1305,7 +1306,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 		out->verdict = MGC_VERDICT_GROWING;
 		out->confidence = 0.5;
 		out->projected_level = level;
-		out->decidable_at = c->x[L->a] + fmax(fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), 0.25 * climb), hold);
+		out->decidable_at = c->x[L->a] + fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), fmax(0.25 * climb, hold));
 		if (isfinite(eta))
 			out->decidable_at = fmax(out->decidable_at, eta);
 		else if (gap > 0) /* it paused and grew again before, and would never be a leak: no promise */
