@@ -791,10 +791,11 @@ static int evictable(uint32_t id, int (*written)(uint32_t id))
 	       !mgc_kind_is_cuda(mgp_site_get(id)->kind) && !written(id);
 }
 
-void mgp_sites_retire_begin(int (*written)(uint32_t id))
+struct mgp_retire_scan mgp_sites_retire_begin(int (*written)(uint32_t id))
 {
+	struct mgp_retire_scan scan = {0, 0};
 	if (table.used < table.retire_from)
-		return;
+		return scan;
 	pthread_mutex_lock(&table.lock);
 	uint32_t high = table.high;
 	for (uint32_t id = table.inherited > 2 ? table.inherited : 2; id < high; id++) {
@@ -804,18 +805,23 @@ void mgp_sites_retire_begin(int (*written)(uint32_t id))
 		struct mgp_site_counts *c = mgp_site_counts(id);
 		if (!__atomic_load_n(&c->quiet, __ATOMIC_RELAXED)) {
 			__atomic_store_n(&c->quiet, 1, __ATOMIC_RELAXED); /* retires at the next scan */
+			scan.marked++;
 			continue;
 		}
+		scan.taken++;
 		if (evict) {
 			unlink_site(id);
 			continue;
 		}
-		if (mgp_chunks_ensure(&table.ret, table.nret) < 0)
+		if (mgp_chunks_ensure(&table.ret, table.nret) < 0) {
+			scan.taken--;
 			break;
+		}
 		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, *leaf_of(id)};
 		__atomic_store_n(leaf_of(id), 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&table.lock);
+	return scan;
 }
 
 static void retire_end(void)
