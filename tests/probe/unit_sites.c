@@ -6,7 +6,8 @@
  * writing a byte of any site's identity (a forked worker shares those pages with its parent), and
  * the same stacks find the same ids again, frames and all (issue 16); each retirement scan says
  * how many sites it found quiet and how many stacks it took, which the writer's rule for a pass
- * soon reads. Single-threaded. */
+ * soon reads; the frame tree is compacted once a quarter of retire_from's node ids are free.
+ * Single-threaded. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,25 @@ static void check_soon(void)
 	      "the last soon pass allowed in a row");
 	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_SOON, many_taken, MGP_WRITER_SOON_PASSES), 0,
 	      "one soon pass more than allowed in a row");
+}
+
+/* The frame tree is compacted once a quarter of retire_from (MGPROBE_MAX_SITES / 16: 65,536
+ * here) node ids are free, and over half of them: 30,000 stacks made and retired after a first
+ * compaction leave 30,000 ids free, which the previous threshold (retire_from itself) kept for
+ * the rest of the run. */
+static void check_compaction(void)
+{
+	MG_EQ(mgp_sites_compact(), 1, "the tree compacted once every stack went back");
+	for (uint32_t i = 0; i < 30000; i++)
+		intern(N + i);
+	for (int pass = 0; pass < 2; pass++) { /* quiet at the first scan, retired at the second */
+		mgp_sites_retire_begin(always_written);
+		mgp_sites_evict_free(always_written);
+	}
+	MG_EQ(mgp_stacks_nodes(), 0, "frame nodes left once the new stacks went back");
+	MG_EQ(mgp_stacks_high() > 30000, 1, "node ids given out for the new stacks");
+	MG_EQ(mgp_sites_compact(), 1, "the tree compacted with 30,000 node ids free");
+	MG_EQ(mgp_stacks_high(), 1, "node ids after that compaction (none in use)");
 }
 
 static void check_found(const char *when)
@@ -159,5 +179,6 @@ int main(void)
 			 f[2] == 0x200000u;
 	}
 	MG_EQ(whole, N / 1000, "retired stacks interned again: the same id, the whole stack");
+	check_compaction();
 	return mg_test_done("probe-unit-sites");
 }
