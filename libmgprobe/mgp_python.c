@@ -224,6 +224,12 @@ unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, unsig
 	return k;
 }
 
+void mgp_python_evaluator(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = interp.eval_lo;
+	*hi = interp.eval_hi;
+}
+
 int mgp_python_on(void)
 {
 	return interp.on;

@@ -45,6 +45,7 @@ static struct {
 			     * pages stay shared with the parent (each insert would copy one) */
 	int lock; /* held while filling or flushing; taken only with a try */
 	uint32_t gen; /* one more at every flush: the threads' kept stacks are stale */
+	uintptr_t stop_lo, stop_len; /* MGP_UNWIND_TO_STOP: return addresses in [lo, lo + len) */
 	unsigned long long checked, mismatched, fell_back; /* check mode */
 	unsigned long long frames, followed;               /* check mode: of them, from kept ones */
 } tab;
@@ -772,6 +773,7 @@ struct walk {
 	uintptr_t lo, room; /* every read lies in [lo, lo + room] */
 	int from, len;      /* out[from, from + len) are the kept frames [at, at + len) */
 	unsigned at;
+	uintptr_t stop_lo, stop_len; /* a frame whose ip is in [lo, lo + len) is the last (len 0: none) */
 };
 
 /* Whether the kept frames from c on read RBP before they load it again: where they do not, RBP
@@ -792,17 +794,23 @@ static inline int rbp_read(const struct kept *k, unsigned c)
 /* Follows the kept frames from k's frame c, whose state is w's (RBP aside where it is not read):
  * puts out every frame whose step's return-address slot still holds what it held, and whose
  * RBP slot does too or is not read before the next load; stops at the first that does not (not
- * put out: the table steps it) or at the end of the stack or of max (1: the walk is done). RBP
+ * put out: the table steps it) or at the end of the stack, of max or at a frame in the stop range
+ * (put out; 1: the walk is done). RBP
  * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
  * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
 static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
 {
 	uintptr_t *restrict out = w->out;
 	uintptr_t ip = w->ip, rbp = w->rbp;
+	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
 	int n = w->n, max = w->max, done = 1;
 	w->from = n;
 	w->at = c;
 	for (;;) {
+		if (ip - stop_lo < stop_len) {
+			out[n++] = ip;
+			break;
+		}
 		int32_t meta = k->f.meta[c];
 		if (meta <= META_SLOW) {
 			if (meta == META_END)
@@ -904,6 +912,7 @@ static int walk(struct walk *w, struct kept *k)
 	struct frames s; /* the frames this walk steps itself, by output index */
 	uintptr_t *out = w->out, ip = w->ip, sp = w->sp, rbp = w->rbp;
 	const uintptr_t lo = w->lo, room = w->room, top = lo + room;
+	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
 	int n = 0, max = w->max;
 	unsigned c = 0, end = k ? k->n : 0;
 	while (n < max) {
@@ -912,7 +921,7 @@ static int walk(struct walk *w, struct kept *k)
 			c++;
 		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip &&
 		    (k->f.rbp[c] == rbp || !rbp_read(k, c))) {
-			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0};
+			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0, stop_lo, stop_len};
 			int done = follow(k, c, w);
 			n = w->n, ip = w->ip, sp = w->sp, rbp = w->rbp;
 			c = end; /* one run of kept frames a walk */
@@ -923,6 +932,17 @@ static int walk(struct walk *w, struct kept *k)
 		unsigned i = (unsigned)n;
 		uintptr_t cfa = 0, rbp0 = rbp;
 		out[n++] = ip;
+		if (ip - stop_lo < stop_len) {
+			/* The last frame, its step not looked up: kept as one the table steps, whose
+			 * callers' RBP is assumed read. */
+			if (i < KEPT_FRAMES) {
+				s.sp[i] = sp;
+				s.rbp[i] = rbp;
+				s.meta[i] = META_SLOW;
+				s.base[i] = 1;
+			}
+			break;
+		}
 		uint64_t r = lookup(ip);
 		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
 			return -1; /* also an ip of 0: no module holds it */
@@ -972,7 +992,9 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
 	 * top): one unsigned compare each. */
 	const uintptr_t top = b->stk_hi - 8;
-	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0};
+	int stop = max & MGP_UNWIND_TO_STOP;
+	max &= ~MGP_UNWIND_TO_STOP;
+	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0, tab.stop_lo, stop ? tab.stop_len : 0};
 	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main)
 		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
 				   coroutine's) */
@@ -1035,6 +1057,12 @@ void mgp_unwind_flush(void)
 	mgp_spin_unlock(&tab.lock);
 }
 
+void mgp_unwind_stop_at(uintptr_t lo, uintptr_t hi)
+{
+	tab.stop_lo = lo + 1;
+	tab.stop_len = hi > lo ? hi - lo : 0;
+}
+
 void mgp_unwind_init(enum mgp_unwind_mode mode)
 {
 	mgp_unwind_mode = (int)mode;
@@ -1067,6 +1095,12 @@ int mgp_unwind_backtrace(uintptr_t *out, int max)
 	(void)out;
 	(void)max;
 	return -1;
+}
+
+void mgp_unwind_stop_at(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
 }
 
 void mgp_unwind_flush(void)
@@ -1111,11 +1145,15 @@ static void report(const uintptr_t *a, unsigned na, const uintptr_t *b, unsigned
 void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo, uintptr_t own_hi)
 {
 	uintptr_t theirs[MGC_MAX_FRAMES + MGP_CAPTURE_SLACK + 1];
+	int to_stop = max & MGP_UNWIND_TO_STOP;
+	max &= ~MGP_UNWIND_TO_STOP;
 	int n = unw_backtrace((void **)theirs, max + 1); /* one frame deeper: this one */
 	unsigned nt = n > 0 ? (unsigned)n : 0, nm = (unsigned)got;
 	unsigned st = skip_own(theirs, nt, own_lo, own_hi), sm = skip_own(mine, nm, own_lo, own_hi);
 	unsigned a = nm - sm, b = nt - st, k = a < b ? a : b;
-	int whole = got < max && n < max + 1;
+	/* A walk that ended at the stop range is a prefix: the same frames up to there. */
+	int stopped = to_stop && got > 0 && mine[got - 1] - tab.stop_lo < tab.stop_len;
+	int whole = got < max && n < max + 1 && !stopped;
 	int same = memcmp(mine + sm, theirs + st, k * sizeof *mine) == 0 && (!whole || a == b);
 	__atomic_add_fetch(&tab.checked, 1, __ATOMIC_RELAXED);
 	if (!same && __atomic_add_fetch(&tab.mismatched, 1, __ATOMIC_RELAXED) <= 5)
