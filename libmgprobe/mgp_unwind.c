@@ -756,14 +756,41 @@ struct frames {
 };
 static const uintptr_t stop_word = 1;
 
+/* Each thread's last rules looked up, direct-mapped by return address: the shared table is 2 MiB
+ * for PyTorch, and its slot's cache miss was half of the walk's time in the torch sample's steps;
+ * these 8 KiB stay in the core's caches. Emptied with the kept frames at a flush. */
+#define RULE_MEMO_BITS 9u
+struct rule_memo {
+	uintptr_t ip;
+	uint64_t rule;
+};
+
 struct kept {
 	uint32_t n;   /* frames held */
-	uint32_t gen; /* tab.gen when they were */
+	uint32_t gen; /* tab.gen at the start of the walks that made them (and the rules memo) */
 	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
 	uintptr_t ip[KEPT_FRAMES + 1];
 	struct frames f;
+	struct rule_memo rules[1u << RULE_MEMO_BITS];
 };
 static __thread struct kept kept __attribute__((tls_model("initial-exec")));
+
+/* The rule of ip: from k's memo, else the shared table (filled from the module on a miss) and
+ * noted in the memo; k NULL: the table only. 0 when none. */
+static inline uint64_t rule_of(struct kept *k, uintptr_t ip)
+{
+	struct rule_memo *m = k ? &k->rules[slot_of(ip, RULE_MEMO_BITS)] : NULL;
+	if (m && m->ip == ip)
+		return m->rule;
+	uint64_t r = lookup(ip);
+	if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+		return 0;
+	if (m) {
+		m->ip = ip;
+		m->rule = r;
+	}
+	return r;
+}
 
 /* A walk in progress: where the next frame is, and what it has put out. */
 struct walk {
@@ -794,28 +821,25 @@ static inline int rbp_read(const struct kept *k, unsigned c)
 /* Follows the kept frames from k's frame c, whose state is w's (RBP aside where it is not read):
  * puts out every frame whose step's return-address slot still holds what it held, and whose
  * RBP slot does too or is not read before the next load; stops at the first that does not (not
- * put out: the table steps it) or at the end of the stack, of max or at a frame in the stop range
- * (put out; 1: the walk is done). RBP
+ * put out: the table steps it) or at the end of the stack, of max or, in a walk to the stop range,
+ * at a frame in it (1: the walk is done). Kept frames in the stop range are all kept as the
+ * table's to step (keep), so only those are looked at for it. RBP
  * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
  * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
 static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
 {
 	uintptr_t *restrict out = w->out;
 	uintptr_t ip = w->ip, rbp = w->rbp;
-	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
 	int n = w->n, max = w->max, done = 1;
 	w->from = n;
 	w->at = c;
 	for (;;) {
-		if (ip - stop_lo < stop_len) {
-			out[n++] = ip;
-			break;
-		}
 		int32_t meta = k->f.meta[c];
 		if (meta <= META_SLOW) {
-			if (meta == META_END)
+			/* The end, or a frame in the stop range (all kept as the table's to step) */
+			done = meta == META_END || ip - w->stop_lo < w->stop_len;
+			if (done)
 				out[n++] = ip;
-			done = meta == META_END;
 			break;
 		}
 		uintptr_t sp = k->f.sp[c + 1], next = k->ip[c + 1];
@@ -860,6 +884,21 @@ static inline void keep_own(struct kept *k, const struct walk *w, const struct f
 	memcpy(&k->f.base[a], &s->base[a], (b - a) * sizeof k->f.base[0]);
 }
 
+/* Ends k's n kept frames at the first in the stop range, kept as one the table steps, whose
+ * callers' RBP is assumed read (as a walk to the stop range keeps it): follow then never needs to
+ * look for the stop range. Returns the frames left. */
+static unsigned keep_to_stop(struct kept *k, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (k->ip[i] - tab.stop_lo < tab.stop_len) {
+			k->f.meta[i] = META_SLOW;
+			k->f.base[i] = 1;
+			return i + 1;
+		}
+	}
+	return n;
+}
+
 /* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
  * by output index) around those it followed from the kept ones. */
 static void keep(struct kept *k, const struct walk *w, const struct frames *s)
@@ -880,10 +919,11 @@ static void keep(struct kept *k, const struct walk *w, const struct frames *s)
 		keep_own(k, w, s, 0, from < n ? from : n);
 		keep_own(k, w, s, from + len, n);
 	}
+	if (!w->stop_len && tab.stop_len) /* a walk past the stop range, in a Python process */
+		n = keep_to_stop(k, n);
 	k->n = n;
 	k->ip[n] = 0;
 	k->f.sp[n] = (uintptr_t)&stop_word + 8;
-	k->gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
 }
 
 /* ---- the walk ---- */
@@ -943,8 +983,8 @@ static int walk(struct walk *w, struct kept *k)
 			}
 			break;
 		}
-		uint64_t r = lookup(ip);
-		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+		uint64_t r = rule_of(k, ip);
+		if (__builtin_expect(!r, 0))
 			return -1; /* also an ip of 0: no module holds it */
 		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
 			if (r & R_UNSUP)
@@ -1004,8 +1044,12 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 		got = walk(&w, NULL);
 	} else {
 		k->busy = 1;
-		if (k->gen != __atomic_load_n(&tab.gen, __ATOMIC_RELAXED))
+		uint32_t gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
+		if (k->gen != gen) { /* as of the walk's start: a flush during it empties them next time */
 			k->n = 0;
+			memset(k->rules, 0, sizeof k->rules);
+			k->gen = gen;
+		}
 		got = walk(&w, k);
 		k->busy = 0;
 	}
