@@ -27,6 +27,7 @@
 #include "mgp_sites.h"
 #include "mgp_snapshot.h"
 #include "mgp_state.h"
+#include "mgp_tcache.h"
 #include "mgp_step.h"
 #include "mgp_thread.h"
 #include "mgp_trace.h"
@@ -185,6 +186,7 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
+	mgp_tcache_init();
 	mgp_unwind_init((enum mgp_unwind_mode)life.set.unwind);
 	if (mgp_python_init((int)life.set.python)) {
 		uintptr_t lo, hi;

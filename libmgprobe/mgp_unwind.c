@@ -23,6 +23,7 @@
 #include "mgp_capture.h"
 #include "mgp_os.h"
 #include "mgp_spin.h"
+#include "mgp_tcache.h"
 
 int mgp_unwind_mode = MGP_UNWIND_LIBUNWIND;
 
@@ -756,14 +757,16 @@ struct frames {
 };
 static const uintptr_t stop_word = 1;
 
-/* Each thread's last rules looked up, direct-mapped by return address: the shared table is 2 MiB
- * for PyTorch, and its slot's cache miss was half of the walk's time in the torch sample's steps;
+/* Each thread's last rules looked up, direct-mapped by return address, in its block of caches
+ * (mgp_tcache.h: not in TLS, which small thread stacks pay for): the shared table is 2 MiB for
+ * PyTorch, and its slot's cache miss was half of the walk's time in the torch sample's steps;
  * these 8 KiB stay in the core's caches. Emptied with the kept frames at a flush. */
 #define RULE_MEMO_BITS 9u
 struct rule_memo {
 	uintptr_t ip;
 	uint64_t rule;
 };
+_Static_assert(sizeof(struct rule_memo) << RULE_MEMO_BITS <= MGP_TCACHE_PART, "the rules' part of the block");
 
 struct kept {
 	uint32_t n;   /* frames held */
@@ -771,15 +774,15 @@ struct kept {
 	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
 	uintptr_t ip[KEPT_FRAMES + 1];
 	struct frames f;
-	struct rule_memo rules[1u << RULE_MEMO_BITS];
+	struct rule_memo *rules; /* this thread's, or NULL (no block) */
 };
 static __thread struct kept kept __attribute__((tls_model("initial-exec")));
 
-/* The rule of ip: from k's memo, else the shared table (filled from the module on a miss) and
- * noted in the memo; k NULL: the table only. 0 when none. */
-static inline uint64_t rule_of(struct kept *k, uintptr_t ip)
+/* The rule of ip: from the thread's memo, else the shared table (filled from the module on a
+ * miss) and noted in the memo; rules NULL: the table only. 0 when none. */
+static inline uint64_t rule_of(struct rule_memo *rules, uintptr_t ip)
 {
-	struct rule_memo *m = k ? &k->rules[slot_of(ip, RULE_MEMO_BITS)] : NULL;
+	struct rule_memo *m = rules ? &rules[slot_of(ip, RULE_MEMO_BITS)] : NULL;
 	if (m && m->ip == ip)
 		return m->rule;
 	uint64_t r = lookup(ip);
@@ -955,6 +958,7 @@ static int walk(struct walk *w, struct kept *k)
 	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
 	int n = 0, max = w->max;
 	unsigned c = 0, end = k ? k->n : 0;
+	struct rule_memo *rules = k ? k->rules : NULL;
 	while (n < max) {
 		/* The first kept frame at or above sp; kept frames below it cannot be met again. */
 		while (c < end && k->f.sp[c] < sp)
@@ -983,7 +987,7 @@ static int walk(struct walk *w, struct kept *k)
 			}
 			break;
 		}
-		uint64_t r = rule_of(k, ip);
+		uint64_t r = rule_of(rules, ip);
 		if (__builtin_expect(!r, 0))
 			return -1; /* also an ip of 0: no module holds it */
 		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
@@ -1045,9 +1049,12 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	} else {
 		k->busy = 1;
 		uint32_t gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
+		if (__builtin_expect(!k->rules, 0))
+			k->rules = mgp_tcache_part(MGP_TCACHE_RULES); /* zeroed */
 		if (k->gen != gen) { /* as of the walk's start: a flush during it empties them next time */
 			k->n = 0;
-			memset(k->rules, 0, sizeof k->rules);
+			if (k->rules)
+				memset(k->rules, 0, (size_t)sizeof *k->rules << RULE_MEMO_BITS);
 			k->gen = gen;
 		}
 		got = walk(&w, k);

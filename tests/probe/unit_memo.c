@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* unit_memo.c: each thread's memo of its last interned stack and site (mgp_sites_intern) never
- * answers with a site that left the lookups. Linked from the probe's own objects, without a traced
+/* unit_memo.c: each thread's memo of its last interned stack and site, and its recent sites
+ * (mgp_sites_intern), never answer with a site that left the lookups. Linked from the probe's own objects, without a traced
  * program, and driven step by step as the writer drives the table, so no timing decides anything:
  * a site is unlinked and freed while the main thread's memo still names it, another thread's new
  * stack is given its id, and the main thread's stack must then get a site of its own, with its own
@@ -12,6 +12,7 @@
 #include "mg_test.h"
 #include "mgp_sites.h"
 #include "mgp_stacks.h"
+#include "mgp_tcache.h"
 
 #define DEPTH 3u
 
@@ -65,6 +66,8 @@ static void evict(uint32_t id)
 int main(void)
 {
 	MG_EQ(mgp_sites_init(16), 0); /* retirement from 16 / 16 sites in use */
+	mgp_tcache_init();
+	MG_TRUE(mgp_tcache_block() != NULL, "this thread's block of caches (its recent sites)");
 	uint32_t a = intern(stack_one);
 	MG_TRUE(a >= 2 && intern(stack_one) == a, "stack s interned, found again (from the memo)");
 	evict(a);
