@@ -774,7 +774,6 @@ struct kept {
 	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
 	uintptr_t ip[KEPT_FRAMES + 1];
 	struct frames f;
-	struct rule_memo *rules; /* this thread's, or NULL (no block) */
 };
 static __thread struct kept kept __attribute__((tls_model("initial-exec")));
 
@@ -947,10 +946,11 @@ static void thread_bounds(struct mgp_stack_bounds *b)
 	pthread_attr_destroy(&a);
 }
 
-/* The walk proper, with k the thread's kept frames (NULL: none to use): each frame's rule from
- * the table, until a frame in the state of a kept one; then the kept ones as long as they hold.
+/* The walk proper, with k the thread's kept frames (NULL: none to use) and rules its memo of rules
+ * (NULL: none): each frame's rule from the memo or the table, until a frame in the state of a kept
+ * one; then the kept ones as long as they hold.
  * In locals, not w's fields: a store into out may alias them. */
-static int walk(struct walk *w, struct kept *k)
+static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 {
 	struct frames s; /* the frames this walk steps itself, by output index */
 	uintptr_t *out = w->out, ip = w->ip, sp = w->sp, rbp = w->rbp;
@@ -958,7 +958,6 @@ static int walk(struct walk *w, struct kept *k)
 	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
 	int n = 0, max = w->max;
 	unsigned c = 0, end = k ? k->n : 0;
-	struct rule_memo *rules = k ? k->rules : NULL;
 	while (n < max) {
 		/* The first kept frame at or above sp; kept frames below it cannot be met again. */
 		while (c < end && k->f.sp[c] < sp)
@@ -1045,19 +1044,19 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	struct kept *k = &kept;
 	int got;
 	if (k->busy) {
-		got = walk(&w, NULL);
+		got = walk(&w, NULL, NULL);
 	} else {
 		k->busy = 1;
 		uint32_t gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
-		if (__builtin_expect(!k->rules, 0))
-			k->rules = mgp_tcache_part(MGP_TCACHE_RULES); /* zeroed */
+		/* Asked for each walk, not kept: an exiting thread's block goes to the next new one. */
+		struct rule_memo *rules = mgp_tcache_part(MGP_TCACHE_RULES);
 		if (k->gen != gen) { /* as of the walk's start: a flush during it empties them next time */
 			k->n = 0;
-			if (k->rules)
-				memset(k->rules, 0, (size_t)sizeof *k->rules << RULE_MEMO_BITS);
+			if (rules)
+				memset(rules, 0, (size_t)sizeof *rules << RULE_MEMO_BITS);
 			k->gen = gen;
 		}
-		got = walk(&w, k);
+		got = walk(&w, k, rules);
 		k->busy = 0;
 	}
 	if (got >= 0) {
