@@ -22,6 +22,7 @@ static struct {
 	pthread_mutex_t lock;
 	int owner;           /* pid of the process whose outputs these are */
 	uint64_t start_mono; /* its start: snapshot times count from it */
+	uint32_t soon_run;   /* maintenance passes in a row that ran because the last said soon */
 } writer = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void mgp_writer_start(const struct mgp_process *p)
@@ -77,17 +78,20 @@ void mgp_writer_modules(void)
 	mgp_trace_modules();
 }
 
-void mgp_writer_maintain(int quiet_too)
+int mgp_writer_maintain(enum mgp_maintain why)
 {
+	int quiet_too = why == MGP_MAINTAIN_TICK;
 	mgp_threads_drain(); /* also the grace period the last pass's evicted sites waited for */
 	mgp_sites_evict_free(mgp_trace_site_written);
 	mgp_sites_compact();
 	mgp_sites_evict_unlink(mgp_trace_site_written, quiet_too);
-	if (!quiet_too) { /* a burst of new stacks: those holding memory may retire before a snapshot */
+	if (!quiet_too) { /* sites holding memory may retire before a snapshot */
 		mgp_writer_modules();
 		mgp_trace_write_held_stacks();
 	}
-	mgp_sites_retire_begin(mgp_trace_site_written);
+	struct mgp_retire_scan scan = mgp_sites_retire_begin(mgp_trace_site_written);
+	writer.soon_run = why == MGP_MAINTAIN_SOON ? writer.soon_run + 1 : 0;
+	return mgp_writer_soon(why, scan, writer.soon_run);
 }
 
 int mgp_writer_snapshot(uint32_t flags)
