@@ -170,6 +170,9 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 {
 	const struct mgc_site_result *r = &p->a.sites[i];
 	const struct mgc_site *s = mgr_site(p, i);
+	const struct mgc_stack *st = mgr_shown_stack(p, i);
+	if (!st)
+		return NULL;
 	cJSON *so = cJSON_CreateObject();
 	cJSON_AddNumberToObject(so, "id", r->id);
 	cJSON_AddStringToObject(so, "kind", mgc_kind_name(r->kind));
@@ -196,7 +199,7 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 		cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
 		cJSON_AddItemToArray(co, c);
 	}
-	mgr_json_frames(so, &p->shown[i].stack);
+	mgr_json_frames(so, st);
 	return so;
 }
 
