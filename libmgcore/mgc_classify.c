@@ -35,6 +35,7 @@ static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup
 static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
+static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
 /* ---------------------------------------------------------------- working memory */
 
@@ -1563,6 +1564,34 @@ static int sampled_slowing(const struct mgc_site_evidence *ev, double r)
 	return (j.xsum / j.count - x0 - 0.5 * span) / (span / sqrt(12 * j.count)) < -3.090232;
 }
 
+/* P(X <= k) for X binomial(n, p), 0 < p < 1 (k, n whole, 0 <= k <= n); from 1000 trials the
+ * normal approximation (with continuity correction), so a site of millions of samples stays cheap. */
+static double binomial_cdf(double k, double n, double p)
+{
+	double sum = 0, lp = log(p), lq = log1p(-p);
+	if (n > 1000)
+		return 0.5 * erfc(-(k + 0.5 - n * p) / sqrt(2 * n * p * (1 - p)));
+	for (double i = 0; i <= k; i++)
+		sum += exp(lgamma(n + 1) - lgamma(i + 1) - lgamma(n - i + 1) + i * lp + (n - i) * lq);
+	return fmin(sum, 1);
+}
+
+/* Do a sampled site's last three complete birth buckets keep survivors at one rate per step of
+ * birth, as a leak's do? Counted in samples (bytes / R), the two older buckets' survivors and the
+ * newest's split their sum as a binomial with the older buckets' share of the steps (3/7: the
+ * buckets span 1, 2 and 4 parts). A site that turns its blocks over (a record per sample, each
+ * replaced when its sample comes round again next epoch) has let the older ones go: survivors
+ * only in the newest bucket, or a split the binomial rejects either way at MGC_COHORT_ALPHA, is
+ * no leak's. One sample in a bucket says little: both parts need one, and the rest is the test. */
+static int sampled_cohorts_kept(const struct mgc_site_evidence *ev, unsigned kcur, double r)
+{
+	double old = round(((double)ev->cohorts[kcur - 3] + (double)ev->cohorts[kcur - 2]) / r);
+	double recent = round((double)ev->cohorts[kcur - 1] / r), n = old + recent, p = 3.0 / 7.0;
+	if (!(old >= 1) || !(recent >= 1))
+		return 0;
+	return binomial_cdf(old, n, p) >= MGC_COHORT_ALPHA && binomial_cdf(recent, n, 1 - p) >= MGC_COHORT_ALPHA;
+}
+
 /* Cohort evidence of one site: the survival rate (bytes per step of birth still alive) of the
  * last complete birth buckets. Returns 1 = survivors from every recent bucket at an undiminished
  * rate (leak), -1 = recent buckets hold (almost) nothing (warmup or transient), 0 = no opinion. */
@@ -1598,9 +1627,10 @@ static int mgc_cohort_opinion(const struct mgc_site_evidence *ev, double sample_
 	/* undiminished: the newest complete bucket keeps at least half the rate of the other two; a
 	 * sampled site's buckets hold a handful of samples each (a bucket of 32 steps at one sample per
 	 * 8 steps is empty one time in 50, and one of three at half the others' rate far more often),
-	 * so there the newest keeps survivors and the series' samples do not slow down */
-	int kept = sample_rate > 0 ? rate[2] > 0 && !sampled_slowing(ev, sample_rate)
-				   : every && rate[2] >= 0.5 * rmax;
+	 * so there the buckets' split passes a binomial test and the series' samples do not slow down */
+	int kept = sample_rate > 0
+			   ? sampled_cohorts_kept(ev, kcur, sample_rate) && !sampled_slowing(ev, sample_rate)
+			   : every && rate[2] >= 0.5 * rmax;
 	if (kept && (double)ev->cohorts[kcur - 1] > 0.05 * total)
 		return 1;
 	if ((double)ev->cohorts[kcur - 1] + (double)ev->cohorts[kcur - 2] < 0.02 * total)
@@ -1674,12 +1704,18 @@ static void sampled_floor(const struct mgc_site_evidence *ev, const struct mgc_c
 
 /* A sampled site's flat end is no plateau while it is shorter than the pause its samples would
  * make with chance MGC_RETRACT_ALPHA had it gone on (mgc_poisson_pause from the point before the
- * first to the last). Returns that pause (0 without a sample), the flat end in *flat. */
+ * first to the last). Returns that pause (0 without a sample), the flat end in *flat: the x since
+ * the estimate last rose half a sample above every earlier point (a site that frees as it
+ * allocates keeps rising and falling about its level; only new highs are growth going on). */
 static double sampled_pause(const struct mgc_site_evidence *ev, double r, double *flat)
 {
 	struct sampled_jumps j;
 	sampled_jumps(ev, r, &j);
-	*flat = ev->x[ev->n - 1] - j.last;
+	size_t top = 0;
+	for (size_t i = 1; i < ev->n; i++)
+		if (ev->live[i] > ev->live[top] + 0.5 * r)
+			top = i;
+	*flat = ev->x[ev->n - 1] - ev->x[top];
 	return mgc_poisson_pause(j.last - j.first, j.count);
 }
 

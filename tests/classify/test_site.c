@@ -54,6 +54,20 @@ static double uniform(uint64_t *s)
 	return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
 
+/* The verdict on a sampled site of SN steps (x = 1 .. SN), its why in `why`. */
+static const char *sampled_site_verdict(const double *x, const double *live, const uint64_t *cohorts,
+					char *why, size_t len)
+{
+	struct mgc_site_evidence ev = {.x = x, .live = live, .n = SN, .cohorts = cohorts,
+				       .ncohorts = MGC_COHORTS, .last_step = SN, .allocs = SN, .live_count = SN};
+	struct mgc_classify_opts o = {.x_is_steps = 1, .sample_rate = SAMPLE_R};
+	struct mgc_fit f;
+	if (mgc_classify_site(&ev, &o, &f))
+		return "error";
+	snprintf(why, len, "%s", f.why);
+	return mgc_verdict_name(f.verdict);
+}
+
 /* rate(step): bytes per step; tau > 0: a cache filling 16 MiB with that time constant, else a
  * leak of 60 KiB per step. */
 static const char *sampled_verdict(uint64_t seed, double tau, char *why, size_t len)
@@ -74,14 +88,74 @@ static const char *sampled_verdict(uint64_t seed, double tau, char *why, size_t 
 		x[i] = t;
 		live[i] = sum;
 	}
-	struct mgc_site_evidence ev = {.x = x, .live = live, .n = SN, .cohorts = cohorts,
-				       .ncohorts = MGC_COHORTS, .last_step = SN, .allocs = SN, .live_count = SN};
-	struct mgc_classify_opts o = {.x_is_steps = 1, .sample_rate = SAMPLE_R};
-	struct mgc_fit f;
-	if (mgc_classify_site(&ev, &o, &f))
-		return "error";
-	snprintf(why, len, "%s", f.why);
-	return mgc_verdict_name(f.verdict);
+	return sampled_site_verdict(x, live, cohorts, why, len);
+}
+
+/* A sampled site that turns its blocks over, as mgtrain's retention scenario's per-image records
+ * under --sample 512K: `records` records of 2 KiB, each replaced (freed, a new one allocated)
+ * once an epoch of `epoch` steps, at a place in the epoch drawn afresh each epoch; the first epoch
+ * fills them. Each new record is sampled with chance p = 1 - exp(-2 KiB / R) and then weighs
+ * 2 KiB / p. Live bytes fill for one epoch, then stay level: no leak however the samples fall. */
+static const char *turnover_verdict(uint64_t seed, int records, int epoch, char *why, size_t len)
+{
+	static double x[SN], live[SN];
+	static int order[16384], born[16384]; /* born: step of birth while sampled and live, else 0 */
+	uint64_t cohorts[MGC_COHORTS] = {0};
+	double p = -expm1(-2048.0 / SAMPLE_R), w = 2048.0 / p, sum = 0;
+	int per = (records + epoch - 1) / epoch;
+	memset(born, 0, sizeof(int) * (size_t)records);
+	for (int t = 1; t <= SN; t++) {
+		int j = (t - 1) % epoch;
+		if (j == 0)
+			for (int i = 0; i < records; i++) { /* Fisher-Yates */
+				int r = (int)(uniform(&seed) * (i + 1));
+				order[i] = order[r];
+				order[r] = i;
+			}
+		for (int q = j * per; q < (j + 1) * per && q < records; q++) {
+			int id = order[q];
+			if (born[id]) {
+				sum -= w;
+				cohorts[mgc_cohort_bucket((uint64_t)born[id])] -= (uint64_t)w;
+			}
+			born[id] = uniform(&seed) < p ? t : 0;
+			if (born[id]) {
+				sum += w;
+				cohorts[mgc_cohort_bucket((uint64_t)t)] += (uint64_t)w;
+			}
+		}
+		x[t - 1] = t;
+		live[t - 1] = sum;
+	}
+	return sampled_site_verdict(x, live, cohorts, why, len);
+}
+
+/* 100 seeds of each of mgtrain's retention shape (1,600 records, 50-step epochs) and of longer
+ * epochs and more records: mgtrain's shape never a leak, the others at most once in 400 (main's
+ * sampled cohort rule said `leak` 7, 15, 33, 52 and 72 times in 100: whenever a sample survived in
+ * the newest complete bucket and the series ended on a rise; now one seed of 8,000 records every
+ * 120 steps, whose few samples in the older buckets the binomial test cannot tell from a leak's,
+ * on a series the fit reads `growing`). */
+static void check_turnover(void)
+{
+	static const int shapes[][2] = {{1600, 50}, {1600, 100}, {8000, 50}, {8000, 120}, {16000, 150}};
+	char why[512];
+	int others = 0;
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+		int leaks = 0;
+		for (uint64_t seed = 1; seed <= 100; seed++) {
+			const char *v = turnover_verdict(seed, shapes[s][0], shapes[s][1], why, sizeof why);
+			leaks += !strcmp(v, "leak");
+			if (!strcmp(v, "leak"))
+				printf("turnover %d records / %d steps, seed %llu: %s\n", shapes[s][0],
+				       shapes[s][1], (unsigned long long)seed, why);
+		}
+		if (s == 0)
+			MG_EQ(leaks, 0, "mgtrain's retention shape (1,600 records every 50 steps) reads leak");
+		else
+			others += leaks;
+	}
+	MG_TRUE(others <= 1, "longer turnovers read leak at most once in 400: %d", others);
 }
 
 /* 100 seeds of each: every leak but one a leak (main's classifier: 13 `growing` and 1 `plateau`;
@@ -109,6 +183,7 @@ static void check_sampled(void)
 int main(void)
 {
 	check_sampled();
+	check_turnover();
 	check_leak_at(400, "born since step 32 ");
 	check_leak_at(0x1p53, "born since step 134217728 ");
 	check_leak_at(0x1p64, "born since step 134217728 "); /* just beyond uint64_t */
