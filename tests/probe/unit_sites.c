@@ -13,6 +13,7 @@
 #include "mgp_os.h"
 #include "mgp_sites.h"
 #include "mgp_stacks.h"
+#include "mgp_tcache.h"
 
 #define N 200000u
 #define DEPTH 3u
@@ -58,6 +59,7 @@ static void check_found(const char *when)
 int main(void)
 {
 	MG_EQ(mgp_sites_init(1u << 20), 0);
+	mgp_tcache_init(); /* the thread's recent sites, as in the probe */
 	unsigned bad = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		ids[i] = intern(i);
