@@ -425,10 +425,11 @@ static int emit(const struct mgr_ctx *c, struct mgr_process *procs, size_t n, st
 		rc = r == -ERANGE ? 2 : r < 0 ? 1 : 0;
 		if (r == -ENOMEM)
 			fprintf(stderr, "mgreport: out of memory\n");
-	} else if (rc == 0 && c->json) {
-		rc = mgr_print_json(stdout, procs, n) < 0 ? 1 : 0;
-	} else if (rc == 0 && !c->html && !c->speedscope) {
-		mgr_print_text(stdout, procs, n, c->color);
+	} else if (rc == 0 && (c->json || (!c->html && !c->speedscope))) {
+		int r = c->json ? mgr_print_json(stdout, procs, n) : mgr_print_text(stdout, procs, n, c->color);
+		rc = r < 0 ? 1 : 0;
+		if (r < 0)
+			fprintf(stderr, "mgreport: out of memory\n");
 	}
 	return rc ? rc : gate(c, procs, n);
 }
