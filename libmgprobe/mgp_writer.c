@@ -97,9 +97,11 @@ int mgp_writer_maintain(enum mgp_maintain why)
 /* A step marker leaves the live segment's site scan to the sampler thread only when the scan is
  * long: the deferred scan reads each site's live bytes when it runs (within ~5 ms, later on a
  * loaded machine), so a late one can count the next step's first allocations in this step's
- * point. Under DEFER_SITES sites the scan costs a few microseconds and stays on the marker's
- * thread, exact (tests/mgmon agree: mgmon and mgreport judge a run alike, to the byte). */
-#define DEFER_SITES 4096u
+ * point. Under DEFER_SITES sites (a small program such as the tests' own) the scan costs
+ * microseconds and stays on the marker's thread, exact (tests/mgmon agree: mgmon and mgreport
+ * judge a run alike, to the byte). Not higher: the PyTorch sample sampled at 512K has ~600 sites,
+ * and scanning them on the marker's thread cost it ~1 ms per step. */
+#define DEFER_SITES 256u
 
 int mgp_writer_snapshot(uint32_t flags)
 {
