@@ -5,7 +5,8 @@
 interleaved, REPS times; the table gives median seconds, peak RSS (from wait4) and this build over
 the baseline. Make the traces once, e.g. with
   mgprobe run -o torch.mgt -- /usr/bin/python3 samples/torch_vision_train.py --steps 120
-(and --leak into another file). --top0 adds `--json --top 0` (minutes and GBs of JSON on PyTorch).
+(and --leak into another file). --top0 adds `--top 0` and `--json --top 0` (every site: GBs of JSON
+on PyTorch).
 
 usage: bench/bench_reader_mem.py BUILD_DIR --baseline BUILD_DIR TRACE [TRACE2] [--reps N] [--top0]
 """
@@ -32,11 +33,15 @@ def outputs(traces, tmp, top0):
     """(name, arguments) of each output measured."""
     out = [("text", [traces[0]]), ("--json", ["--json", traces[0]]),
            ("--html", ["--html", os.path.join(tmp, "page.html"), traces[0]]),
-           ("--folded", ["--folded", traces[0]])]
+           ("--folded", ["--folded", traces[0]]),
+           ("--speedscope", ["--speedscope", os.path.join(tmp, "profile.json"), traces[0]]),
+           ("--top 3000", ["--top", "3000", traces[0]]),
+           ("--json --top 3000", ["--json", "--top", "3000", traces[0]])]
     if len(traces) > 1:
         out.append(("--diff", ["--diff", traces[0], traces[1]]))
         out.append(("--diff --json", ["--diff", "--json", traces[0], traces[1]]))
     if top0:
+        out.append(("--top 0", ["--top", "0", traces[0]]))
         out.append(("--json --top 0", ["--json", "--top", "0", traces[0]]))
     return out
 
@@ -64,7 +69,7 @@ def main():
     ap.add_argument("--top0", action="store_true")
     a = ap.parse_args()
     tools = [os.path.join(b, "mgreport", "mgreport") for b in (a.build, a.baseline)]
-    print("%-16s %8s %9s %10s %11s %8s %8s" % ("output", "s", "peak MiB", "base s", "base MiB",
+    print("%-18s %8s %9s %10s %11s %8s %8s" % ("output", "s", "peak MiB", "base s", "base MiB",
                                                "s ratio", "MiB ratio"))
     with tempfile.TemporaryDirectory() as tmp:
         for name, args in outputs(a.traces, tmp, a.top0):
@@ -73,7 +78,7 @@ def main():
                 for t in tools:
                     runs[t].append(timed(t, args))
             new, base = cell(runs[tools[0]]), cell(runs[tools[1]])
-            line = "%-16s %s %s" % (name, fmt(new, 8, 9), fmt(base, 10, 11))
+            line = "%-18s %s %s" % (name, fmt(new, 8, 9), fmt(base, 10, 11))
             if new and base:
                 line += " %8.2f %8.2f" % (new[0] / base[0], new[1] / base[1])
             print(line, flush=True)

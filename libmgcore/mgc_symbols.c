@@ -16,6 +16,7 @@
 
 #include "mgc_format.h"
 #include "mgc_python.h"
+#include "mgc_symtab.h"
 
 /* From the C++ runtime (libstdc++, linked by libmgcore); C has no header for it. Returns a
  * malloc'd string or NULL with *status != 0. */
@@ -128,6 +129,8 @@ struct sym_module {
 	struct sym_cu_range *cu_index; /* sorted by lo */
 	size_t cu_index_len;
 	Dwarf_Addr cu_index_bias; /* DWARF address = module address - bias */
+	bool symtab_built;        /* symtab is built on the first address DWARF does not name */
+	struct mgc_symtab *symtab; /* NULL: every such address asks libdwfl */
 };
 
 struct sym_module_key {
@@ -243,6 +246,7 @@ static void sym_module_free(void *item)
 {
 	struct sym_module *m = item;
 
+	mgc_symtab_free(m->symtab);
 	if (m->dwfl != NULL)
 		dwfl_end(m->dwfl);
 	free(m->cu_index);
@@ -312,6 +316,8 @@ static void sym_module_open(struct mgc_symbolizer *s, struct sym_module *m)
 	return;
 
 fail_close:
+	mgc_symtab_free(m->symtab);
+	m->symtab = NULL;
 	dwfl_end(m->dwfl);
 	m->dwfl = NULL;
 	m->mod = NULL;
@@ -548,6 +554,22 @@ static const char *sym_intern_file(struct mgc_symbolizer *s, const char *comp_di
 	return r;
 }
 
+/* The symbol table's name for addr (dwfl_module_addrinfo's answer), or NULL. */
+static const char *sym_symtab_name(struct sym_module *m, Dwarf_Addr addr)
+{
+	const char *name;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!m->symtab_built) {
+		m->symtab = mgc_symtab_new(m->mod);
+		m->symtab_built = true;
+	}
+	if (mgc_symtab_lookup(m->symtab, addr, &name))
+		return name;
+	return dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+}
+
 /* Resolves offset (= ip - bias) in a usable module into a new cache entry; NULL on ENOMEM. */
 static struct sym_addr *sym_resolve(struct mgc_symbolizer *s, struct sym_module *m,
 				    uint64_t offset)
@@ -573,12 +595,10 @@ static struct sym_addr *sym_resolve(struct mgc_symbolizer *s, struct sym_module 
 		if (n < 0)
 			return NULL;
 
-		/* The symbol table only where DWARF has no name: libdwfl scans it linearly. */
+		/* The symbol table only where DWARF has no name: libdwfl scans it linearly, so
+		 * the module's index answers where it is sure to give libdwfl's answer. */
 		if (n == 0 || fr[n - 1].function == unknown_name) {
-			GElf_Off symoff;
-			GElf_Sym sym;
-			const char *symname = dwfl_module_addrinfo(m->mod, addr, &symoff, &sym, NULL,
-								   NULL, NULL);
+			const char *symname = sym_symtab_name(m, addr);
 
 			if (n == 0) {
 				/* No DWARF function here (stripped, or code without DIEs): the symbol

@@ -77,14 +77,16 @@ static inline int mgp_capture_room(void)
 #define MGP_CAPTURE_FIRST 32u
 
 /* unw_backtrace(out, max), by mgp_unwind where it can (MGPROBE_UNWIND); always inline, so both
- * unwinders start from the same frame. */
-static inline __attribute__((always_inline)) int mgp_capture_backtrace(uintptr_t *out, int max)
+ * unwinders start from the same frame. With `py`, mgp_unwind's walk ends at the first evaluator
+ * frame (put out): a Python stack needs none past it (mgp_python_merge); libunwind's goes on. */
+static inline __attribute__((always_inline)) int mgp_capture_backtrace(uintptr_t *out, int max, uintptr_t py)
 {
-	int got = mgp_unwind_mode != MGP_UNWIND_LIBUNWIND ? mgp_unwind_backtrace(out, max) : -1;
+	int ask = py ? max | MGP_UNWIND_TO_STOP : max;
+	int got = mgp_unwind_mode != MGP_UNWIND_LIBUNWIND ? mgp_unwind_backtrace(out, ask) : -1;
 	if (got < 0)
 		return unw_backtrace((void **)out, max);
 	if (mgp_unwind_mode == MGP_UNWIND_CHECK)
-		mgp_unwind_check(out, got, max, mgp_capture_conf.own_lo, mgp_capture_conf.own_hi);
+		mgp_unwind_check(out, got, ask, mgp_capture_conf.own_lo, mgp_capture_conf.own_hi);
 	return got;
 }
 
@@ -97,13 +99,13 @@ static inline int mgp_capture_unwind(struct mgp_capture_buf *b, uintptr_t py, un
 	int all = (int)(want + MGP_CAPTURE_SLACK), got = 0;
 	unsigned from = 0;
 	if (py && want > MGP_CAPTURE_FIRST) {
-		got = mgp_capture_backtrace(b->native, (int)MGP_CAPTURE_FIRST);
+		got = mgp_capture_backtrace(b->native, (int)MGP_CAPTURE_FIRST, py);
 		*ev = mgp_python_first_evaluator(b->native, 0, got > 0 ? (unsigned)got : 0);
 		if (got < (int)MGP_CAPTURE_FIRST || *ev < (unsigned)got)
 			return got;
 		from = (unsigned)got; /* none in the first ones: the whole stack, looked at from there */
 	}
-	got = mgp_capture_backtrace(b->native, all);
+	got = mgp_capture_backtrace(b->native, all, py);
 	unsigned n = got > 0 ? (unsigned)got : 0;
 	*ev = py ? mgp_python_first_evaluator(b->native, from, n) : n;
 	return got;

@@ -27,6 +27,7 @@
 #include "mgp_sites.h"
 #include "mgp_snapshot.h"
 #include "mgp_state.h"
+#include "mgp_tcache.h"
 #include "mgp_step.h"
 #include "mgp_thread.h"
 #include "mgp_trace.h"
@@ -185,8 +186,13 @@ __attribute__((constructor)) static void mgp_init(void)
 		goto out;
 	}
 	mgp_capture_init(life.set.depth);
+	mgp_tcache_init();
 	mgp_unwind_init((enum mgp_unwind_mode)life.set.unwind);
-	mgp_python_init((int)life.set.python);
+	if (mgp_python_init((int)life.set.python)) {
+		uintptr_t lo, hi;
+		mgp_python_evaluator(&lo, &hi);
+		mgp_unwind_stop_at(lo, hi); /* a Python stack's walk ends at its first evaluator frame */
+	}
 	mgp_process_read(&life.proc, &life.set, start_mono, start_real);
 	choose_root(life.proc.pid, &root, &truncate_root);
 	if (start_outputs(root, truncate_root, NULL, MGC_SNAP_FULL) < 0)

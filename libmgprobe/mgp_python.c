@@ -16,6 +16,7 @@
 #include "mgc_format.h"
 #include "mgp_os.h"
 #include "mgp_pycode.h"
+#include "mgp_tcache.h"
 
 #define MAX_PY_FRAMES 1024u /* frames walked per stack at most (a bound against a corrupt chain) */
 #define FRAME_OWNED_BY_GENERATOR 1u
@@ -86,10 +87,28 @@ static int read_str(uintptr_t s, struct mgp_pystr *out)
 	return 0;
 }
 
-static inline uint64_t fingerprint(uintptr_t code)
+/* What names a code object, as it stands: the fields its fingerprint is made of. */
+struct code_names {
+	uintptr_t filename, qualname, linetable;
+	int32_t firstlineno;
+};
+
+/* The fast path's functions below take the layout as a constant (mgp_python_merge calls them with
+ * each known version's own): its offsets become immediates, its version tests disappear. */
+#define FAST static inline __attribute__((always_inline))
+
+FAST void code_names(const struct layout *L, uintptr_t code, struct code_names *n)
 {
-	uint64_t h = rd(code, interp.L.co_filename) ^ (rd(code, interp.L.co_qualname) * 0x9e3779b97f4a7c15ull) ^
-		     (rd(code, interp.L.co_linetable) << 17) ^ (uint64_t)(uint32_t)rd32(code, interp.L.co_firstlineno);
+	n->filename = rd(code, L->co_filename);
+	n->qualname = rd(code, L->co_qualname);
+	n->linetable = rd(code, L->co_linetable);
+	n->firstlineno = rd32(code, L->co_firstlineno);
+}
+
+static uint64_t fingerprint(const struct code_names *n)
+{
+	uint64_t h = n->filename ^ (n->qualname * 0x9e3779b97f4a7c15ull) ^ (n->linetable << 17) ^
+		     (uint64_t)(uint32_t)n->firstlineno;
 	return mgc_mix64(h);
 }
 
@@ -108,41 +127,59 @@ static uint32_t register_code(uintptr_t code, uint64_t fp)
 	return mgp_pycode_add(code, fp, &src);
 }
 
-/* Each thread's last code objects seen, by address: a direct-mapped copy of the registry's
- * (address, fingerprint) -> id, which never changes once made (the registry forgets nothing), so a
- * hit is the registry's own answer without its shared table's cache misses. Written only by its
- * thread. */
+/* Each thread's last code objects seen, by address, in its block of caches (mgp_tcache.h: not in
+ * TLS, which small thread stacks pay for): a direct-mapped copy of the registry's (address,
+ * fingerprint) -> id, which never changes once made (the registry forgets nothing), so a hit is
+ * the registry's own answer without its shared table's cache misses. It holds the fields the
+ * fingerprint is made of rather than the fingerprint: the same fields make the same fingerprint,
+ * so a hit needs no hashing. Written only by its thread. */
 #define MEMO_BITS 6u
-static __thread struct code_memo {
+struct code_memo {
 	uintptr_t code;
-	uint64_t fp;
+	struct code_names names;
 	uint32_t id;
-} memo[1u << MEMO_BITS] __attribute__((tls_model("initial-exec")));
+};
+_Static_assert(sizeof(struct code_memo) << MEMO_BITS <= MGP_TCACHE_PART, "the code memo's part of the block");
 
-static inline uint32_t code_id(uintptr_t code, uint64_t fp)
+/* The registry's id of a code object, registering it the first time (and noting it in m, unless
+ * NULL); 0 when it fails validation. */
+static __attribute__((noinline)) uint32_t code_id_slow(struct code_memo *m, uintptr_t code,
+						       const struct code_names *n)
 {
-	struct code_memo *m = &memo[(code >> 4) & ((1u << MEMO_BITS) - 1)];
-	if (m->code == code && m->fp == fp)
-		return m->id;
+	uint64_t fp = fingerprint(n);
 	uint32_t id = mgp_pycode_find(code, fp);
 	if (!id && !(id = register_code(code, fp)))
 		return 0;
-	*m = (struct code_memo){code, fp, id};
+	if (m)
+		*m = (struct code_memo){code, *n, id};
 	return id;
 }
 
-/* The tagged value of one frame, or 0 for a frame to leave out (incomplete, not code). */
-static uint64_t frame_value(uintptr_t f, unsigned owner)
+/* The id of a code object, from memo (the thread's, or NULL) where it can. */
+FAST uint32_t code_id(const struct layout *L, struct code_memo *memo, uintptr_t code)
 {
-	uintptr_t code = rd(f, interp.L.fr_code);
+	struct code_names n;
+	code_names(L, code, &n);
+	if (!memo)
+		return code_id_slow(NULL, code, &n);
+	struct code_memo *m = &memo[(code >> 4) & ((1u << MEMO_BITS) - 1)];
+	if (m->code == code && m->names.filename == n.filename && m->names.qualname == n.qualname &&
+	    m->names.linetable == n.linetable && m->names.firstlineno == n.firstlineno)
+		return m->id;
+	return code_id_slow(m, code, &n);
+}
+
+/* The tagged value of one frame, or 0 for a frame to leave out (incomplete, not code). */
+FAST uint64_t frame_value(const struct layout *L, struct code_memo *memo, uintptr_t f, unsigned owner)
+{
+	uintptr_t code = rd(f, L->fr_code);
 	if (!ok_ptr(code) || rd(code, 8) != interp.code_type)
 		return 0; /* 3.13: None for frames that run no code object */
-	uintptr_t instr = rd(f, interp.L.fr_instr), base = code + interp.L.co_code;
-	uintptr_t first = base + 2 * (uintptr_t)(uint32_t)rd32(code, interp.L.co_firsttraceable);
+	uintptr_t instr = rd(f, L->fr_instr), base = code + L->co_code;
+	uintptr_t first = base + 2 * (uintptr_t)(uint32_t)rd32(code, L->co_firsttraceable);
 	if ((owner != FRAME_OWNED_BY_GENERATOR && instr < first) || instr < base || instr - base >= (1u << 31))
 		return 0;
-	uint64_t fp = fingerprint(code);
-	uint32_t id = code_id(code, fp);
+	uint32_t id = code_id(L, memo, code);
 	if (!id)
 		return 0;
 	return mgc_pyframe_make(id, (uint32_t)(instr - base));
@@ -168,7 +205,8 @@ static uintptr_t current_frame(void)
 
 /* Emits the Python frames of one call of the evaluator, from *cur to its entry frame (3.11) or
  * up to its shim frame (3.12+), and leaves *cur at the next call's first frame. */
-static unsigned emit_group(uintptr_t *cur, uintptr_t *out, unsigned k, unsigned cap, unsigned *budget)
+FAST unsigned emit_group(const struct layout *L, struct code_memo *memo, uintptr_t *cur, uintptr_t *out,
+			 unsigned k, unsigned cap, unsigned *budget)
 {
 	while (*cur && *budget) {
 		uintptr_t f = *cur;
@@ -178,14 +216,14 @@ static unsigned emit_group(uintptr_t *cur, uintptr_t *out, unsigned k, unsigned 
 			*cur = 0;
 			break;
 		}
-		unsigned owner = *(const uint8_t *)(f + interp.L.fr_owner);
-		*cur = rd(f, interp.L.fr_previous);
-		if (interp.L.minor >= 12 && owner == FRAME_OWNED_BY_CSTACK)
+		unsigned owner = *(const uint8_t *)(f + L->fr_owner);
+		*cur = rd(f, L->fr_previous);
+		if (L->minor >= 12 && owner == FRAME_OWNED_BY_CSTACK)
 			break;
-		uint64_t v = frame_value(f, owner);
+		uint64_t v = frame_value(L, memo, f, owner);
 		if (v && k < cap)
 			out[k++] = (uintptr_t)v;
-		if (interp.L.minor == 11 && *(const uint8_t *)(f + interp.L.fr_is_entry))
+		if (L->minor == 11 && *(const uint8_t *)(f + L->fr_is_entry))
 			break;
 	}
 	return k;
@@ -208,10 +246,11 @@ unsigned mgp_python_first_evaluator(const uintptr_t *ips, unsigned from, unsigne
 	return from;
 }
 
-unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, unsigned ev, uintptr_t *out,
-			  unsigned cap)
+FAST unsigned merge_with(const struct layout *L, uintptr_t cur, const uintptr_t *ips, unsigned n,
+			unsigned ev, uintptr_t *out, unsigned cap)
 {
 	unsigned k = 0, budget = MAX_PY_FRAMES;
+	struct code_memo *memo = mgp_tcache_part(MGP_TCACHE_PYCODE);
 	/* The native frames inside the innermost Python frame (all of them without one). */
 	for (unsigned i = 0; i < n && i < ev && k < cap; i++)
 		out[k++] = ips[i];
@@ -220,8 +259,27 @@ unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, unsig
 	 * makes a Python stack cheap (mgp_capture_stack). Without an evaluator frame unwound (a module
 	 * without unwind information on the way) the Python frames still come after the native ones. */
 	while (cur && k < cap && budget)
-		k = emit_group(&cur, out, k, cap, &budget);
+		k = emit_group(L, memo, &cur, out, k, cap, &budget);
 	return k;
+}
+
+unsigned mgp_python_merge(uintptr_t cur, const uintptr_t *ips, unsigned n, unsigned ev, uintptr_t *out,
+			  unsigned cap)
+{
+	switch (interp.L.minor) { /* the versions of `layouts`, in order */
+	case 11:
+		return merge_with(&layouts[0], cur, ips, n, ev, out, cap);
+	case 12:
+		return merge_with(&layouts[1], cur, ips, n, ev, out, cap);
+	default:
+		return merge_with(&layouts[2], cur, ips, n, ev, out, cap);
+	}
+}
+
+void mgp_python_evaluator(uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = interp.eval_lo;
+	*hi = interp.eval_hi;
 }
 
 int mgp_python_on(void)

@@ -28,6 +28,10 @@ unsigned mgp_python_minor(void);
  * Hook-safe. */
 uintptr_t mgp_python_current(void);
 
+/* The interpreter's frame evaluator: return addresses in (lo, hi] are its frames (0, 0 while
+ * Python frames are off). */
+void mgp_python_evaluator(uintptr_t *lo, uintptr_t *hi);
+
 /* The index of the first of ips[from..n) in the interpreter's frame evaluator (a native frame
  * that runs Python frames); n when none is. */
 unsigned mgp_python_first_evaluator(const uintptr_t *ips, unsigned from, unsigned n);

@@ -28,6 +28,7 @@ static struct {
 	int pid;       /* the process whose sampler thread runs (0: none; a fork child has its own) */
 	int left;      /* a step marker left work (mgp_sampler_kick) */
 	uint64_t poll_until; /* poll every POLL_MS until then (sampler thread only) */
+	int soon;      /* the last maintenance pass asked for another soon (sampler thread only) */
 } sampler;
 
 int mgp_sampler_alive(void)
@@ -54,7 +55,8 @@ static void nap(uint64_t ns)
 
 /* Sleeps ms, in slices, doing what step markers leave (every POLL_MS while they come); between
  * slices, while the program makes new stacks fast (an import making 10^5 a second), evicts the
- * ones already gone, so the tables stay the size of what is live. */
+ * ones already gone, so the tables stay the size of what is live, and while the last pass says
+ * one soon gives memory back (an import's sites retiring), runs it then, not at the next tick. */
 static void sleep_maintaining(uint32_t ms)
 {
 	uint64_t now = mgp_now_ns(), end = now + ms * MS;
@@ -64,8 +66,9 @@ static void sleep_maintaining(uint32_t ms)
 			uint64_t ns = slice_end - now;
 			nap(now < sampler.poll_until && ns > POLL_MS * MS ? POLL_MS * MS : ns);
 		}
-		if (now < end && mgp_sites_created() >= BURST_SITES && mgp_writer_enter()) {
-			mgp_writer_maintain(0);
+		int burst = mgp_sites_created() >= BURST_SITES;
+		if (now < end && (burst || sampler.soon) && mgp_writer_enter()) {
+			sampler.soon = mgp_writer_maintain(burst ? MGP_MAINTAIN_BURST : MGP_MAINTAIN_SOON);
 			mgp_writer_leave();
 		}
 	}
@@ -89,7 +92,7 @@ static void *sampler_main(void *arg)
 				break;
 			continue;
 		}
-		mgp_writer_maintain(1);
+		sampler.soon = mgp_writer_maintain(MGP_MAINTAIN_TICK);
 		mgp_writer_snapshot(0);
 		mgp_trace_flush();
 		mgp_writer_leave();

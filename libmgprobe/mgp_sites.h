@@ -196,8 +196,15 @@ void mgp_sites_evict_free(int (*written)(uint32_t id));
  * in mgp_sites_evict_free, gives back the stacks of the sites still quiet, and puts the others'
  * back. The same scan evicts unwritten sites that stayed empty (eviction's own pass sees only
  * sites that changed). Never the overflow site, CUDA sites or a forked child's inherited sites.
- * Writer lock held. */
-void mgp_sites_retire_begin(int (*written)(uint32_t id));
+ * Writer lock held. Says what the scan did, so the writer knows when a pass soon would give
+ * memory back (mgp_writer_maintain): */
+struct mgp_retire_scan {
+	uint32_t taken;  /* sites whose stacks it took (retiring) or that it evicted: the next pass
+			    frees what they held */
+	uint32_t marked; /* sites it found quiet for the first time: the next scan retires or evicts
+			    those still quiet then */
+};
+struct mgp_retire_scan mgp_sites_retire_begin(int (*written)(uint32_t id));
 
 /* Sites retired so far (a site retired twice counts twice). */
 uint32_t mgp_sites_retired(void);

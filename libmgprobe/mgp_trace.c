@@ -31,6 +31,7 @@
 struct buf {
 	char *p;
 	size_t cap;
+	size_t touched; /* the most bytes of it used since its pages were last given back */
 };
 
 /* The trace writer's whole state (writer lock held). */
@@ -73,6 +74,8 @@ static struct {
 
 static int buf_reserve(struct buf *b, size_t need)
 {
+	if (need > b->touched)
+		b->touched = need;
 	if (need <= b->cap)
 		return 0;
 	size_t ncap = b->cap ? b->cap * 2 : 1u << 16;
@@ -95,6 +98,23 @@ static void buf_drop(struct buf *b)
 	mgp_os_free(b->p, b->cap);
 	b->p = NULL;
 	b->cap = 0;
+	b->touched = 0;
+}
+
+#define BUF_RESIDENT (64u << 10) /* a kept buffer's pages past this go back after a snapshot */
+
+/* What a burst needed goes back after a snapshot: a buffer bigger than BUF_KEEP whole, and a
+ * kept one's pages past BUF_RESIDENT (they read as zero again, and cost nothing until a burst
+ * needs them again): issue 16, ~1 MiB of the torch sample's import snapshots otherwise stayed
+ * resident for the whole run. A steady run's snapshots fit in what stays. */
+static void buf_trim(struct buf *b)
+{
+	if (b->cap > BUF_KEEP) {
+		buf_drop(b);
+	} else if (b->touched > BUF_RESIDENT) {
+		mgp_os_discard(b->p + BUF_RESIDENT, b->cap - BUF_RESIDENT);
+		b->touched = 0;
+	}
 }
 
 int mgp_trace_init(int compress)
@@ -703,6 +723,7 @@ static size_t visit_sites(unsigned flags, uint32_t *nsites)
 		return 0;
 	uint32_t *ids = (uint32_t *)trace.ids.p;
 	uint32_t nd = mgp_sites_take_dirty(ids);
+	trace.ids.touched = (size_t)nd * 4; /* room for every site, but only the changed ones written */
 	int full = (flags & MGC_SNAP_FULL) != 0;
 	uint32_t nvisit = full ? (count > 1 ? count - 1 : 0) : nd;
 	*nsites = 0;
@@ -777,11 +798,9 @@ void mgp_trace_snapshot(struct mgc_rec_snapshot *sn)
 	size_t hn = encode_header(h, sn);
 	record3(MGC_REC_SNAPSHOT2, h, hn, trace.scratch.p, off, NULL, 0);
 	trace.snapshots++;
-	/* What a burst needed goes back; a steady run's snapshots fit in what is kept. */
 	struct buf *bufs[] = {&trace.scratch, &trace.stk, &trace.ids, &nw.st};
 	for (unsigned k = 0; k < sizeof bufs / sizeof bufs[0]; k++)
-		if (bufs[k]->cap > BUF_KEEP)
-			buf_drop(bufs[k]);
+		buf_trim(bufs[k]);
 	write_cuda();
 }
 

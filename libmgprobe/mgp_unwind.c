@@ -23,6 +23,7 @@
 #include "mgp_capture.h"
 #include "mgp_os.h"
 #include "mgp_spin.h"
+#include "mgp_tcache.h"
 
 int mgp_unwind_mode = MGP_UNWIND_LIBUNWIND;
 
@@ -45,6 +46,7 @@ static struct {
 			     * pages stay shared with the parent (each insert would copy one) */
 	int lock; /* held while filling or flushing; taken only with a try */
 	uint32_t gen; /* one more at every flush: the threads' kept stacks are stale */
+	uintptr_t stop_lo, stop_len; /* MGP_UNWIND_TO_STOP: return addresses in [lo, lo + len) */
 	unsigned long long checked, mismatched, fell_back; /* check mode */
 	unsigned long long frames, followed;               /* check mode: of them, from kept ones */
 } tab;
@@ -755,14 +757,42 @@ struct frames {
 };
 static const uintptr_t stop_word = 1;
 
+/* Each thread's last rules looked up, direct-mapped by return address, in its block of caches
+ * (mgp_tcache.h: not in TLS, which small thread stacks pay for): the shared table is 2 MiB for
+ * PyTorch, and its slot's cache miss was half of the walk's time in the torch sample's steps;
+ * these 8 KiB stay in the core's caches. Emptied with the kept frames at a flush. */
+#define RULE_MEMO_BITS 9u
+struct rule_memo {
+	uintptr_t ip;
+	uint64_t rule;
+};
+_Static_assert(sizeof(struct rule_memo) << RULE_MEMO_BITS <= MGP_TCACHE_PART, "the rules' part of the block");
+
 struct kept {
 	uint32_t n;   /* frames held */
-	uint32_t gen; /* tab.gen when they were */
+	uint32_t gen; /* tab.gen at the start of the walks that made them (and the rules memo) */
 	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
 	uintptr_t ip[KEPT_FRAMES + 1];
 	struct frames f;
 };
 static __thread struct kept kept __attribute__((tls_model("initial-exec")));
+
+/* The rule of ip: from the thread's memo, else the shared table (filled from the module on a
+ * miss) and noted in the memo; rules NULL: the table only. 0 when none. */
+static inline uint64_t rule_of(struct rule_memo *rules, uintptr_t ip)
+{
+	struct rule_memo *m = rules ? &rules[slot_of(ip, RULE_MEMO_BITS)] : NULL;
+	if (m && m->ip == ip)
+		return m->rule;
+	uint64_t r = lookup(ip);
+	if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+		return 0;
+	if (m) {
+		m->ip = ip;
+		m->rule = r;
+	}
+	return r;
+}
 
 /* A walk in progress: where the next frame is, and what it has put out. */
 struct walk {
@@ -772,6 +802,7 @@ struct walk {
 	uintptr_t lo, room; /* every read lies in [lo, lo + room] */
 	int from, len;      /* out[from, from + len) are the kept frames [at, at + len) */
 	unsigned at;
+	uintptr_t stop_lo, stop_len; /* a frame whose ip is in [lo, lo + len) is the last (len 0: none) */
 };
 
 /* Whether the kept frames from c on read RBP before they load it again: where they do not, RBP
@@ -792,7 +823,9 @@ static inline int rbp_read(const struct kept *k, unsigned c)
 /* Follows the kept frames from k's frame c, whose state is w's (RBP aside where it is not read):
  * puts out every frame whose step's return-address slot still holds what it held, and whose
  * RBP slot does too or is not read before the next load; stops at the first that does not (not
- * put out: the table steps it) or at the end of the stack or of max (1: the walk is done). RBP
+ * put out: the table steps it) or at the end of the stack, of max or, in a walk to the stop range,
+ * at a frame in it (1: the walk is done). Kept frames in the stop range are all kept as the
+ * table's to step (keep), so only those are looked at for it. RBP
  * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
  * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
 static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
@@ -805,9 +838,10 @@ static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
 	for (;;) {
 		int32_t meta = k->f.meta[c];
 		if (meta <= META_SLOW) {
-			if (meta == META_END)
+			/* The end, or a frame in the stop range (all kept as the table's to step) */
+			done = meta == META_END || ip - w->stop_lo < w->stop_len;
+			if (done)
 				out[n++] = ip;
-			done = meta == META_END;
 			break;
 		}
 		uintptr_t sp = k->f.sp[c + 1], next = k->ip[c + 1];
@@ -852,6 +886,21 @@ static inline void keep_own(struct kept *k, const struct walk *w, const struct f
 	memcpy(&k->f.base[a], &s->base[a], (b - a) * sizeof k->f.base[0]);
 }
 
+/* Ends k's n kept frames at the first in the stop range, kept as one the table steps, whose
+ * callers' RBP is assumed read (as a walk to the stop range keeps it): follow then never needs to
+ * look for the stop range. Returns the frames left. */
+static unsigned keep_to_stop(struct kept *k, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (k->ip[i] - tab.stop_lo < tab.stop_len) {
+			k->f.meta[i] = META_SLOW;
+			k->f.base[i] = 1;
+			return i + 1;
+		}
+	}
+	return n;
+}
+
 /* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
  * by output index) around those it followed from the kept ones. */
 static void keep(struct kept *k, const struct walk *w, const struct frames *s)
@@ -872,10 +921,11 @@ static void keep(struct kept *k, const struct walk *w, const struct frames *s)
 		keep_own(k, w, s, 0, from < n ? from : n);
 		keep_own(k, w, s, from + len, n);
 	}
+	if (!w->stop_len && tab.stop_len) /* a walk past the stop range, in a Python process */
+		n = keep_to_stop(k, n);
 	k->n = n;
 	k->ip[n] = 0;
 	k->f.sp[n] = (uintptr_t)&stop_word + 8;
-	k->gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
 }
 
 /* ---- the walk ---- */
@@ -896,14 +946,16 @@ static void thread_bounds(struct mgp_stack_bounds *b)
 	pthread_attr_destroy(&a);
 }
 
-/* The walk proper, with k the thread's kept frames (NULL: none to use): each frame's rule from
- * the table, until a frame in the state of a kept one; then the kept ones as long as they hold.
+/* The walk proper, with k the thread's kept frames (NULL: none to use) and rules its memo of rules
+ * (NULL: none): each frame's rule from the memo or the table, until a frame in the state of a kept
+ * one; then the kept ones as long as they hold.
  * In locals, not w's fields: a store into out may alias them. */
-static int walk(struct walk *w, struct kept *k)
+static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 {
 	struct frames s; /* the frames this walk steps itself, by output index */
 	uintptr_t *out = w->out, ip = w->ip, sp = w->sp, rbp = w->rbp;
 	const uintptr_t lo = w->lo, room = w->room, top = lo + room;
+	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
 	int n = 0, max = w->max;
 	unsigned c = 0, end = k ? k->n : 0;
 	while (n < max) {
@@ -912,7 +964,7 @@ static int walk(struct walk *w, struct kept *k)
 			c++;
 		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip &&
 		    (k->f.rbp[c] == rbp || !rbp_read(k, c))) {
-			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0};
+			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0, stop_lo, stop_len};
 			int done = follow(k, c, w);
 			n = w->n, ip = w->ip, sp = w->sp, rbp = w->rbp;
 			c = end; /* one run of kept frames a walk */
@@ -923,8 +975,19 @@ static int walk(struct walk *w, struct kept *k)
 		unsigned i = (unsigned)n;
 		uintptr_t cfa = 0, rbp0 = rbp;
 		out[n++] = ip;
-		uint64_t r = lookup(ip);
-		if (__builtin_expect(!r, 0) && !(r = fill(ip)))
+		if (ip - stop_lo < stop_len) {
+			/* The last frame, its step not looked up: kept as one the table steps, whose
+			 * callers' RBP is assumed read. */
+			if (i < KEPT_FRAMES) {
+				s.sp[i] = sp;
+				s.rbp[i] = rbp;
+				s.meta[i] = META_SLOW;
+				s.base[i] = 1;
+			}
+			break;
+		}
+		uint64_t r = rule_of(rules, ip);
+		if (__builtin_expect(!r, 0))
 			return -1; /* also an ip of 0: no module holds it */
 		if (__builtin_expect(r & (R_UNSUP | R_END), 0)) {
 			if (r & R_UNSUP)
@@ -972,19 +1035,28 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
 	 * top): one unsigned compare each. */
 	const uintptr_t top = b->stk_hi - 8;
-	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0};
+	int stop = max & MGP_UNWIND_TO_STOP;
+	max &= ~MGP_UNWIND_TO_STOP;
+	struct walk w = {out, 0, max, ip, sp, rbp, sp, top - sp, -1, 0, 0, tab.stop_lo, stop ? tab.stop_len : 0};
 	if (b->stk_hi <= b->stk_lo || sp < b->stk_lo || sp > top || !tab.main)
 		goto fall_back; /* bounds unknown, or another stack (an alternate signal stack, a
 				   coroutine's) */
 	struct kept *k = &kept;
 	int got;
 	if (k->busy) {
-		got = walk(&w, NULL);
+		got = walk(&w, NULL, NULL);
 	} else {
 		k->busy = 1;
-		if (k->gen != __atomic_load_n(&tab.gen, __ATOMIC_RELAXED))
+		uint32_t gen = __atomic_load_n(&tab.gen, __ATOMIC_RELAXED);
+		/* Asked for each walk, not kept: an exiting thread's block goes to the next new one. */
+		struct rule_memo *rules = mgp_tcache_part(MGP_TCACHE_RULES);
+		if (k->gen != gen) { /* as of the walk's start: a flush during it empties them next time */
 			k->n = 0;
-		got = walk(&w, k);
+			if (rules)
+				memset(rules, 0, (size_t)sizeof *rules << RULE_MEMO_BITS);
+			k->gen = gen;
+		}
+		got = walk(&w, k, rules);
 		k->busy = 0;
 	}
 	if (got >= 0) {
@@ -1035,6 +1107,12 @@ void mgp_unwind_flush(void)
 	mgp_spin_unlock(&tab.lock);
 }
 
+void mgp_unwind_stop_at(uintptr_t lo, uintptr_t hi)
+{
+	tab.stop_lo = lo + 1;
+	tab.stop_len = hi > lo ? hi - lo : 0;
+}
+
 void mgp_unwind_init(enum mgp_unwind_mode mode)
 {
 	mgp_unwind_mode = (int)mode;
@@ -1067,6 +1145,12 @@ int mgp_unwind_backtrace(uintptr_t *out, int max)
 	(void)out;
 	(void)max;
 	return -1;
+}
+
+void mgp_unwind_stop_at(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
 }
 
 void mgp_unwind_flush(void)
@@ -1111,11 +1195,15 @@ static void report(const uintptr_t *a, unsigned na, const uintptr_t *b, unsigned
 void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo, uintptr_t own_hi)
 {
 	uintptr_t theirs[MGC_MAX_FRAMES + MGP_CAPTURE_SLACK + 1];
+	int to_stop = max & MGP_UNWIND_TO_STOP;
+	max &= ~MGP_UNWIND_TO_STOP;
 	int n = unw_backtrace((void **)theirs, max + 1); /* one frame deeper: this one */
 	unsigned nt = n > 0 ? (unsigned)n : 0, nm = (unsigned)got;
 	unsigned st = skip_own(theirs, nt, own_lo, own_hi), sm = skip_own(mine, nm, own_lo, own_hi);
 	unsigned a = nm - sm, b = nt - st, k = a < b ? a : b;
-	int whole = got < max && n < max + 1;
+	/* A walk that ended at the stop range is a prefix: the same frames up to there. */
+	int stopped = to_stop && got > 0 && mine[got - 1] - tab.stop_lo < tab.stop_len;
+	int whole = got < max && n < max + 1 && !stopped;
 	int same = memcmp(mine + sm, theirs + st, k * sizeof *mine) == 0 && (!whole || a == b);
 	__atomic_add_fetch(&tab.checked, 1, __ATOMIC_RELAXED);
 	if (!same && __atomic_add_fetch(&tab.mismatched, 1, __ATOMIC_RELAXED) <= 5)

@@ -31,8 +31,17 @@ void mgp_unwind_init(enum mgp_unwind_mode mode);
  * allocate: the caller holds the recursion guard). */
 int mgp_unwind_backtrace(uintptr_t *out, int max);
 
+/* Or'ed into mgp_unwind_backtrace's max: the walk ends at the first frame whose return address is
+ * in the stop range (mgp_unwind_stop_at), that frame put out last. A Python stack needs no native
+ * frame past the first of the interpreter's frame evaluator (mgp_capture_unwind). */
+#define MGP_UNWIND_TO_STOP (1 << 20)
+
+/* Sets the stop range: return addresses in (lo, hi]. Call once at start-up, before recording. */
+void mgp_unwind_stop_at(uintptr_t lo, uintptr_t hi);
+
 /* Check mode: unwinds again with unw_backtrace and compares the frames past the probe's own
- * (those in [own_lo, own_hi)) with mine (got frames of a call that asked for max). */
+ * (those in [own_lo, own_hi)) with mine (got frames of a call that asked for max, MGP_UNWIND_TO_STOP
+ * or'ed in where it was: a walk that ended at the stop range is compared up to there). */
 void mgp_unwind_check(const uintptr_t *mine, int got, int max, uintptr_t own_lo, uintptr_t own_hi);
 
 /* Check mode: prints one line on stderr, "unwind check: N stacks compared, M mismatches, F left

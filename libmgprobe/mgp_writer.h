@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "mgp_sites.h"
 #include "mgp_snapshot.h"
 
 /* The process that owns the outputs, and its start: set at start-up and in a fork child once the
@@ -33,15 +34,42 @@ void mgp_writer_unlock(void);
  * Lock held. */
 void mgp_writer_modules(void);
 
+/* Why a maintenance pass runs (mgp_writer_maintain). */
+enum mgp_maintain {
+	MGP_MAINTAIN_TICK,  /* a sampler tick */
+	MGP_MAINTAIN_BURST, /* between ticks: the program makes new stacks fast */
+	MGP_MAINTAIN_SOON,  /* between ticks: the last pass said that one soon gives memory back */
+};
+
 /* Applies the threads' counter deltas to the sites and evicts sites that hold nothing and are
  * not in the trace (mgp_sites.h): at the sampler's ticks (not at step markers: a temporary made
  * once a step would be evicted and made again every step), and between them while a program
- * makes new stacks fast. quiet_too: also those that merely stayed unchanged since the last pass
- * (at ticks; between them only one-allocation transients go, and the stacks of the sites that
- * hold memory are written, so that they may retire before the next snapshot). Then retires the
- * written sites that went quiet and compacts the frame tree when that pays (mgp_sites.h). Lock
- * held. */
-void mgp_writer_maintain(int quiet_too);
+ * makes new stacks fast. At a tick also those that merely stayed unchanged since the last pass;
+ * between ticks only one-allocation transients go, and the stacks of the sites that hold memory
+ * are written, so that they may retire before the next snapshot. Then retires the written sites
+ * that went quiet and compacts the frame tree when that pays (mgp_sites.h).
+ * Returns 1 when a pass soon (MGP_MAINTAIN_SOON, at the sampler's next 100 ms slice rather than
+ * the next tick) would give memory back: mgp_writer_soon. Lock held. */
+int mgp_writer_maintain(enum mgp_maintain why);
+
+/* Whether the pass just made (why, its retirement scan, and `run`: how many passes in a row,
+ * this one included, ran because the last said soon) calls for another soon: it took the stacks
+ * of MGP_WRITER_SOON_SITES sites that retire (the next pass gives them back and compacts the
+ * frame tree), or, between ticks, found that many quiet (an import's last thousands, which retire
+ * at the next scan; never at a tick, where a training loop's sites that went quiet and busy again
+ * since the last tick are found quiet by the thousand every second). At most
+ * MGP_WRITER_SOON_PASSES in a row: fast scans must not keep retiring and reviving the sites of a
+ * loop that pauses for a few hundred milliseconds. Without it the import's last sites, and the
+ * frame tree's nodes, stayed for two or three ticks into the training loop (issue 16: the torch
+ * sample's peak RSS falls there). */
+#define MGP_WRITER_SOON_SITES 1024u
+#define MGP_WRITER_SOON_PASSES 5u
+static inline int mgp_writer_soon(enum mgp_maintain why, struct mgp_retire_scan scan, uint32_t run)
+{
+	return run < MGP_WRITER_SOON_PASSES &&
+	       (scan.taken >= MGP_WRITER_SOON_SITES ||
+		(why != MGP_MAINTAIN_TICK && scan.marked >= MGP_WRITER_SOON_SITES));
+}
 
 /* One snapshot per tick (flags: enum mgc_snapshot_flags), at the current step and label: the
  * threads' deltas applied, then built once (mgp_snapshot_take's reads, one module scan) and

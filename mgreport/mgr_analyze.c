@@ -42,9 +42,32 @@ const struct mgc_site *mgr_site(const struct mgr_process *p, size_t i)
 	return p->t->sites[p->a.sites[i].id];
 }
 
+/* The stack of the last shown site symbolized past the kept ones. */
+struct mgr_scratch {
+	size_t site; /* its index among the shown sites; SIZE_MAX: none yet */
+	struct mgc_stack stack;
+};
+
+const struct mgc_stack *mgr_shown_stack(const struct mgr_process *p, size_t i)
+{
+	if (i < p->nkept)
+		return &p->shown[i].stack;
+	struct mgr_scratch *sc = p->scratch;
+	if (i >= p->nshown || !sc)
+		return NULL;
+	if (sc->site != i) {
+		mgc_stack_free(&sc->stack);
+		sc->site = SIZE_MAX;
+		if (mgr_symbolize(p->t, mgr_site(p, i), p->sym, &sc->stack) < 0)
+			return NULL;
+		sc->site = i;
+	}
+	return &sc->stack;
+}
+
 const char *mgr_site_name(const struct mgr_process *p, size_t i, char *buf, size_t cap)
 {
-	const struct mgc_stack *st = i < p->nshown && p->shown ? &p->shown[i].stack : NULL;
+	const struct mgc_stack *st = i < p->nshown && p->shown ? mgr_shown_stack(p, i) : NULL;
 	if (!st || !st->n)
 		return "??";
 	const struct mgc_frame *f = &st->frames[st->named];
@@ -64,12 +87,16 @@ int mgr_analyze_trace(const struct mgc_trace *t, const struct mgr_options *o,
 	if (mgc_analyze_trace(t, &ao, &p->a) < 0)
 		return -ENOMEM;
 	p->nshown = o->top && o->top < p->a.nsites ? o->top : p->a.nsites;
+	p->nkept = p->nshown < MGR_KEPT_STACKS ? p->nshown : MGR_KEPT_STACKS;
+	p->sym = sym;
 	p->shown = calloc(p->nshown ? p->nshown : 1, sizeof *p->shown);
-	if (!p->shown)
+	p->scratch = calloc(1, sizeof *p->scratch);
+	if (!p->shown || !p->scratch)
 		return -ENOMEM;
+	p->scratch->site = SIZE_MAX;
 	for (size_t i = 0; i < p->nshown; i++) {
 		p->shown[i].pyarena = mgc_pyarena_site(t, mgr_site(p, i));
-		if (mgr_symbolize(t, mgr_site(p, i), sym, &p->shown[i].stack) < 0)
+		if (i < p->nkept && mgr_symbolize(t, mgr_site(p, i), sym, &p->shown[i].stack) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -99,6 +126,9 @@ void mgr_process_free(struct mgr_process *p)
 	for (size_t i = 0; p->shown && i < p->nshown; i++)
 		mgc_stack_free(&p->shown[i].stack);
 	free(p->shown);
+	if (p->scratch)
+		mgc_stack_free(&p->scratch->stack);
+	free(p->scratch);
 	mgc_analysis_free(&p->a);
 	memset(p, 0, sizeof *p);
 }

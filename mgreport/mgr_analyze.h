@@ -12,11 +12,19 @@
 #include "mgc_symbols.h"
 #include "mgc_trace.h"
 
-/* A site the report shows: its symbolized stack, and whether it is a pymalloc arena. */
+/* Shown sites whose symbolized stacks are kept for the whole report: the first ones, which the
+ * answer, the pictures and the exports read again. Stacks of shown sites past them (`--top 0` on a
+ * program with 200k sites) are symbolized when printed and dropped, so the report's memory does not
+ * grow with --top (the symbolizer still resolves each distinct address once). */
+#define MGR_KEPT_STACKS 1024u
+
+/* A site the report shows: whether it is a pymalloc arena, and its symbolized stack when kept. */
 struct mgr_shown {
-	struct mgc_stack stack;
+	struct mgc_stack stack;      /* empty past the first MGR_KEPT_STACKS: mgr_shown_stack */
 	int pyarena;                 /* a pymalloc arena site (mgc_pyarena_site) */
 };
+
+struct mgr_scratch;
 
 struct mgr_process {
 	const struct mgc_trace *t;   /* NULL for a CSV */
@@ -24,6 +32,9 @@ struct mgr_process {
 	struct mgc_analysis a;
 	size_t nshown;               /* sites shown: the first nshown of a.sites */
 	struct mgr_shown *shown;     /* what only the shown sites get, nshown of them */
+	size_t nkept;                /* shown sites with a kept stack: min(nshown, MGR_KEPT_STACKS) */
+	struct mgc_symbolizer *sym;  /* the symbolizer the stacks came from (not owned) */
+	struct mgr_scratch *scratch; /* the last stack symbolized past the kept ones */
 };
 
 struct mgr_options {
@@ -46,6 +57,11 @@ void mgr_process_free(struct mgr_process *p);
 
 /* The trace's record of shown site i (i < nshown). */
 const struct mgc_site *mgr_site(const struct mgr_process *p, size_t i);
+
+/* Shown site i's symbolized stack (i < nshown): the kept one, or, past them, symbolized now into
+ * a scratch stack that the next such call replaces (copy what must outlive it; the frames' strings
+ * are the symbolizer's and stay). NULL on ENOMEM. */
+const struct mgc_stack *mgr_shown_stack(const struct mgr_process *p, size_t i);
 
 /* What names shown site i in one line: its naming frame (mgc_stack.named), a Python frame as
  * "function (file:line)"; "??" when none. Writes into buf when it formats, and returns buf or a

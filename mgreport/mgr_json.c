@@ -170,6 +170,9 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 {
 	const struct mgc_site_result *r = &p->a.sites[i];
 	const struct mgc_site *s = mgr_site(p, i);
+	const struct mgc_stack *st = mgr_shown_stack(p, i);
+	if (!st)
+		return NULL;
 	cJSON *so = cJSON_CreateObject();
 	cJSON_AddNumberToObject(so, "id", r->id);
 	cJSON_AddStringToObject(so, "kind", mgc_kind_name(r->kind));
@@ -196,7 +199,7 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 		cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
 		cJSON_AddItemToArray(co, c);
 	}
-	mgr_json_frames(so, &p->shown[i].stack);
+	mgr_json_frames(so, st);
 	return so;
 }
 
@@ -244,10 +247,17 @@ static int write_indented(FILE *f, const char *text, int depth)
 	char *s = mgc_json_clean(text);
 	if (!s)
 		return -ENOMEM;
-	for (const char *c = s; *c; c++) {
-		fputc(*c, f);
-		for (int d = 0; *c == '\n' && d < depth; d++)
-			fputc('\t', f);
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	for (const char *c = s, *nl; *c; c = nl + 1) { /* a line at a time (putting bytes one by one
+							 * was most of `--top 0`'s time) */
+		nl = strchr(c, '\n');
+		if (!nl) {
+			fputs(c, f);
+			break;
+		}
+		fwrite(c, 1, (size_t)(nl - c) + 1, f);
+		for (int d = depth; d > 0; d -= (int)sizeof tabs - 1)
+			fwrite(tabs, 1, d < (int)sizeof tabs - 1 ? (size_t)d : sizeof tabs - 1, f);
 	}
 	free(s);
 	return 0;

@@ -212,6 +212,37 @@ static int check_outputs(const struct mgr_ctx *c)
 	return -1;
 }
 
+/* One of --series, --top, --limit, --fail-on and its value v; -1 (said why) when v is bad. */
+static int parse_valued(struct mgr_ctx *c, const char *a, const char *v)
+{
+	if (!strcmp(a, "--series")) {
+		c->series_csv = v;
+	} else if (!strcmp(a, "--top")) {
+		char *end;
+		errno = 0;
+		long n = strtol(v, &end, 10);
+		if (*v == 0 || *end || errno || n < 0 || n > 1000000) {
+			fprintf(stderr, "mgreport: --top: expected a whole number >= 0, got '%s'\n", v);
+			return -1;
+		}
+		c->opt.top = (size_t)n;
+		c->top_given = 1;
+	} else if (!strcmp(a, "--limit")) {
+		if (parse_size(v, &c->opt.limit) < 0) {
+			fprintf(stderr, "mgreport: --limit: expected a size like 32G or 512M, got '%s'\n", v);
+			return -1;
+		}
+	} else if (!strcmp(v, "leak")) {
+		c->fail_leak = 1;
+	} else if (!strcmp(v, "growing")) {
+		c->fail_leak = c->fail_growing = 1;
+	} else {
+		fprintf(stderr, "mgreport: --fail-on: expected 'leak' or 'growing', got '%s'\n", v);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 {
 	c->opt.top = 20;
@@ -249,34 +280,8 @@ static int parse_args(int argc, char **argv, struct mgr_ctx *c)
 				fprintf(stderr, "mgreport: %s needs a value\n", a);
 				return -1;
 			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--series")) {
-				c->series_csv = v;
-			} else if (!strcmp(a, "--top")) {
-				char *end;
-				errno = 0;
-				long n = strtol(v, &end, 10);
-				if (*v == 0 || *end || errno || n < 0 || n > 1000000) {
-					fprintf(stderr, "mgreport: --top: expected a whole number >= 0, got '%s'\n", v);
-					return -1;
-				}
-				c->opt.top = (size_t)n;
-				c->top_given = 1;
-			} else if (!strcmp(a, "--limit")) {
-				if (parse_size(v, &c->opt.limit) < 0) {
-					fprintf(stderr, "mgreport: --limit: expected a size like 32G or 512M, got '%s'\n", v);
-					return -1;
-				}
-			} else {
-				if (!strcmp(v, "leak"))
-					c->fail_leak = 1;
-				else if (!strcmp(v, "growing"))
-					c->fail_leak = c->fail_growing = 1;
-				else {
-					fprintf(stderr, "mgreport: --fail-on: expected 'leak' or 'growing', got '%s'\n", v);
-					return -1;
-				}
-			}
+			if (parse_valued(c, a, argv[++i]) < 0)
+				return -1;
 		} else {
 			int r = parse_output_option(c, argc, argv, &i);
 			if (r < 0)
@@ -425,10 +430,11 @@ static int emit(const struct mgr_ctx *c, struct mgr_process *procs, size_t n, st
 		rc = r == -ERANGE ? 2 : r < 0 ? 1 : 0;
 		if (r == -ENOMEM)
 			fprintf(stderr, "mgreport: out of memory\n");
-	} else if (rc == 0 && c->json) {
-		rc = mgr_print_json(stdout, procs, n) < 0 ? 1 : 0;
-	} else if (rc == 0 && !c->html && !c->speedscope) {
-		mgr_print_text(stdout, procs, n, c->color);
+	} else if (rc == 0 && (c->json || (!c->html && !c->speedscope))) {
+		int r = c->json ? mgr_print_json(stdout, procs, n) : mgr_print_text(stdout, procs, n, c->color);
+		rc = r < 0 ? 1 : 0;
+		if (r < 0)
+			fprintf(stderr, "mgreport: out of memory\n");
 	}
 	return rc ? rc : gate(c, procs, n);
 }

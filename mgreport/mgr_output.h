@@ -20,8 +20,9 @@ int mgr_json_emit(FILE *f, cJSON *root);
 /* Adds "frames" to o: the stack's frames as report-json.md gives them (innermost first). */
 void mgr_json_frames(cJSON *o, const struct mgc_stack *st);
 
-/* Writes the terminal report; colour when `color`. */
-void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color);
+/* Writes the terminal report; colour when `color`. 0, or -ENOMEM (a stack could not be
+ * symbolized: the report stops there). */
+int mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color);
 
 /* The answer the text report opens with, one sentence (the process verdict, time to OOM, the top
  * leaking host site), and the GPU's own sentence ("" when the run has no device memory). */

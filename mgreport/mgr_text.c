@@ -3,6 +3,7 @@
  * a per-step table at useful points, and the top sites with their verdicts and stacks. Colour
  * only when asked (mgreport asks on a tty). Text from the traced program (its command line, host,
  * symbols, paths) never reaches the terminal raw: mgc_escape.h. */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -375,7 +376,8 @@ static void print_cuda(FILE *f, const struct mgc_rec_devsite *cu)
 		cu->flags & MGC_DEVSITE_MISMATCH ? " (a record disagreed with its call)" : "");
 }
 
-static void print_sites(FILE *f, const struct mgr_process *p, int color, const char *bold, const char *off)
+/* 0, or -ENOMEM when a stack could not be symbolized. */
+static int print_sites(FILE *f, const struct mgr_process *p, int color, const char *bold, const char *off)
 {
 	char a[32], b[32], c[32], d[32], tag[40];
 	const struct mgc_site *u = mgc_trace_unattributed(p->t);
@@ -406,12 +408,16 @@ static void print_sites(FILE *f, const struct mgr_process *p, int color, const c
 			mgc_human_bytes((double)r->counters.peak_bytes, b, sizeof b));
 		if (s->cuda)
 			print_cuda(f, s->cuda);
-		print_frames(f, &p->shown[i].stack);
+		const struct mgc_stack *st = mgr_shown_stack(p, i);
+		if (!st)
+			return -ENOMEM;
+		print_frames(f, st);
 	}
 	fputc('\n', f);
+	return 0;
 }
 
-static void print_process(FILE *f, const struct mgr_process *p, int color)
+static int print_process(FILE *f, const struct mgr_process *p, int color)
 {
 	const char *bold = color ? "\033[1m" : "", *off = color ? "\033[0m" : "";
 	const struct mgc_series *m = mgc_analysis_main(&p->a);
@@ -428,8 +434,7 @@ static void print_process(FILE *f, const struct mgr_process *p, int color)
 	fputc('\n', f);
 	if (m && m->n)
 		print_table(f, p, bold, off);
-	if (p->t)
-		print_sites(f, p, color, bold, off);
+	return p->t ? print_sites(f, p, color, bold, off) : 0;
 }
 
 /* Prints p and, indented below it, the processes whose parent it is. */
@@ -454,7 +459,7 @@ static void print_tree(FILE *f, const struct mgr_process *procs, size_t n, size_
 			print_tree(f, procs, n, k, depth + 1, color);
 }
 
-void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
+int mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
 {
 	size_t traces = 0;
 	for (size_t i = 0; i < n; i++)
@@ -471,7 +476,9 @@ void mgr_print_text(FILE *f, struct mgr_process *procs, size_t n, int color)
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < n; i++)
-		print_process(f, &procs[i], color);
+		if (print_process(f, &procs[i], color) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
 void mgr_answer(const struct mgr_process *p, char *out, size_t cap)

@@ -90,8 +90,8 @@ static int cmp_weight(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Fills out->sites from the chosen candidates: the shown sites' stacks are borrowed from the
- * process, the others symbolized here. */
+/* Fills out->sites from the chosen candidates: the kept stacks of shown sites are borrowed from
+ * the process, the others symbolized here. */
 static int fill_picked(const struct mgr_view *v, const struct cand *c, size_t n, struct mgr_picked *out)
 {
 	out->sites = calloc(n ? n : 1, sizeof *out->sites);
@@ -104,7 +104,7 @@ static int fill_picked(const struct mgr_view *v, const struct cand *c, size_t n,
 		pk->weight = c[i].w;
 		pk->shown = c[i].rank < v->p->nshown;
 		out->n = i + 1;
-		if (pk->shown) {
+		if (c[i].rank < v->p->nkept) {
 			pk->stack = &v->p->shown[c[i].rank].stack;
 			pk->pyarena = v->p->shown[c[i].rank].pyarena;
 			continue;

@@ -4,7 +4,10 @@
  * the eviction of every other one (deletions move slots whose homes come from the identities),
  * and the table costs 4 bytes a slot, at most half full; retirement gives every stack back without
  * writing a byte of any site's identity (a forked worker shares those pages with its parent), and
- * the same stacks find the same ids again, frames and all (issue 16). Single-threaded. */
+ * the same stacks find the same ids again, frames and all (issue 16); each retirement scan says
+ * how many sites it found quiet and how many stacks it took, which the writer's rule for a pass
+ * soon reads; the frame tree is compacted once a quarter of retire_from's node ids are free.
+ * Single-threaded. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +16,8 @@
 #include "mgp_os.h"
 #include "mgp_sites.h"
 #include "mgp_stacks.h"
+#include "mgp_tcache.h"
+#include "mgp_writer.h"
 
 #define N 200000u
 #define DEPTH 3u
@@ -47,6 +52,45 @@ static int always_written(uint32_t id)
 	return 1;
 }
 
+/* The writer's rule for a pass soon after this one (mgp_writer_soon): after a burst's pass that
+ * found the import's last sites quiet, and after any pass that took many stacks; never for sites
+ * found quiet at a tick (a training loop's, every second), and never more than
+ * MGP_WRITER_SOON_PASSES in a row. */
+static void check_soon(void)
+{
+	struct mgp_retire_scan many_quiet = {.marked = MGP_WRITER_SOON_SITES};
+	struct mgp_retire_scan many_taken = {.taken = MGP_WRITER_SOON_SITES};
+	struct mgp_retire_scan few = {.taken = MGP_WRITER_SOON_SITES - 1, .marked = MGP_WRITER_SOON_SITES - 1};
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_BURST, many_quiet, 0), 1, "a burst's pass that found many quiet");
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_SOON, many_quiet, 1), 1, "a soon pass that found many quiet");
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_TICK, many_quiet, 0), 0, "a tick that found many quiet");
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_TICK, many_taken, 0), 1, "a tick that took many stacks");
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_BURST, few, 0), 0, "a pass that did little");
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_SOON, many_taken, MGP_WRITER_SOON_PASSES - 1), 1,
+	      "the last soon pass allowed in a row");
+	MG_EQ(mgp_writer_soon(MGP_MAINTAIN_SOON, many_taken, MGP_WRITER_SOON_PASSES), 0,
+	      "one soon pass more than allowed in a row");
+}
+
+/* The frame tree is compacted once a quarter of retire_from (MGPROBE_MAX_SITES / 16: 65,536
+ * here) node ids are free, and over half of them: 30,000 stacks made and retired after a first
+ * compaction leave 30,000 ids free, which the previous threshold (retire_from itself) kept for
+ * the rest of the run. */
+static void check_compaction(void)
+{
+	MG_EQ(mgp_sites_compact(), 1, "the tree compacted once every stack went back");
+	for (uint32_t i = 0; i < 30000; i++)
+		intern(N + i);
+	for (int pass = 0; pass < 2; pass++) { /* quiet at the first scan, retired at the second */
+		mgp_sites_retire_begin(always_written);
+		mgp_sites_evict_free(always_written);
+	}
+	MG_EQ(mgp_stacks_nodes(), 0, "frame nodes left once the new stacks went back");
+	MG_EQ(mgp_stacks_high() > 30000, 1, "node ids given out for the new stacks");
+	MG_EQ(mgp_sites_compact(), 1, "the tree compacted with 30,000 node ids free");
+	MG_EQ(mgp_stacks_high(), 1, "node ids after that compaction (none in use)");
+}
+
 static void check_found(const char *when)
 {
 	unsigned moved = 0;
@@ -58,6 +102,7 @@ static void check_found(const char *when)
 int main(void)
 {
 	MG_EQ(mgp_sites_init(1u << 20), 0);
+	mgp_tcache_init(); /* the thread's recent sites, as in the probe */
 	unsigned bad = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		ids[i] = intern(i);
@@ -98,11 +143,27 @@ int main(void)
 		memcpy(&before[i], mgp_site_get(ids[i]), sizeof before[i]);
 	}
 	mgp_sites_take_dirty(taken);
-	for (int pass = 0; pass < 2; pass++) { /* quiet at the first scan, retired at the second */
-		mgp_sites_retire_begin(always_written);
-		mgp_sites_evict_free(always_written);
-	}
+	/* Quiet at the first scan, retired at the second; a site that changed in between waits for a
+	 * third. Each scan says what it did: what the writer's next pass may give back. */
+	struct mgp_retire_scan scan = mgp_sites_retire_begin(always_written);
+	MG_EQ(scan.marked, N, "sites the first scan found quiet");
+	MG_EQ(scan.taken, 0, "stacks the first scan took");
+	mgp_sites_evict_free(always_written);
+	for (uint32_t i = 0; i < N; i += 100)
+		churn(ids[i]);
+	scan = mgp_sites_retire_begin(always_written);
+	MG_EQ(scan.taken, N - N / 100, "stacks the second scan took (the unchanged sites)");
+	MG_EQ(scan.marked, N / 100, "sites the second scan found quiet (those changed since the first)");
+	mgp_sites_evict_free(always_written);
+	MG_EQ(mgp_sites_retired(), N - N / 100, "sites retired after two scans");
+	scan = mgp_sites_retire_begin(always_written);
+	MG_EQ(scan.taken, N / 100, "stacks the third scan took");
+	MG_EQ(scan.marked, 0, "sites the third scan found quiet");
+	mgp_sites_evict_free(always_written);
+	scan = mgp_sites_retire_begin(always_written);
+	MG_EQ(scan.taken + scan.marked, 0, "what a scan after them all found to do");
 	MG_EQ(mgp_sites_retired(), N, "sites retired");
+	check_soon();
 	MG_EQ(mgp_stacks_nodes(), 0, "frame nodes left once every stack went back");
 	unsigned stackless = 0, same = 0;
 	for (uint32_t i = 0; i < N; i++) {
@@ -120,5 +181,6 @@ int main(void)
 			 f[2] == 0x200000u;
 	}
 	MG_EQ(whole, N / 1000, "retired stacks interned again: the same id, the whole stack");
+	check_compaction();
 	return mg_test_done("probe-unit-sites");
 }
