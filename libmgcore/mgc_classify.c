@@ -1306,6 +1306,10 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 		out->verdict = MGC_VERDICT_GROWING;
 		out->confidence = 0.5;
 		out->projected_level = level;
+		/* the readings, and so the hold, change as the pause goes on: promise the end of the
+		 * longest hold any of them can ask, MGC_HOLD_EVENTS steps in all the growth before it */
+		if (flat_len < hold)
+			hold = mgc_poisson_pause(c->x[L->a] - c->in->x_first, MGC_HOLD_EVENTS);
 		out->decidable_at = c->x[L->a] + fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), fmax(0.25 * climb, hold));
 		if (isfinite(eta))
 			out->decidable_at = fmax(out->decidable_at, eta);
