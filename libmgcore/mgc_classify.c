@@ -1120,8 +1120,20 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	return nc;
 }
 
+/* Was a flat segment before the last flat for `retract` after x `since`? Such a pause ended the
+ * leak read before it: a rise after it (a new step, a spike not yet closed) is judged by itself,
+ * not the old reading brought back. */
+static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract)
+{
+	for (size_t j = 0; j + 1 < c->nseg; j++)
+		if (c->seg[j].flat && c->x[c->seg[j + 1].a] - fmax(c->x[c->seg[j].a], since) >= retract)
+			return 1;
+	return 0;
+}
+
 /* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
- * paused for as long as ends that leak (mgc_retract), nor fallen back. The nearest earlier prefix
+ * paused for as long as ends that leak (mgc_retract), at the end or before a new rise
+ * (mgc_ended_since), nor fallen back. The nearest earlier prefix
  * that was a leak decides. (A new change point near the end must not undo the evidence that had
  * accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
@@ -1138,8 +1150,8 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 		return 0;
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
 	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
-	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0;
-	if (pause >= mgc_retract(&e, &k) || c->level < e.level - 2 * c->sig_lvl)
+	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0, retract = mgc_retract(&e, &k);
+	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
 		return 0;
 	k.pause = pause;
 	k.dur = c->in->x_last - k.x_on;
