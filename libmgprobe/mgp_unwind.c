@@ -770,12 +770,15 @@ _Static_assert(sizeof(struct rule_memo) << RULE_MEMO_BITS <= MGP_TCACHE_PART, "t
 
 struct kept {
 	uint32_t n;   /* frames held */
+	int whole;    /* they are all the last walk put out (not cut at KEPT_FRAMES or the stop range) */
+	uint64_t id;  /* the last walk's identity (mgp_unwind_stack_id) */
 	uint32_t gen; /* tab.gen at the start of the walks that made them (and the rules memo) */
 	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
 	uintptr_t ip[KEPT_FRAMES + 1];
 	struct frames f;
 };
 static __thread struct kept kept __attribute__((tls_model("initial-exec")));
+__thread uint64_t mgp_unwind_stack_id __attribute__((tls_model("initial-exec")));
 
 /* The rule of ip: from the thread's memo, else the shared table (filled from the module on a
  * miss) and noted in the memo; rules NULL: the table only. 0 when none. */
@@ -828,7 +831,7 @@ static inline int rbp_read(const struct kept *k, unsigned c)
  * table's to step (keep), so only those are looked at for it. RBP
  * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
  * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
-static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
+static __attribute__((noinline)) int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
 {
 	uintptr_t *restrict out = w->out;
 	uintptr_t ip = w->ip, rbp = w->rbp;
@@ -901,6 +904,20 @@ static unsigned keep_to_stop(struct kept *k, unsigned n)
 	return n;
 }
 
+/* Whether the finished walk w put out exactly what the last one did (all of which k keeps): it
+ * followed k's frames to the walk's end, from the same index, and the frames it stepped itself
+ * before them are k's first ones. Asked before keep. */
+static inline int same_as_kept(const struct kept *k, const struct walk *w)
+{
+	unsigned from = (unsigned)w->from;
+	if (!w->len || !k->whole || from != w->at || (unsigned)w->n != k->n || from + (unsigned)w->len != k->n)
+		return 0;
+	for (unsigned i = 0; i < from; i++)
+		if (w->out[i] != k->ip[i])
+			return 0;
+	return 1;
+}
+
 /* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
  * by output index) around those it followed from the kept ones. */
 static void keep(struct kept *k, const struct walk *w, const struct frames *s)
@@ -923,6 +940,7 @@ static void keep(struct kept *k, const struct walk *w, const struct frames *s)
 	}
 	if (!w->stop_len && tab.stop_len) /* a walk past the stop range, in a Python process */
 		n = keep_to_stop(k, n);
+	k->whole = n == (unsigned)w->n;
 	k->n = n;
 	k->ip[n] = 0;
 	k->f.sp[n] = (uintptr_t)&stop_word + 8;
@@ -1018,8 +1036,11 @@ static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 		sp = cfa;
 	}
 	w->n = n;
-	if (k)
+	if (k) {
+		if (!same_as_kept(k, w))
+			k->id++;
 		keep(k, w, &s);
+	}
 	return n;
 }
 
@@ -1030,6 +1051,7 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr_t rbp)
 {
 	struct mgp_stack_bounds *b = &mgp_stack_bounds;
+	mgp_unwind_stack_id = 0;
 	if (!b->stk_hi)
 		thread_bounds(b);
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
@@ -1057,6 +1079,8 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 			k->gen = gen;
 		}
 		got = walk(&w, k, rules);
+		if (got >= 0)
+			mgp_unwind_stack_id = k->id;
 		k->busy = 0;
 	}
 	if (got >= 0) {
