@@ -389,28 +389,22 @@ static int open_stacks(const struct writer *w, struct mgr_stack_iter *its, struc
 	return 0;
 }
 
-/* --speedscope from every process's stacks, held together (its frames come first). */
+/* --speedscope: every process's profile, named by its process. */
 static int speedscope_from(FILE *f, const struct writer *w, struct mgr_stack_iter *its, const struct mgr_stacks *infos)
 {
-	struct mgr_stacks *sets = calloc(w->n ? w->n : 1, sizeof *sets);
 	const char **names = calloc(w->n ? w->n : 1, sizeof *names);
 	char (*labels)[512] = calloc(w->n ? w->n : 1, sizeof *labels);
-	int rc = sets && names && labels ? 0 : -ENOMEM;
-	for (size_t i = 0; rc == 0 && i < w->n; i++) {
+	int rc = names && labels ? 0 : -ENOMEM;
+	for (size_t i = 0; rc == 0 && i < w->n; i++)
 		names[i] = mgr_process_label(&w->procs[i], labels[i], sizeof labels[i]);
-		rc = mgr_stacks_collect(&its[i], &infos[i], &sets[i]);
-	}
 	if (rc == 0)
-		rc = mgr_speedscope_write(f, w->procs[0].origin, sets, names, w->n);
-	for (size_t i = 0; sets && i < w->n; i++)
-		mgr_stacks_free(&sets[i]);
-	free(sets);
+		rc = mgr_speedscope_write(f, w->procs[0].origin, its, infos, names, w->n);
 	free(names);
 	free(labels);
 	return rc;
 }
 
-/* --folded (to f, written as the stacks are read) or --speedscope (to f). */
+/* --folded or --speedscope (to f), each stack read once and dropped. */
 static int stacks_writer(FILE *f, const struct writer *w, int speedscope)
 {
 	struct mgr_stack_iter *its = calloc(w->n ? w->n : 1, sizeof *its);

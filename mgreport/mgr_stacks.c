@@ -106,23 +106,3 @@ void mgr_stack_free(struct mgr_stack *s)
 	free(s->frames);
 	memset(s, 0, sizeof *s);
 }
-
-int mgr_stacks_collect(struct mgr_stack_iter *it, const struct mgr_stacks *info, struct mgr_stacks *out)
-{
-	*out = *info;
-	out->stacks = calloc(it->pk.n + 1, sizeof *out->stacks);
-	int rc = out->stacks ? 1 : -ENOMEM;
-	while (rc == 1 && (rc = mgr_stack_iter_next(it, &out->stacks[out->n])) == 1)
-		out->n++;
-	if (rc < 0)
-		mgr_stacks_free(out);
-	return rc;
-}
-
-void mgr_stacks_free(struct mgr_stacks *st)
-{
-	for (size_t i = 0; st->stacks && i < st->n; i++)
-		mgr_stack_free(&st->stacks[i]);
-	free(st->stacks);
-	memset(st, 0, sizeof *st);
-}
