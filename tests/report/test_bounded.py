@@ -25,7 +25,7 @@ SHARED = 56     # outer frames every stack shares: the trace keeps them once (a 
 # The address-space limit. Measured: the report needs 72-80 MiB of address space here (76 MiB of
 # RSS); holding every site's symbolized stack at once (DEPTH frames of 56 bytes, 40000 sites:
 # ~140 MiB more, as mgreport did before) needs 200-240 MiB (213 MiB of RSS). The other outputs,
-# written as they go: 78 MiB of RSS each; when they held every site at once (session 8), --folded
+# written as they go: 76 MiB of RSS each; when they held every site at once (session 8), --folded
 # peaked at 367 MiB of RSS (a string per site), --html at 559 MiB (the page's data as one tree)
 # and --speedscope at 427 MiB. The limit sits between, with room on both sides.
 LIMIT = 144 << 20
