@@ -84,14 +84,15 @@ static inline uint8_t *mgp_sample_region(uint64_t ptr)
 				       (((ptr >> 16) * 0x9e3779b97f4a7c15ull) >> (64 - MGP_SAMPLE_REGION_BITS))];
 }
 
+/* One more (up) or one fewer recorded block on counter c; 255 sticks (always looked further). A
+ * compare-and-swap, so two threads at 254 never wrap a counter to 0 (a recorded block's free
+ * would be missed); recorded allocations only, a few per MiB allocated. */
 static inline void mgp_sample_count(uint8_t *c, int up)
 {
-	if (__atomic_load_n(c, __ATOMIC_RELAXED) == 255)
-		return; /* 255 sticks: always looked further */
-	if (up)
-		__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_sub(c, 1, __ATOMIC_RELAXED);
+	uint8_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
+	while (v != 255 && !__atomic_compare_exchange_n(c, &v, (uint8_t)(up ? v + 1 : v - 1), 1,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 /* A recorded block entered or left the live table (sampling only). */
