@@ -6,7 +6,8 @@
  * thread-local countdown; a recorded allocation is counted as n/p bytes and 1/p allocations (an
  * unbiased estimate, per allocation, before anything is summed), with its variance term. Frees
  * of allocations that were not recorded are told apart by two small counting filters (64 KiB
- * regions, then 16-byte units) before the live table is looked at. Never calls malloc or a lock; exp/log only for recorded ones. */
+ * regions, then 16-byte units) before the live table is looked at. Never calls malloc or a lock;
+ * exp/log only for recorded ones. */
 #ifndef MGP_SAMPLE_H
 #define MGP_SAMPLE_H
 
