@@ -5,10 +5,11 @@
 interleaved, REPS times; the table gives median seconds, peak RSS (from wait4) and this build over
 the baseline. Make the traces once, e.g. with
   mgprobe run -o torch.mgt -- /usr/bin/python3 samples/torch_vision_train.py --steps 120
-(and --leak into another file). --top0 adds `--top 0` and `--json --top 0` (every site: GBs of JSON
-on PyTorch).
+(and --leak into another file). --top0 adds every output with `--top 0` (every site: GBs of JSON
+on PyTorch); --only NAME,... runs only the outputs named as the table names them.
 
 usage: bench/bench_reader_mem.py BUILD_DIR --baseline BUILD_DIR TRACE [TRACE2] [--reps N] [--top0]
+       [--only NAMES]
 """
 import argparse
 import os
@@ -43,6 +44,7 @@ def outputs(traces, tmp, top0):
     if top0:
         out.append(("--top 0", ["--top", "0", traces[0]]))
         out.append(("--json --top 0", ["--json", "--top", "0", traces[0]]))
+        out += [(n + " --top 0", a[:-1] + ["--top", "0", traces[0]]) for n, a in out[2:5]]
     return out
 
 
@@ -67,18 +69,21 @@ def main():
     ap.add_argument("traces", nargs="+")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--top0", action="store_true")
+    ap.add_argument("--only", default="")
     a = ap.parse_args()
     tools = [os.path.join(b, "mgreport", "mgreport") for b in (a.build, a.baseline)]
-    print("%-18s %8s %9s %10s %11s %8s %8s" % ("output", "s", "peak MiB", "base s", "base MiB",
+    print("%-22s %8s %9s %10s %11s %8s %8s" % ("output", "s", "peak MiB", "base s", "base MiB",
                                                "s ratio", "MiB ratio"))
     with tempfile.TemporaryDirectory() as tmp:
         for name, args in outputs(a.traces, tmp, a.top0):
+            if a.only and name not in a.only.split(","):
+                continue
             runs = {t: [] for t in tools}
             for _ in range(a.reps):
                 for t in tools:
                     runs[t].append(timed(t, args))
             new, base = cell(runs[tools[0]]), cell(runs[tools[1]])
-            line = "%-18s %s %s" % (name, fmt(new, 8, 9), fmt(base, 10, 11))
+            line = "%-22s %s %s" % (name, fmt(new, 8, 9), fmt(base, 10, 11))
             if new and base:
                 line += " %8.2f %8.2f" % (new[0] / base[0], new[1] / base[1])
             print(line, flush=True)

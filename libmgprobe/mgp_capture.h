@@ -25,6 +25,11 @@
 struct mgp_capture_buf {
 	uintptr_t native[MGC_MAX_FRAMES + MGP_CAPTURE_SLACK];
 	uintptr_t merged[MGC_MAX_FRAMES];
+	/* What the site lookup may trust without comparing (mgp_sites_intern_known): the native
+	 * frames' identity (mgp_unwind_stack_id; 0: none), and how many of the stack's first frames
+	 * are those native frames (the same identity: the same frames there). */
+	uint64_t id;
+	unsigned fixed;
 };
 
 /* Set once by mgp_capture_init, read-only after. */
@@ -126,12 +131,16 @@ static inline const uintptr_t *mgp_capture_stack(struct mgp_capture_buf *b, unsi
 	while (s < got && b->native[s] >= c->own_lo && b->native[s] < c->own_hi)
 		s++;
 	unsigned k = got > s ? (unsigned)(got - s) : 0;
+	b->id = mgp_unwind_stack_id; /* 0 after unw_backtrace */
 	if (python) {
 		ev = ev > (unsigned)s ? ev - (unsigned)s : 0; /* the probe's frames are no evaluator's */
 		*n = mgp_python_merge(py, b->native + s, k, ev, b->merged, want);
+		b->fixed = k < ev ? k : ev; /* as mgp_python_merge puts them first */
+		b->fixed = b->fixed < *n ? b->fixed : *n;
 		return b->merged;
 	}
 	*n = k > c->depth ? c->depth : k;
+	b->fixed = *n;
 	return b->native + s;
 }
 

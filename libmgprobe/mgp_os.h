@@ -62,6 +62,7 @@ void mgp_xfsz_release(const sigset_t *old, int raised);
 
 uint64_t mgp_now_ns(void);     /* CLOCK_MONOTONIC */
 uint64_t mgp_real_ns(void);    /* CLOCK_REALTIME */
+uint64_t mgp_thread_cpu_ns(void); /* CLOCK_THREAD_CPUTIME_ID: the calling thread's CPU time */
 int mgp_getpid(void);          /* the raw syscall: correct after fork and in vfork children */
 
 #endif /* MGP_OS_H */

@@ -175,14 +175,16 @@ FAST uint64_t frame_value(const struct layout *L, struct code_memo *memo, uintpt
 	uintptr_t code = rd(f, L->fr_code);
 	if (!ok_ptr(code) || rd(code, 8) != interp.code_type)
 		return 0; /* 3.13: None for frames that run no code object */
-	uintptr_t instr = rd(f, L->fr_instr), base = code + L->co_code;
-	uintptr_t first = base + 2 * (uintptr_t)(uint32_t)rd32(code, L->co_firsttraceable);
-	if ((owner != FRAME_OWNED_BY_GENERATOR && instr < first) || instr < base || instr - base >= (1u << 31))
+	/* The instruction's offset in the code: huge when before it. A generator's frame may stand
+	 * before its first traceable instruction; any other is incomplete there. */
+	uintptr_t off = rd(f, L->fr_instr) - (code + L->co_code);
+	uintptr_t first = 2 * (uintptr_t)(uint32_t)rd32(code, L->co_firsttraceable);
+	if (off >= (1u << 31) || (off < first && owner != FRAME_OWNED_BY_GENERATOR))
 		return 0;
 	uint32_t id = code_id(L, memo, code);
 	if (!id)
 		return 0;
-	return mgc_pyframe_make(id, (uint32_t)(instr - base));
+	return mgc_pyframe_make(id, (uint32_t)off);
 }
 
 /* The calling thread's innermost frame, or 0 (no interpreter state on this thread, or the

@@ -23,26 +23,43 @@ void mgp_record_oom(void)
 		mgp_log("out of memory for the probe's own tables: recording stopped, the program runs on");
 }
 
-/* What a recording step does with the calling stack (ips, k frames; none when there was no room). */
-typedef void (*with_stack_fn)(void *ctx, const uintptr_t *ips, unsigned k);
+/* The calling stack: its frames (none when there was no room) and what the site lookup may trust
+ * of them (mgp_capture_buf). */
+struct stack {
+	const uintptr_t *ips;
+	unsigned k;
+	uint64_t id;
+	unsigned fixed;
+};
+
+/* What a recording step does with the calling stack. */
+typedef void (*with_stack_fn)(void *ctx, const struct stack *s);
+
+static inline uint32_t site_of(const struct stack *s, unsigned kind)
+{
+	return mgp_sites_intern_known(s->ips, s->k, kind, s->id, s->fixed);
+}
 
 /* The frame that holds the capture buffer, entered only when the stack has room for it. */
 static __attribute__((noinline)) void captured(with_stack_fn fn, void *ctx)
 {
 	struct mgp_capture_buf buf;
-	unsigned k;
-	const uintptr_t *ips = mgp_capture_stack(&buf, &k);
-	fn(ctx, ips, k);
+	struct stack s;
+	s.ips = mgp_capture_stack(&buf, &s.k);
+	s.id = buf.id;
+	s.fixed = buf.fixed;
+	fn(ctx, &s);
 }
 
 /* Calls fn with the calling stack, or with none when the current stack cannot hold a capture (an
  * alternate signal stack): never past its end. */
 static void with_stack(with_stack_fn fn, void *ctx)
 {
+	static const struct stack none;
 	if (__builtin_expect(mgp_capture_room(), 1))
 		captured(fn, ctx);
 	else
-		fn(ctx, NULL, 0);
+		fn(ctx, &none);
 }
 
 struct site_ctx {
@@ -50,10 +67,10 @@ struct site_ctx {
 	uint32_t site;
 };
 
-static void site_at(void *ctx, const uintptr_t *ips, unsigned k)
+static void site_at(void *ctx, const struct stack *s)
 {
 	struct site_ctx *c = ctx;
-	c->site = mgp_sites_intern(ips, k, c->kind);
+	c->site = site_of(s, c->kind);
 }
 
 uint32_t mgp_record_site(unsigned kind)
@@ -68,7 +85,7 @@ struct alloc_ctx {
 	size_t n;
 };
 
-static void alloc_at(void *ctx, const uintptr_t *ips, unsigned k)
+static void alloc_at(void *ctx, const struct stack *s)
 {
 	const struct alloc_ctx *c = ctx;
 	unsigned bucket = mgp_step_bucket();
@@ -76,7 +93,7 @@ static void alloc_at(void *ctx, const uintptr_t *ips, unsigned k)
 	int64_t var;
 	mgp_sample_weigh(c->n, &bytes, &count, &var);
 	struct mgp_thread *t = mgp_thread_enter();
-	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_HEAP);
+	uint32_t site = site_of(s, MGC_KIND_HEAP);
 	if (__builtin_expect(mgp_live_insert(ptr, c->n, site, bucket) == 0, 1)) {
 		mgp_sample_enter(ptr);
 		mgp_thread_alloc(t, site, bucket, bytes, count, var);
@@ -172,9 +189,9 @@ static uint64_t remove_range(struct mgp_thread *t, uint64_t a, uint64_t n)
 }
 
 /* [a, a+n) is now a new private anonymous mapping made by the calling stack. */
-static void mapping_added(struct mgp_thread *t, const uintptr_t *ips, unsigned k, uint64_t a, uint64_t n)
+static void mapping_added(struct mgp_thread *t, const struct stack *s, uint64_t a, uint64_t n)
 {
-	uint32_t site = mgp_sites_intern(ips, k, MGC_KIND_MMAP);
+	uint32_t site = site_of(s, MGC_KIND_MMAP);
 	unsigned bucket = mgp_step_bucket();
 	if (mgp_mmaps_add(a, n, site, bucket) == 0)
 		mgp_thread_alloc(t, site, bucket, n, 1, 0); /* mappings are always recorded */
@@ -188,7 +205,7 @@ struct map_ctx {
 	int anon;
 };
 
-static void map_at(void *ctx, const uintptr_t *ips, unsigned k)
+static void map_at(void *ctx, const struct stack *s)
 {
 	const struct map_ctx *c = ctx;
 	struct mgp_thread *t = mgp_thread_enter();
@@ -196,12 +213,12 @@ static void map_at(void *ctx, const uintptr_t *ips, unsigned k)
 		/* Moved or resized tracked memory: a new allocation at this call site. */
 		if (remove_range(t, c->old, c->old_n)) {
 			remove_range(t, c->a, c->n);
-			mapping_added(t, ips, k, c->a, c->n);
+			mapping_added(t, s, c->a, c->n);
 		}
 	} else {
 		remove_range(t, c->a, c->n); /* MAP_FIXED may replace tracked memory */
 		if (c->anon)
-			mapping_added(t, ips, k, c->a, c->n);
+			mapping_added(t, s, c->a, c->n);
 	}
 	mgp_thread_leave(t);
 }
@@ -218,7 +235,7 @@ void mgp_record_mmap(void *addr, size_t len, int prot, int flags)
 	if (c.anon)
 		with_stack(map_at, &c);
 	else
-		map_at(&c, NULL, 0);
+		map_at(&c, &(const struct stack){NULL, 0, 0, 0});
 	mgp_guard_leave();
 	errno = e;
 }

@@ -18,7 +18,8 @@ int mgp_sample_init(uint64_t rate)
 {
 	if (!rate)
 		return 0;
-	mgp_sample_conf.filter = mgp_os_alloc((size_t)1 << MGP_SAMPLE_FILTER_BITS);
+	size_t bytes = ((size_t)1 << MGP_SAMPLE_FILTER_BITS) + (1u << MGP_SAMPLE_REGION_BITS);
+	mgp_sample_conf.filter = mgp_os_alloc(bytes);
 	if (!mgp_sample_conf.filter)
 		return -ENOMEM;
 	mgp_sample_conf.always = rate * 4;

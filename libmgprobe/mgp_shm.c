@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mgc_grid.h"
+#include "mgp_chunks.h"
 #include "mgc_shm_format.h"
 #include "mgp_modules.h"
 #include "mgp_os.h"
@@ -51,7 +52,8 @@ static struct {
 	struct mgc_rec_snapshot grid[G];
 	uint32_t grid_n, stride, since;
 	uint64_t steps_seen, cur_step, step_t, last_full;
-	uint64_t scan_ns; /* how long the last full publish's site scan took */
+	uint64_t scan_ns; /* the CPU time of the last full publish's site scan (not its wall time: a
+			     late scan on a loaded machine would hold off the next markers' points) */
 	uint64_t ring_head, publishes;
 	uint32_t modules_gen;    /* the module generation in the segment */
 	int modules_copied;      /* any module map is in the segment */
@@ -62,6 +64,12 @@ static struct {
 	int pending;                  /* a marker's site part waits for mgp_shm_publish_pending */
 	struct mgc_rec_snapshot pending_sn; /* ... for this snapshot's grid point */
 } pub;
+
+/* Each site's live bytes as the last snapshot wrote them into the trace (mgp_shm_keep): what every
+ * site scan reads, so a scan done after the snapshot (a step marker's, on the sampler thread)
+ * still shows the snapshot's figures, as the trace does, to the byte. Indexed by site id; a page
+ * is touched only when a site on it holds memory at a snapshot (8 bytes a site). */
+static struct mgp_chunks snap_live = {.esize = sizeof(uint64_t), .shift = 13};
 
 static void turn_off(const char *what, int err)
 {
@@ -128,6 +136,7 @@ static int reserve_history(void)
 		mgp_os_discard(pub.hist, (size_t)ROWS * G * sizeof(float));
 		mgp_os_discard(pub.row_site, ROWS * sizeof *pub.row_site);
 		mgp_os_discard(pub.row_of, ROW_SLOTS * sizeof *pub.row_of);
+		mgp_chunks_discard(&snap_live); /* the child's counters start afresh, or all are rewritten */
 		pub.rows_used = 0;
 		return 0;
 	}
@@ -354,6 +363,27 @@ static void copy_modules(struct mgc_shm *seg)
 
 /* ---- sites ---- */
 
+void mgp_shm_keep(uint32_t id, uint64_t live_bytes)
+{
+	uint64_t *v = mgp_chunk_find(&snap_live, id);
+	if (!v && live_bytes == 0)
+		return; /* reads as 0 already */
+	if (!pub.seg)
+		return;
+	if (!v && (mgp_chunks_ensure(&snap_live, id) < 0 || !(v = mgp_chunk_find(&snap_live, id)))) {
+		turn_off("site values", ENOMEM);
+		return;
+	}
+	*v = live_bytes;
+}
+
+/* Site id's live bytes at the last snapshot; 0 for a site not in use or transiently negative. */
+static uint64_t live_at_snapshot(uint32_t id)
+{
+	const uint64_t *v = mgp_chunk_find(&snap_live, id);
+	return v && *v < (1ull << 62) ? *v : 0;
+}
+
 static void top_insert(struct top *t, uint32_t *n, uint32_t id, double key)
 {
 	if (*n == MGC_SHM_TOP && key <= t[*n - 1].key)
@@ -388,7 +418,7 @@ static void fill_site(struct mgc_shm_site *e, uint32_t id, uint32_t ranks, int s
 	e->kind = s->kind;
 	e->full_nframes = s->nframes;
 	e->ranks = ranks;
-	e->live_bytes = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
+	e->live_bytes = live_at_snapshot(id);
 	e->live_count = a >= f ? a - f : 0;
 	e->allocs = a;
 	e->alloc_bytes = __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED);
@@ -466,15 +496,12 @@ static uint32_t grid_slot(const struct mgc_rec_snapshot *sn, uint32_t nsites, in
 static void scan_sites(uint32_t slot, uint32_t nsites)
 {
 	uint32_t ref = slot / 2;
-	uint64_t t0 = mgp_now_ns();
+	uint64_t t0 = mgp_thread_cpu_ns();
 	pub.nlive = pub.ngrowth = 0;
 	memset(pub.row_kept, 0, sizeof pub.row_kept);
 	for (uint32_t id = 1; id < nsites; id++) {
-		const struct mgp_site_counts *c = mgp_site_counts(id);
-		uint64_t live = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
-		if (live >= (1ull << 62) || c->state == MGP_SITE_FREE)
-			live = 0; /* transiently negative, or not in use */
-		if (live && __atomic_load_n(&c->allocs, __ATOMIC_RELAXED))
+		uint64_t live = live_at_snapshot(id);
+		if (live && __atomic_load_n(&mgp_site_counts(id)->allocs, __ATOMIC_RELAXED))
 			top_insert(pub.by_live, &pub.nlive, id, (double)live);
 		if (live < ROW_MIN / 2)
 			continue;
@@ -493,7 +520,7 @@ static void scan_sites(uint32_t slot, uint32_t nsites)
 	for (uint32_t r = 0; r < ROWS; r++)
 		if (pub.row_site[r] && !(pub.row_kept[r / 64] >> (r % 64) & 1))
 			row_drop(pub.row_site[r], (int)r);
-	pub.scan_ns = mgp_now_ns() - t0;
+	pub.scan_ns = mgp_thread_cpu_ns() - t0;
 }
 
 /* Entry ne of this publish is to hold site id: whether it held the same site and stack before,

@@ -21,12 +21,18 @@ void mgp_shm_open(const struct mgp_process *p);
  * A step marker within a few milliseconds of the previous publish only updates the step (bounded
  * cost for fast loops). With defer, only the header and the ring entry are written now, and the
  * rest (the site scan: milliseconds with 10^5 sites) is left for mgp_shm_publish_pending, which
- * the sampler thread calls soon after: the grid point keeps this snapshot's figures, the sites'
- * histories and rankings are read then. Returns 1 when something was left. */
+ * the sampler thread calls soon after, and the next snapshot before it writes the trace. Sites'
+ * live bytes, histories and rankings are the snapshot's (mgp_shm_keep) however late the scan
+ * runs; the published sites' other figures (counts, peak, cohorts) are read when it runs.
+ * Returns 1 when something was left. */
 int mgp_shm_publish(const struct mgc_rec_snapshot *sn, int defer);
 
 /* The site part a deferred publish left, if any; every full publish does it first. */
 void mgp_shm_publish_pending(void);
+
+/* A snapshot writes site id's live bytes into the trace: what the site scans read until the next
+ * snapshot writes the site again (a site not written holds what it held at its last write). */
+void mgp_shm_keep(uint32_t id, uint64_t live_bytes);
 
 /* The parent records a forked child's pid. */
 void mgp_shm_child(int pid);

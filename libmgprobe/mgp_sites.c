@@ -354,37 +354,63 @@ static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n)
 	return id;
 }
 
-/* Each thread's last interned stack and its site: a stack interned again right away (a loop's
- * allocation) skips the hashing and the shared table's two cache misses for one compare of its
- * frames. Valid while no site has been taken out of lookups since (an id could be freed and given
- * to another stack); a retired site (no stack in memory) goes the long way, to be revived. 64
- * frames at most: 528 bytes of initial-exec TLS a thread. */
+/* An answer a thread noted (its memo, its recent sites), still the table's: no site has been taken
+ * out of lookups since it was noted (an id could have been freed and given to another stack), and
+ * a retired site (no stack in memory) goes the long way, to be revived. */
+static inline uint32_t still_found(uint32_t id, uint32_t noted, uint32_t unlinks, unsigned n)
+{
+	return noted == unlinks && (!n || mgp_site_leaf(id)) ? id : 0;
+}
+
+/* Each thread's last interned stack and its site, in its block of caches (mgp_tcache.h): a stack
+ * interned again right away (a loop's allocation) skips the hashing and the shared table's two
+ * cache misses. With the identity of the native frames it came from (mgp_unwind_stack_id), the
+ * same identity says its first `fixed` frames are the same, and only the rest (a Python stack's
+ * Python frames; none in a native stack) are compared. 64 frames at most. */
 #define MEMO_FRAMES 64u
 struct memo {
 	uint32_t id; /* 0: none */
 	uint32_t unlinks;
 	uint16_t n, kind;
+	uint32_t fixed;
+	uint64_t stack_id; /* 0: none */
 	uintptr_t ips[MEMO_FRAMES];
 };
-static __thread struct memo memo __attribute__((tls_model("initial-exec")));
+_Static_assert(sizeof(struct memo) <= MGP_TCACHE_MEMO_BYTES, "the memo's part of the block");
 
-static inline uint32_t memo_hit(const struct memo *m, const uintptr_t *ips, unsigned n,
-				unsigned kind, uint32_t unlinks)
+static inline uint32_t memo_hit(const struct memo *m, const uintptr_t *ips, unsigned n, unsigned kind,
+				uint32_t unlinks, uint64_t stack_id, unsigned fixed)
 {
-	if (m->id == 0 || m->n != n || m->kind != kind || m->unlinks != unlinks)
+	if (m->id == 0 || m->n != n || m->kind != kind)
 		return 0;
-	for (unsigned i = 0; i < n; i++)
+	unsigned i = stack_id && m->stack_id == stack_id && m->fixed == fixed ? fixed : 0;
+	for (; i < n; i++)
 		if (m->ips[i] != ips[i])
 			return 0;
-	return !n || mgp_site_leaf(m->id) ? m->id : 0;
+	return still_found(m->id, m->unlinks, unlinks, n);
+}
+
+static inline void memo_put(struct memo *m, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t id,
+			    uint32_t unlinks, uint64_t stack_id, unsigned fixed)
+{
+	m->id = 0;
+	if (id < 2 || n > MEMO_FRAMES) /* 0 and 1: no site (out of room, out of memory) */
+		return;
+	memcpy(m->ips, ips, n * sizeof *ips);
+	m->n = (uint16_t)n;
+	m->kind = (uint16_t)kind;
+	m->unlinks = unlinks;
+	m->fixed = fixed;
+	m->stack_id = stack_id;
+	m->id = id;
 }
 
 /* Each thread's last sites found, direct-mapped by the stack's first hash, in its block of caches
  * (mgp_tcache.h: not in TLS, which small thread stacks pay for): the answer the shared table gave
- * for the same hashes, depth and kind (the table's own identity of a stack), valid on the same
- * terms as the memo above. In the torch sample's steps the shared table's slot (2 MiB) was a
- * cache miss half of the time the lookup took; these 8 KiB stay in the core's caches. No intern
- * runs nested on one thread (the hooks' guard), so an entry is never read half written. */
+ * for the same hashes, depth and kind (the table's own identity of a stack), valid while
+ * still_found. In the torch sample's steps the shared table's slot (2 MiB) was a cache miss half
+ * of the time the lookup took; these 8 KiB stay in the core's caches. No intern runs nested on
+ * one thread (the hooks' guard), so an entry is never read half written. */
 #define RECENT_BITS 8u
 struct recent {
 	uint64_t h1, h2;
@@ -393,19 +419,20 @@ struct recent {
 };
 _Static_assert(sizeof(struct recent) << RECENT_BITS <= MGP_TCACHE_PART, "the sites' part of the block");
 
-/* This thread's entry for h1, or NULL (no block). */
-static inline struct recent *recent_of(uint64_t h1)
+/* This thread's entry for h1 in its block b, or NULL (no block). */
+static inline struct recent *recent_of(char *b, uint64_t h1)
 {
-	struct recent *r = mgp_tcache_part(MGP_TCACHE_SITES);
-	return r ? &r[h1 & ((1u << RECENT_BITS) - 1)] : NULL;
+	if (!b)
+		return NULL;
+	return &((struct recent *)(void *)(b + MGP_TCACHE_SITES))[h1 & ((1u << RECENT_BITS) - 1)];
 }
 
 static inline uint32_t recent_hit(const struct recent *r, uint64_t h1, uint64_t h2, unsigned n, unsigned kind,
 				  uint32_t unlinks)
 {
-	if (!r || r->h1 != h1 || r->h2 != h2 || r->n != n || r->kind != kind || r->unlinks != unlinks)
+	if (!r || r->h1 != h1 || r->h2 != h2 || r->n != n || r->kind != kind)
 		return 0;
-	return !n || mgp_site_leaf(r->id) ? r->id : 0;
+	return still_found(r->id, r->unlinks, unlinks, n);
 }
 
 static inline void recent_put(struct recent *r, uint64_t h1, uint64_t h2, unsigned n, unsigned kind,
@@ -415,34 +442,35 @@ static inline void recent_put(struct recent *r, uint64_t h1, uint64_t h2, unsign
 		*r = (struct recent){h1, h2, id, unlinks, (uint16_t)n, (uint16_t)kind};
 }
 
-static uint32_t intern(const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks);
+static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks);
+
+uint32_t mgp_sites_intern_known(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t stack_id,
+				unsigned fixed)
+{
+	char *b = mgp_tcache_block();
+	struct memo *m = b ? (struct memo *)(void *)(b + MGP_TCACHE_MEMO) : NULL;
+	uint32_t unlinks = __atomic_load_n(&table.unlinks, __ATOMIC_RELAXED);
+	uint32_t id = m ? memo_hit(m, ips, n, kind, unlinks, stack_id, fixed) : 0;
+	if (id)
+		return id;
+	id = intern(b, ips, n, kind, unlinks);
+	if (m)
+		memo_put(m, ips, n, kind, id, unlinks, stack_id, fixed);
+	return id;
+}
 
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 {
-	struct memo *m = &memo;
-	uint32_t unlinks = __atomic_load_n(&table.unlinks, __ATOMIC_RELAXED);
-	uint32_t id = memo_hit(m, ips, n, kind, unlinks);
-	if (id)
-		return id;
-	id = intern(ips, n, kind, unlinks);
-	m->id = 0;
-	if (id >= 2 && n <= MEMO_FRAMES) { /* 0 and 1: no site (out of room, out of memory) */
-		memcpy(m->ips, ips, n * sizeof *ips);
-		m->n = (uint16_t)n;
-		m->kind = (uint16_t)kind;
-		m->unlinks = unlinks;
-		m->id = id;
-	}
-	return id;
+	return mgp_sites_intern_known(ips, n, kind, 0, 0);
 }
 
 /* The lookup proper: the thread's recent sites, the shared table, then under the lock a new site.
  * unlinks: table.unlinks before the lookup began. */
-static uint32_t intern(const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks)
+static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks)
 {
 	uint64_t h1, h2;
 	hash_stack(ips, n, kind, &h1, &h2);
-	struct recent *r = recent_of(h1);
+	struct recent *r = recent_of(b, h1);
 	uint32_t id = recent_hit(r, h1, h2, n, kind, unlinks);
 	if (id)
 		return id;
@@ -455,7 +483,7 @@ static uint32_t intern(const uintptr_t *ips, unsigned n, unsigned kind, uint32_t
 	}
 	if (n > TRUNC_FRAMES && !mgc_kind_is_cuda(kind) &&
 	    __atomic_load_n(&table.used, __ATOMIC_RELAXED) >= table.trunc_at)
-		return intern(ips, TRUNC_FRAMES, kind, unlinks);
+		return intern(b, ips, TRUNC_FRAMES, kind, unlinks);
 	int say = 0;
 	pthread_mutex_lock(&table.lock);
 	id = insert(ips, n, kind, h1, h2, &say);

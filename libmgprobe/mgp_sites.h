@@ -100,6 +100,13 @@ int mgp_sites_init(uint32_t max_sites);
  * kinds (never evicted). */
 uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind);
 
+/* The same, for a stack the capture made (mgp_capture_buf): stack_id, the identity of the native
+ * frames it came from (mgp_unwind_stack_id; 0: none), and fixed, how many of its first frames are
+ * those native frames. The same identity and `fixed` as the thread's last stack interned make those
+ * frames the same, and they are not compared again. */
+uint32_t mgp_sites_intern_known(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t stack_id,
+				unsigned fixed);
+
 extern struct mgp_chunks mgp_site_ids, mgp_site_leaves, mgp_site_cnts, mgp_site_vars;
 
 /* The site with this id (1 <= id < mgp_sites_count(), in use). */

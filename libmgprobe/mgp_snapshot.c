@@ -159,13 +159,6 @@ static int drifted(uint64_t a, uint64_t b)
 	return d > m / MALLINFO_DRIFT;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void read_malloc(struct mgc_rec_snapshot *sn, uint64_t now)
 {
 	uint64_t share = MALLINFO_SHARE * last.mi_cpu, age = now - last.mi_t;
@@ -173,9 +166,9 @@ static void read_malloc(struct mgc_rec_snapshot *sn, uint64_t now)
 	mgp_sites_totals(&tot);
 	int moved = drifted(sn->rss_anon, last.mi_anon) || drifted(tot.live[0], last.mi_live);
 	if (!marker_only(sn) || !last.mi_t || (age >= share && (age >= MALLINFO_GAP_NS || moved))) {
-		uint64_t cpu = thread_cpu_ns();
+		uint64_t cpu = mgp_thread_cpu_ns();
 		struct mallinfo2 mi = mallinfo2();
-		last.mi_cpu = thread_cpu_ns() - cpu;
+		last.mi_cpu = mgp_thread_cpu_ns() - cpu;
 		last.mi_t = now;
 		last.mi_free = mi.fordblks + mi.fsmblks;
 		last.mi_arena = mi.arena + mi.hblkhd;

@@ -1,28 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_tcache.h: each thread's block of lookup caches (the unwinder's last rules, the site
- * table's last sites found, the last Python code objects seen), mapped on the thread's first use and not in TLS: static TLS is carved
- * from every thread's stack, and a thread of PTHREAD_STACK_MIN (16 KiB) must keep its room
- * (tests/reliability small-stack). A block is given back when its thread exits and handed, zeroed,
- * to the next new thread. Hook-safe: no malloc, no blocking lock (a spin lock around the list of
- * blocks given back, held for a few instructions). Never a cause of failure: no block, no cache. */
+ * table's last sites found and last stack interned, the last Python code objects seen), mapped on
+ * the thread's first use and not in TLS: static TLS is carved from every thread's stack, and a
+ * thread of PTHREAD_STACK_MIN (16 KiB) must keep its room (tests/reliability small-stack). A
+ * block is given back when its thread exits and handed, zeroed, to the next new thread. Hook-safe:
+ * no malloc, no blocking lock (a spin lock around the list of blocks given back, held for a few
+ * instructions). Never a cause of failure: no block, no cache. */
 #ifndef MGP_TCACHE_H
 #define MGP_TCACHE_H
 
 #include <stddef.h>
 
-/* The block: MGP_TCACHE_PART bytes for each user, at the offsets below. */
+/* The block: MGP_TCACHE_PART bytes for each user, at the offsets below, then the site table's
+ * memo of its last stack. */
 #define MGP_TCACHE_PART (8u << 10)
 #define MGP_TCACHE_RULES 0u                    /* mgp_unwind.c */
-#define MGP_TCACHE_SITES MGP_TCACHE_PART       /* mgp_sites.c */
+#define MGP_TCACHE_SITES MGP_TCACHE_PART       /* mgp_sites.c: the last sites found */
 #define MGP_TCACHE_PYCODE (2u * MGP_TCACHE_PART) /* mgp_python.c */
-#define MGP_TCACHE_BYTES (3u * MGP_TCACHE_PART)
+#define MGP_TCACHE_MEMO (3u * MGP_TCACHE_PART)   /* mgp_sites.c: the last stack interned */
+#define MGP_TCACHE_MEMO_BYTES 1024u
+#define MGP_TCACHE_BYTES (3u * MGP_TCACHE_PART + MGP_TCACHE_MEMO_BYTES)
 
 /* Creates the key whose destructor gives a thread's block back. Call once at start-up; without
  * it (or after it failed) threads get no block. */
 void mgp_tcache_init(void);
 
 /* This thread's block (zeroed when it was handed out), mapped on the first call; NULL when there
- * is none (no memory, no key, or the thread is exiting). The first call on a thread maps 24 KiB
+ * is none (no memory, no key, or the thread is exiting). The first call on a thread maps 25 KiB
  * (the caller holds the recursion guard). */
 void *mgp_tcache_block(void);
 

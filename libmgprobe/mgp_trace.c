@@ -21,6 +21,7 @@
 #include "mgp_sites.h"
 #include "mgp_live.h"
 #include "mgp_sample.h"
+#include "mgp_shm.h"
 #include "mgp_stacks.h"
 #include "mgp_thread.h"
 
@@ -669,7 +670,9 @@ static size_t encode_site(unsigned char *q, uint32_t id, uint32_t id_delta, cons
 	uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
 	uint64_t frees = __atomic_load_n(&c->frees, __ATOMIC_RELAXED);
 	size_t w = mgc_put_varint(q, id_delta);
-	w += mgc_put_varint(q + w, signed_value(__atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED)));
+	uint64_t live = __atomic_load_n(&c->live_bytes, __ATOMIC_RELAXED);
+	mgp_shm_keep(id, live); /* the live segment's scan shows what the trace got */
+	w += mgc_put_varint(q + w, signed_value(live));
 	w += mgc_put_varint(q + w, signed_value(allocs - frees));
 	w += mgc_put_varint(q + w, allocs);
 	w += mgc_put_varint(q + w, __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED));

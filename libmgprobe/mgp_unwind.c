@@ -741,7 +741,8 @@ static __attribute__((noinline, cold)) uint64_t fill(uintptr_t ip)
  * compare each (RBP, and its slot, only where the kept frames read RBP before loading it again).
  * The rules cannot differ (a flush, which may change them, starts a new generation and empties
  * every thread's frames), so the walk is exactly the one the table would give: a caller that
- * returned and a new one at the same place changes the return-address slot. 64 frames: 1.9 KiB of
+ * returned and a new one at the same place changes the return-address slot. 64 frames, each
+ * frame's fields together (what a follow reads of one frame is one cache line at most): 2.1 KiB of
  * initial-exec TLS a thread. */
 #define KEPT_FRAMES 64u
 #define META_END INT32_MIN         /* the frame's rule ended the stack */
@@ -749,11 +750,11 @@ static __attribute__((noinline, cold)) uint64_t fill(uintptr_t ip)
 #define META_KEEP (INT32_MIN + 2)  /* its caller's RBP is its own; else it was read at CFA + meta
 				    * (at or above the frame's sp, so above the walk's start) */
 
-/* One more than kept: past the last frame, a caller whose slot can never match (stop_word). */
-struct frames {
-	uintptr_t sp[KEPT_FRAMES + 1], rbp[KEPT_FRAMES + 1];
-	int32_t meta[KEPT_FRAMES + 1];
-	uint8_t base[KEPT_FRAMES + 1]; /* the frame's CFA is RBP + offset */
+/* One frame: its return address, stack pointer and RBP, and how its step read the caller's RBP. */
+struct frame {
+	uintptr_t ip, sp, rbp;
+	int32_t meta;
+	uint8_t base; /* the frame's CFA is RBP + offset */
 };
 static const uintptr_t stop_word = 1;
 
@@ -770,12 +771,15 @@ _Static_assert(sizeof(struct rule_memo) << RULE_MEMO_BITS <= MGP_TCACHE_PART, "t
 
 struct kept {
 	uint32_t n;   /* frames held */
+	int whole;    /* they are all the last walk put out (not cut at KEPT_FRAMES or the stop range) */
+	uint64_t id;  /* the last walk's identity (mgp_unwind_stack_id) */
 	uint32_t gen; /* tab.gen at the start of the walks that made them (and the rules memo) */
 	int busy;     /* a walk is using them (a handler's walk on this thread leaves them alone) */
-	uintptr_t ip[KEPT_FRAMES + 1];
-	struct frames f;
+	/* One more than kept: past the last frame, a caller whose slot can never match (stop_word). */
+	struct frame f[KEPT_FRAMES + 1];
 };
 static __thread struct kept kept __attribute__((tls_model("initial-exec")));
+__thread uint64_t mgp_unwind_stack_id __attribute__((tls_model("initial-exec")));
 
 /* The rule of ip: from the thread's memo, else the shared table (filled from the module on a
  * miss) and noted in the memo; rules NULL: the table only. 0 when none. */
@@ -812,9 +816,9 @@ struct walk {
 static inline int rbp_read(const struct kept *k, unsigned c)
 {
 	for (; c < k->n; c++) {
-		if (k->f.base[c])
+		if (k->f[c].base)
 			return 1;
-		if (k->f.meta[c] != META_KEEP)
+		if (k->f[c].meta != META_KEEP)
 			return 0; /* loaded again (or the end) */
 	}
 	return 1;
@@ -828,62 +832,60 @@ static inline int rbp_read(const struct kept *k, unsigned c)
  * table's to step (keep), so only those are looked at for it. RBP
  * is always the walk's own, and the kept frames get the values followed (a kept stack holds one
  * walk's states). Locals, not w's fields, in the loop: a store into out may alias them. */
-static int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
+static __attribute__((noinline)) int follow(struct kept *restrict k, unsigned c, struct walk *restrict w)
 {
-	uintptr_t *restrict out = w->out;
+	uintptr_t *restrict out = w->out + w->n, *restrict const end = w->out + w->max;
+	struct frame *f = &k->f[c];
 	uintptr_t ip = w->ip, rbp = w->rbp;
-	int n = w->n, max = w->max, done = 1;
-	w->from = n;
+	int done = 1;
+	w->from = w->n;
 	w->at = c;
 	for (;;) {
-		int32_t meta = k->f.meta[c];
+		int32_t meta = f->meta;
 		if (meta <= META_SLOW) {
 			/* The end, or a frame in the stop range (all kept as the table's to step) */
 			done = meta == META_END || ip - w->stop_lo < w->stop_len;
 			if (done)
-				out[n++] = ip;
+				*out++ = ip;
 			break;
 		}
-		uintptr_t sp = k->f.sp[c + 1], next = k->ip[c + 1];
+		uintptr_t sp = f[1].sp, next = f[1].ip;
 		if (*(const uintptr_t *)(sp - 8) != next) { /* also past the last: stop_word */
 			done = 0;
 			break;
 		}
-		k->f.rbp[c] = rbp;
+		f->rbp = rbp;
 		if (meta != META_KEEP) {
 			uintptr_t loaded = *(const uintptr_t *)(sp + (uintptr_t)(intptr_t)meta);
-			if (loaded != k->f.rbp[c + 1] && rbp_read(k, c + 1)) {
+			if (loaded != f[1].rbp && rbp_read(k, (unsigned)(f - k->f) + 1)) {
 				done = 0;
 				break;
 			}
 			rbp = loaded;
 		}
-		out[n++] = ip;
+		*out++ = ip;
 		ip = next;
-		c++;
-		if (n == max)
+		f++;
+		if (out == end)
 			break;
 	}
-	k->f.rbp[c] = rbp;
+	f->rbp = rbp;
 	w->ip = ip;
-	w->sp = k->f.sp[c];
+	w->sp = f->sp;
 	w->rbp = rbp;
-	w->len = n - w->from;
-	w->n = n;
+	w->n = (int)(out - w->out);
+	w->len = w->n - w->from;
 	return done;
 }
 
 /* Copies the frames [a, b) that the walk w stepped itself (in s, by output index) into k. */
-static inline void keep_own(struct kept *k, const struct walk *w, const struct frames *s, unsigned a,
+static inline void keep_own(struct kept *k, const struct walk *w, const struct frame *s, unsigned a,
 			    unsigned b)
 {
-	if (a >= b)
-		return;
-	memcpy(&k->ip[a], &w->out[a], (b - a) * sizeof k->ip[0]);
-	memcpy(&k->f.sp[a], &s->sp[a], (b - a) * sizeof k->f.sp[0]);
-	memcpy(&k->f.rbp[a], &s->rbp[a], (b - a) * sizeof k->f.rbp[0]);
-	memcpy(&k->f.meta[a], &s->meta[a], (b - a) * sizeof k->f.meta[0]);
-	memcpy(&k->f.base[a], &s->base[a], (b - a) * sizeof k->f.base[0]);
+	for (unsigned i = a; i < b; i++) {
+		k->f[i] = s[i];
+		k->f[i].ip = w->out[i];
+	}
 }
 
 /* Ends k's n kept frames at the first in the stop range, kept as one the table steps, whose
@@ -892,18 +894,32 @@ static inline void keep_own(struct kept *k, const struct walk *w, const struct f
 static unsigned keep_to_stop(struct kept *k, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		if (k->ip[i] - tab.stop_lo < tab.stop_len) {
-			k->f.meta[i] = META_SLOW;
-			k->f.base[i] = 1;
+		if (k->f[i].ip - tab.stop_lo < tab.stop_len) {
+			k->f[i].meta = META_SLOW;
+			k->f[i].base = 1;
 			return i + 1;
 		}
 	}
 	return n;
 }
 
+/* Whether the finished walk w put out exactly what the last one did (all of which k keeps): it
+ * followed k's frames to the walk's end, from the same index, and the frames it stepped itself
+ * before them are k's first ones. Asked before keep. */
+static inline int same_as_kept(const struct kept *k, const struct walk *w)
+{
+	unsigned from = (unsigned)w->from;
+	if (!w->len || !k->whole || from != w->at || (unsigned)w->n != k->n || from + (unsigned)w->len != k->n)
+		return 0;
+	for (unsigned i = 0; i < from; i++)
+		if (w->out[i] != k->f[i].ip)
+			return 0;
+	return 1;
+}
+
 /* Keeps the finished walk w as the thread's last stack: the frames it stepped itself (in s,
  * by output index) around those it followed from the kept ones. */
-static void keep(struct kept *k, const struct walk *w, const struct frames *s)
+static void keep(struct kept *k, const struct walk *w, const struct frame *s)
 {
 	unsigned n = (unsigned)w->n < KEPT_FRAMES ? (unsigned)w->n : KEPT_FRAMES;
 	unsigned from = (unsigned)w->from, len = (unsigned)w->len;
@@ -912,20 +928,17 @@ static void keep(struct kept *k, const struct walk *w, const struct frames *s)
 	} else {
 		if (from != w->at && from < KEPT_FRAMES) {
 			unsigned m = from + len <= KEPT_FRAMES ? len : KEPT_FRAMES - from;
-			memmove(&k->ip[from], &k->ip[w->at], m * sizeof k->ip[0]);
-			memmove(&k->f.sp[from], &k->f.sp[w->at], m * sizeof k->f.sp[0]);
-			memmove(&k->f.rbp[from], &k->f.rbp[w->at], m * sizeof k->f.rbp[0]);
-			memmove(&k->f.meta[from], &k->f.meta[w->at], m * sizeof k->f.meta[0]);
-			memmove(&k->f.base[from], &k->f.base[w->at], m * sizeof k->f.base[0]);
+			memmove(&k->f[from], &k->f[w->at], m * sizeof k->f[0]);
 		}
 		keep_own(k, w, s, 0, from < n ? from : n);
 		keep_own(k, w, s, from + len, n);
 	}
 	if (!w->stop_len && tab.stop_len) /* a walk past the stop range, in a Python process */
 		n = keep_to_stop(k, n);
+	k->whole = n == (unsigned)w->n;
 	k->n = n;
-	k->ip[n] = 0;
-	k->f.sp[n] = (uintptr_t)&stop_word + 8;
+	k->f[n].ip = 0;
+	k->f[n].sp = (uintptr_t)&stop_word + 8;
 }
 
 /* ---- the walk ---- */
@@ -952,7 +965,7 @@ static void thread_bounds(struct mgp_stack_bounds *b)
  * In locals, not w's fields: a store into out may alias them. */
 static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 {
-	struct frames s; /* the frames this walk steps itself, by output index */
+	struct frame s[KEPT_FRAMES + 1]; /* the frames this walk steps itself, by output index */
 	uintptr_t *out = w->out, ip = w->ip, sp = w->sp, rbp = w->rbp;
 	const uintptr_t lo = w->lo, room = w->room, top = lo + room;
 	const uintptr_t stop_lo = w->stop_lo, stop_len = w->stop_len;
@@ -960,10 +973,10 @@ static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 	unsigned c = 0, end = k ? k->n : 0;
 	while (n < max) {
 		/* The first kept frame at or above sp; kept frames below it cannot be met again. */
-		while (c < end && k->f.sp[c] < sp)
+		while (c < end && k->f[c].sp < sp)
 			c++;
-		if (c < end && k->f.sp[c] == sp && k->ip[c] == ip &&
-		    (k->f.rbp[c] == rbp || !rbp_read(k, c))) {
+		if (c < end && k->f[c].sp == sp && k->f[c].ip == ip &&
+		    (k->f[c].rbp == rbp || !rbp_read(k, c))) {
 			*w = (struct walk){out, n, max, ip, sp, rbp, lo, room, -1, 0, 0, stop_lo, stop_len};
 			int done = follow(k, c, w);
 			n = w->n, ip = w->ip, sp = w->sp, rbp = w->rbp;
@@ -979,10 +992,7 @@ static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 			/* The last frame, its step not looked up: kept as one the table steps, whose
 			 * callers' RBP is assumed read. */
 			if (i < KEPT_FRAMES) {
-				s.sp[i] = sp;
-				s.rbp[i] = rbp;
-				s.meta[i] = META_SLOW;
-				s.base[i] = 1;
+				s[i] = (struct frame){0, sp, rbp, META_SLOW, 1};
 			}
 			break;
 		}
@@ -1007,10 +1017,7 @@ static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 			}
 		}
 		if (i < KEPT_FRAMES) {
-			s.sp[i] = sp;
-			s.rbp[i] = rbp0;
-			s.meta[i] = meta;
-			s.base[i] = (r & R_RBP_BASE) != 0;
+			s[i] = (struct frame){0, sp, rbp0, meta, (r & R_RBP_BASE) != 0};
 		}
 		if (meta == META_END)
 			break;
@@ -1018,8 +1025,11 @@ static int walk(struct walk *w, struct kept *k, struct rule_memo *rules)
 		sp = cfa;
 	}
 	w->n = n;
-	if (k)
-		keep(k, w, &s);
+	if (k) {
+		if (!same_as_kept(k, w))
+			k->id++;
+		keep(k, w, s);
+	}
 	return n;
 }
 
@@ -1030,6 +1040,7 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr_t rbp)
 {
 	struct mgp_stack_bounds *b = &mgp_stack_bounds;
+	mgp_unwind_stack_id = 0;
 	if (!b->stk_hi)
 		thread_bounds(b);
 	/* Every read lies in [lo, hi - 8] (above the stack pointer at the start, below the stack's
@@ -1057,6 +1068,8 @@ int mgp_unwind_walk(uintptr_t *out, int max, uintptr_t ip, uintptr_t sp, uintptr
 			k->gen = gen;
 		}
 		got = walk(&w, k, rules);
+		if (got >= 0)
+			mgp_unwind_stack_id = k->id;
 		k->busy = 0;
 	}
 	if (got >= 0) {

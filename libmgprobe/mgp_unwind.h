@@ -31,6 +31,14 @@ void mgp_unwind_init(enum mgp_unwind_mode mode);
  * allocate: the caller holds the recursion guard). */
 int mgp_unwind_backtrace(uintptr_t *out, int max);
 
+/* What this thread's last mgp_unwind_backtrace put out, as an identity: two calls on one thread
+ * that leave the same nonzero value put out the same frames (the same count, the same return
+ * addresses). 0 after a call that gave -1, or ran while another was in progress on the thread (a
+ * signal handler's). A walk that followed the thread's last stack to its end, with the frames
+ * before the followed ones unchanged, keeps the value; any other walk takes a new one. What lets
+ * the site lookup skip comparing the frames again (mgp_sites_intern_known). */
+extern __thread uint64_t mgp_unwind_stack_id __attribute__((tls_model("initial-exec")));
+
 /* Or'ed into mgp_unwind_backtrace's max: the walk ends at the first frame whose return address is
  * in the stop range (mgp_unwind_stop_at), that frame put out last. A Python stack needs no native
  * frame past the first of the interpreter's frame evaluator (mgp_capture_unwind). */

@@ -194,25 +194,13 @@ static void process_tree(FILE *f, const struct mgr_process *procs, size_t n)
 	fprintf(f, "</tbody></table></section>\n");
 }
 
-/* The data block: cJSON's compact text with every '<' escaped. */
+/* The data block (mgr_html_data_write). */
 static int data_block(FILE *f, const struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym)
 {
-	cJSON *d = mgr_html_data(procs, n, sym);
-	char *raw = d ? cJSON_PrintUnformatted(d) : NULL;
-	cJSON_Delete(d);
-	char *s = raw ? mgc_json_clean(raw) : NULL; /* valid UTF-8 whatever the trace held */
-	free(raw);
-	if (!s)
-		return -ENOMEM;
 	fputs("<script type=\"application/json\" id=\"mg-data\">", f);
-	for (const char *q = s; *q; q++)
-		if (*q == '<')
-			fputs("\\u003c", f);
-		else
-			fputc(*q, f);
+	int rc = mgr_html_data_write(f, procs, n, sym);
 	fputs("</script>\n", f);
-	free(s);
-	return 0;
+	return rc;
 }
 
 static void head(FILE *f, const struct mgr_process *procs, size_t n)

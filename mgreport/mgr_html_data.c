@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mgc_escape.h"
 #include "mgc_json.h"
 #include "mgr_output.h"
 #include "mgr_strtab.h"
@@ -177,33 +178,75 @@ static int slider_points(const struct mgr_view *v, struct build *b)
 	return 0;
 }
 
-/* The sites of the page: the shown ones (the table) and the heaviest at their peak over the run
- * (the flame graph); "other" is the tracked memory they leave out, per slider point. */
-static int add_sites(cJSON *o, const struct mgr_view *v, struct build *b)
+/* ---- writing ---- */
+
+/* Writes cJSON's compact text of o (deleted here) into the data block, less `skip` bytes at its
+ * start and `drop` at its end (a brace, where more members follow): valid UTF-8 whatever the
+ * trace held, every '<' as \u003c. 0 or -ENOMEM. */
+static int put(FILE *f, cJSON *o, size_t skip, size_t drop)
 {
-	struct mgr_weight w = {.mode = MGR_WEIGHT_PEAK};
-	struct mgr_picked pk;
-	int rc = mgr_view_pick(v, &w, MGR_HTML_FLAME_SITES, 1, &pk);
-	if (rc < 0)
-		return rc;
-	cJSON *sites = cJSON_AddArrayToObject(o, "sites");
-	double *sum = calloc(b->npos + 1, sizeof *sum);
-	for (size_t i = 0; i < pk.n && sum; i++) {
-		cJSON_AddItemToArray(sites, site_json(v, b, &pk.sites[i]));
-		for (size_t k = 0; k < b->npos; k++)
-			sum[k] += mgc_analysis_site_at(v->a, pk.sites[i].s, b->pos[k]);
+	char *raw = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	char *s = raw ? mgc_json_clean(raw) : NULL;
+	free(raw);
+	if (!s)
+		return -ENOMEM;
+	size_t n = strlen(s);
+	for (char *q = s + skip, *end = s + (n > skip + drop ? n - drop : skip), *lt; q < end; q = lt + 1) {
+		lt = memchr(q, '<', (size_t)(end - q));
+		if (!lt) {
+			fwrite(q, 1, (size_t)(end - q), f);
+			break;
+		}
+		fwrite(q, 1, (size_t)(lt - q), f);
+		fputs("\\u003c", f);
 	}
+	free(s);
+	return 0;
+}
+
+/* The sites of the page, one at a time: the shown ones (the table) and the heaviest at their
+ * peak over the run (the flame graph). Adds to `sum` (per slider point) their live bytes. */
+static int write_sites(FILE *f, const struct mgr_view *v, struct build *b, const struct mgr_picked *pk,
+		       double *sum)
+{
+	int rc = 0;
+	fputs(",\"sites\":[", f);
+	for (size_t i = 0; i < pk->n && rc == 0; i++) {
+		struct mgr_pick one;
+		rc = mgr_pick_get(v, pk, i, &one);
+		if (rc == 0 && i)
+			fputc(',', f);
+		if (rc == 0)
+			rc = put(f, site_json(v, b, &one), 0, 0);
+		for (size_t k = 0; rc == 0 && k < b->npos; k++)
+			sum[k] += mgc_analysis_site_at(v->a, one.s, b->pos[k]);
+		mgr_pick_put(&one);
+	}
+	fputc(']', f);
+	return rc;
+}
+
+/* What follows the sites: "other" is the tracked memory they leave out, per slider point; then
+ * the strings and frames their stacks named. */
+static cJSON *after_sites(const struct mgr_view *v, struct build *b, const struct mgr_picked *pk,
+			  const double *sum)
+{
+	cJSON *o = cJSON_CreateObject();
 	cJSON *px = cJSON_AddArrayToObject(o, "slider_x");
 	cJSON *other = cJSON_AddArrayToObject(o, "other");
-	for (size_t k = 0; k < b->npos && sum; k++) {
+	for (size_t k = 0; k < b->npos; k++) {
 		cJSON_AddItemToArray(px, mgc_json_number(v->x[b->pos[k]]));
 		cJSON_AddItemToArray(other, bytes(fmax(0, mgr_view_tracked(v, b->pos[k]) - sum[k])));
 	}
-	cJSON_AddNumberToObject(o, "other_sites", (double)(v->a->nsites > pk.n ? v->a->nsites - pk.n : 0));
-	rc = sum ? 0 : -ENOMEM;
-	free(sum);
-	mgr_picked_free(&pk);
-	return rc;
+	cJSON_AddNumberToObject(o, "other_sites", (double)(v->a->nsites > pk->n ? v->a->nsites - pk->n : 0));
+	cJSON_AddNumberToObject(o, "sites_total", (double)v->a->nsites);
+	cJSON *strings = cJSON_AddArrayToObject(o, "strings");
+	for (size_t i = 0; i < b->strings.n; i++)
+		cJSON_AddItemToArray(strings, cJSON_CreateString(b->strings.s[i]));
+	cJSON_AddItemToObject(o, "frames", b->frame_rows);
+	b->frame_rows = NULL;
+	return o;
 }
 
 /* ---- the process ---- */
@@ -268,13 +311,10 @@ static void add_identity(cJSON *o, const struct mgr_process *p)
 		mgc_json_fit(cJSON_AddObjectToObject(o, "process_fit"), &p->a.verdict, 1, p->a.x_is_steps);
 }
 
-static cJSON *process_json(const struct mgr_process *p, struct mgc_symbolizer *sym)
+/* Everything before the sites: who, the series, the axis, the phases. */
+static cJSON *process_head(const struct mgr_process *p)
 {
 	cJSON *o = cJSON_CreateObject();
-	struct build b;
-	struct mgr_view v;
-	memset(&b, 0, sizeof b);
-	memset(&v, 0, sizeof v);
 	add_identity(o, p);
 	cJSON *xs = NULL;
 	cJSON *series = cJSON_AddArrayToObject(o, "series");
@@ -283,43 +323,60 @@ static cJSON *process_json(const struct mgr_process *p, struct mgc_symbolizer *s
 			cJSON_AddItemToArray(series, series_json(&p->a.series[i], p->a.x_is_steps, &xs));
 	cJSON_AddItemToObject(o, "x", xs ? xs : cJSON_CreateArray());
 	add_phases(o, p);
-	if (!p->t)
-		return o;
-	b.frame_rows = cJSON_CreateArray();
-	int rc = mgr_view_open(&v, p, sym);
-	if (rc == 0)
-		rc = slider_points(&v, &b);
-	if (rc == 0)
-		rc = add_sites(o, &v, &b);
-	cJSON_AddNumberToObject(o, "sites_total", (double)p->a.nsites);
-	cJSON *strings = cJSON_AddArrayToObject(o, "strings");
-	for (size_t i = 0; i < b.strings.n; i++)
-		cJSON_AddItemToArray(strings, cJSON_CreateString(b.strings.s[i]));
-	cJSON_AddItemToObject(o, "frames", b.frame_rows);
-	mgr_strtab_free(&b.strings);
-	mgr_strtab_free(&b.frames);
-	free(b.pos);
-	if (rc < 0) {
-		cJSON_Delete(o);
-		return NULL;
-	}
 	return o;
 }
 
-cJSON *mgr_html_data(const struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym)
+/* One process's object: its head without the closing brace, the sites as they are built, then
+ * what follows them. */
+static int write_process(FILE *f, const struct mgr_process *p, struct mgc_symbolizer *sym)
+{
+	struct build b;
+	struct mgr_view v;
+	struct mgr_picked pk;
+	struct mgr_weight w = {.mode = MGR_WEIGHT_PEAK};
+	double *sum = NULL;
+	memset(&b, 0, sizeof b);
+	memset(&pk, 0, sizeof pk);
+	if (!p->t)
+		return put(f, process_head(p), 0, 0);
+	b.frame_rows = cJSON_CreateArray();
+	int rc = b.frame_rows ? mgr_view_open(&v, p, sym) : -ENOMEM;
+	if (rc == 0)
+		rc = slider_points(&v, &b);
+	if (rc == 0)
+		rc = mgr_view_choose(&v, &w, MGR_HTML_FLAME_SITES, 1, &pk);
+	if (rc == 0)
+		rc = (sum = calloc(b.npos + 1, sizeof *sum)) ? 0 : -ENOMEM;
+	if (rc == 0)
+		rc = put(f, process_head(p), 0, 1);
+	if (rc == 0)
+		rc = write_sites(f, &v, &b, &pk, sum);
+	if (rc == 0) {
+		fputc(',', f);
+		rc = put(f, after_sites(&v, &b, &pk, sum), 1, 0);
+	}
+	cJSON_Delete(b.frame_rows);
+	mgr_strtab_free(&b.strings);
+	mgr_strtab_free(&b.frames);
+	mgr_picked_free(&pk);
+	free(b.pos);
+	free(sum);
+	return rc;
+}
+
+int mgr_html_data_write(FILE *f, const struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym)
 {
 	cJSON *root = cJSON_CreateObject();
 	if (!root)
-		return NULL;
+		return -ENOMEM;
 	cJSON_AddNumberToObject(root, "mg_html_version", 1);
-	cJSON *arr = cJSON_AddArrayToObject(root, "processes");
-	for (size_t i = 0; i < n; i++) {
-		cJSON *po = process_json(&procs[i], sym);
-		if (!po) {
-			cJSON_Delete(root);
-			return NULL;
-		}
-		cJSON_AddItemToArray(arr, po);
+	cJSON_AddArrayToObject(root, "processes");
+	int rc = put(f, root, 0, 2); /* open: less its "]}" */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (i)
+			fputc(',', f);
+		rc = write_process(f, &procs[i], sym);
 	}
-	return root;
+	fputs("]}", f);
+	return rc;
 }

@@ -3,7 +3,8 @@
  * docs/report-html.md): per process the series (downsampled to at most MGR_HTML_POINTS points,
  * keeping each bucket's minimum and maximum), the verdicts, the phases, and the sites the page
  * shows: the analysis's ranked sites (the table) and the heaviest sites over the run (the flame
- * graph), each with its stack and its live bytes at up to MGR_HTML_SLIDER points, frames interned.
+ * graph), each with its stack and its live bytes at up to MGR_HTML_SLIDER points, frames interned
+ * (the distinct frames are what it holds).
  * Builds data only: no HTML here, no verdict decided. */
 #ifndef MGR_HTML_DATA_H
 #define MGR_HTML_DATA_H
@@ -18,8 +19,11 @@
 #define MGR_HTML_SLIDER 121u    /* most positions of the flame graph's step slider */
 #define MGR_HTML_FLAME_SITES 400u /* sites embedded for the flame graph, by peak live bytes */
 
-/* The page's data for the processes (traces or a CSV analysis). NULL without memory. */
-cJSON *mgr_html_data(const struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym);
+/* Writes the page's data for the processes (traces or a CSV analysis) to f: compact JSON, valid
+ * UTF-8, every '<' written as \u003c (the content of a <script> block). Written as it is built:
+ * a site at a time, each site's stack symbolized, written and dropped (`--top 0` shows every site
+ * of the run). 0 or -ENOMEM (f then holds part of it). */
+int mgr_html_data_write(FILE *f, const struct mgr_process *procs, size_t n, struct mgc_symbolizer *sym);
 
 /* How the page names a series: "RSS", "live heap", "live anonymous mmap", "free, kept by malloc",
  * "GPU memory (CUDA)"; a CSV column keeps its own name. */

@@ -366,15 +366,15 @@ static int html_writer(FILE *f, const struct writer *w)
 	return mgr_html_write(f, w->procs, w->n, w->sym);
 }
 
-/* The stacks of every process for --folded and --speedscope (sets[i] for procs[i]). 0, -ERANGE
- * after one line on stderr (a step outside a run), or -ENOMEM. */
-static int build_stacks(const struct writer *w, struct mgr_stacks *sets)
+/* The stacks of every process for --folded and --speedscope (its[i] for procs[i], opened, none
+ * read yet). 0, -ERANGE after one line on stderr (a step outside a run), or -ENOMEM. */
+static int open_stacks(const struct writer *w, struct mgr_stack_iter *its, struct mgr_stacks *infos)
 {
 	size_t max = w->c->top_given ? w->c->opt.top : MGR_EXPORT_SITES;
 	for (size_t i = 0; i < w->n; i++) {
 		char err[256], note[256];
-		int rc = mgr_stacks_build(&w->procs[i], w->sym, &w->c->weight, max, w->n > 1, &sets[i], err,
-					  sizeof err, note, sizeof note);
+		int rc = mgr_stack_iter_open(&its[i], &w->procs[i], w->sym, &w->c->weight, max, w->n > 1,
+					     &infos[i], err, sizeof err, note, sizeof note);
 		if (rc == -ERANGE)
 			fprintf(stderr, "mgreport: %s\n", err);
 		if (rc < 0)
@@ -382,31 +382,42 @@ static int build_stacks(const struct writer *w, struct mgr_stacks *sets)
 		if (note[0])
 			fprintf(stderr, "mgreport: %s\n", note);
 		char b[32];
-		if (sets[i].negative < 0)
+		if (infos[i].negative < 0)
 			fprintf(stderr, "mgreport: pid %d: sites that shrank (%s in all) are left out of the growth "
-					"stacks\n", w->procs[i].t->proc.pid, mgc_human_bytes(-sets[i].negative, b, sizeof b));
+					"stacks\n", w->procs[i].t->proc.pid, mgc_human_bytes(-infos[i].negative, b, sizeof b));
 	}
 	return 0;
 }
 
-/* --folded (to f) or --speedscope (to f) from the same stacks. */
-static int stacks_writer(FILE *f, const struct writer *w, int speedscope)
+/* --speedscope: every process's profile, named by its process. */
+static int speedscope_from(FILE *f, const struct writer *w, struct mgr_stack_iter *its, const struct mgr_stacks *infos)
 {
-	struct mgr_stacks *sets = calloc(w->n ? w->n : 1, sizeof *sets);
 	const char **names = calloc(w->n ? w->n : 1, sizeof *names);
 	char (*labels)[512] = calloc(w->n ? w->n : 1, sizeof *labels);
-	int rc = sets && names && labels ? build_stacks(w, sets) : -ENOMEM;
+	int rc = names && labels ? 0 : -ENOMEM;
 	for (size_t i = 0; rc == 0 && i < w->n; i++)
 		names[i] = mgr_process_label(&w->procs[i], labels[i], sizeof labels[i]);
-	if (rc == 0 && speedscope)
-		rc = mgr_speedscope_write(f, w->procs[0].origin, sets, names, w->n);
-	else if (rc == 0)
-		rc = mgr_folded_write(f, sets, w->n);
-	for (size_t i = 0; sets && i < w->n; i++)
-		mgr_stacks_free(&sets[i]);
-	free(sets);
+	if (rc == 0)
+		rc = mgr_speedscope_write(f, w->procs[0].origin, its, infos, names, w->n);
 	free(names);
 	free(labels);
+	return rc;
+}
+
+/* --folded or --speedscope (to f), each stack read once and dropped. */
+static int stacks_writer(FILE *f, const struct writer *w, int speedscope)
+{
+	struct mgr_stack_iter *its = calloc(w->n ? w->n : 1, sizeof *its);
+	struct mgr_stacks *infos = calloc(w->n ? w->n : 1, sizeof *infos);
+	int rc = its && infos ? open_stacks(w, its, infos) : -ENOMEM;
+	if (rc == 0 && speedscope)
+		rc = speedscope_from(f, w, its, infos);
+	else if (rc == 0)
+		rc = mgr_folded_write(f, its, w->n);
+	for (size_t i = 0; its && i < w->n; i++)
+		mgr_stack_iter_close(&its[i]);
+	free(its);
+	free(infos);
 	return rc;
 }
 

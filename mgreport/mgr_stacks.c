@@ -51,47 +51,58 @@ static int rest_stack(const struct mgr_process *p, const struct mgr_picked *pk, 
 	return push_frame(out, buf, NULL, 0);
 }
 
-int mgr_stacks_build(const struct mgr_process *p, struct mgc_symbolizer *sym,
-		     const struct mgr_weight_spec *spec, size_t max, int prefix, struct mgr_stacks *out,
-		     char *err, size_t errlen, char *note, size_t notelen)
+int mgr_stack_iter_open(struct mgr_stack_iter *it, const struct mgr_process *p, struct mgc_symbolizer *sym,
+			const struct mgr_weight_spec *spec, size_t max, int prefix, struct mgr_stacks *info,
+			char *err, size_t errlen, char *note, size_t notelen)
 {
-	struct mgr_view v;
 	struct mgr_weight w;
-	struct mgr_picked pk;
-	memset(out, 0, sizeof *out);
-	memset(&pk, 0, sizeof pk);
+	memset(it, 0, sizeof *it);
+	memset(info, 0, sizeof *info);
+	it->p = p;
+	it->prefix = prefix;
 	note[0] = 0;
-	int rc = mgr_view_open(&v, p, sym);
-	if (rc < 0)
-		return rc;
-	rc = mgr_weight_resolve(&v, spec, &w, err, errlen, note, notelen);
+	int rc = mgr_view_open(&it->v, p, sym);
 	if (rc == 0)
-		rc = mgr_view_pick(&v, &w, max, 0, &pk);
+		rc = mgr_weight_resolve(&it->v, spec, &w, err, errlen, note, notelen);
+	if (rc == 0)
+		rc = mgr_view_choose(&it->v, &w, max, 0, &it->pk);
 	if (rc == 0) {
-		mgr_weight_describe(&v, &w, out->what, sizeof out->what);
-		out->negative = pk.negative;
-		out->stacks = calloc(pk.n + 1, sizeof *out->stacks);
-		rc = out->stacks ? 0 : -ENOMEM;
+		mgr_weight_describe(&it->v, &w, info->what, sizeof info->what);
+		info->negative = it->pk.negative;
 	}
-	for (size_t i = 0; rc == 0 && i < pk.n; i++, out->n++)
-		rc = site_stack(p, &pk.sites[i], prefix, &out->stacks[i]);
-	if (rc == 0 && pk.rest_sites) {
-		rc = rest_stack(p, &pk, prefix, &out->stacks[out->n]);
-		out->n++;
-	}
-	mgr_picked_free(&pk);
-	if (rc < 0)
-		mgr_stacks_free(out);
 	return rc;
 }
 
-void mgr_stacks_free(struct mgr_stacks *st)
+int mgr_stack_iter_next(struct mgr_stack_iter *it, struct mgr_stack *out)
 {
-	for (size_t i = 0; st->stacks && i < st->n; i++) {
-		for (size_t j = 0; j < st->stacks[i].nframes; j++)
-			free(st->stacks[i].frames[j].label);
-		free(st->stacks[i].frames);
+	if (it->next > it->pk.n || (it->next == it->pk.n && !it->pk.rest_sites))
+		return 0;
+	memset(out, 0, sizeof *out);
+	int rc;
+	if (it->next == it->pk.n) {
+		rc = rest_stack(it->p, &it->pk, it->prefix, out);
+	} else {
+		struct mgr_pick pick;
+		rc = mgr_pick_get(&it->v, &it->pk, it->next, &pick);
+		if (rc == 0)
+			rc = site_stack(it->p, &pick, it->prefix, out);
+		mgr_pick_put(&pick);
 	}
-	free(st->stacks);
-	memset(st, 0, sizeof *st);
+	it->next++;
+	if (rc < 0)
+		mgr_stack_free(out);
+	return rc < 0 ? rc : 1;
+}
+
+void mgr_stack_iter_close(struct mgr_stack_iter *it)
+{
+	mgr_picked_free(&it->pk);
+}
+
+void mgr_stack_free(struct mgr_stack *s)
+{
+	for (size_t j = 0; s->frames && j < s->nframes; j++)
+		free(s->frames[j].label);
+	free(s->frames);
+	memset(s, 0, sizeof *s);
 }

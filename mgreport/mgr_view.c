@@ -90,35 +90,32 @@ static int cmp_weight(const void *a, const void *b)
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
-/* Fills out->sites from the chosen candidates: the kept stacks of shown sites are borrowed from
- * the process, the others symbolized here. */
-static int fill_picked(const struct mgr_view *v, const struct cand *c, size_t n, struct mgr_picked *out)
+int mgr_pick_get(const struct mgr_view *v, const struct mgr_picked *pk, size_t i, struct mgr_pick *out)
 {
-	out->sites = calloc(n ? n : 1, sizeof *out->sites);
-	if (!out->sites)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct mgr_pick *pk = &out->sites[i];
-		pk->r = mgc_analysis_site(v->a, c[i].rank, &pk->result);
-		pk->s = pk->r->site;
-		pk->weight = c[i].w;
-		pk->shown = c[i].rank < v->p->nshown;
-		out->n = i + 1;
-		if (c[i].rank < v->p->nkept) {
-			pk->stack = &v->p->shown[c[i].rank].stack;
-			pk->pyarena = v->p->shown[c[i].rank].pyarena;
-			continue;
-		}
-		pk->pyarena = mgc_pyarena_site(v->t, pk->s);
-		pk->stack = &pk->own;
-		if (mgr_symbolize(v->t, pk->s, v->sym, &pk->own) < 0)
-			return -ENOMEM;
+	const struct mgr_choice *c = &pk->chosen[i];
+	memset(out, 0, sizeof *out);
+	out->r = mgc_analysis_site(v->a, c->rank, &out->result);
+	out->s = out->r->site;
+	out->weight = c->w;
+	out->shown = c->rank < v->p->nshown;
+	if (c->rank < v->p->nkept) { /* the shown site's kept stack, borrowed from the process */
+		out->stack = &v->p->shown[c->rank].stack;
+		out->pyarena = v->p->shown[c->rank].pyarena;
+		return 0;
 	}
-	return 0;
+	out->pyarena = mgc_pyarena_site(v->t, out->s);
+	out->stack = &out->own;
+	return mgr_symbolize(v->t, out->s, v->sym, &out->own) < 0 ? -ENOMEM : 0;
 }
 
-int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
-		  struct mgr_picked *out)
+void mgr_pick_put(struct mgr_pick *pk)
+{
+	mgc_stack_free(&pk->own);
+	pk->stack = NULL;
+}
+
+int mgr_view_choose(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
+		    struct mgr_picked *out)
 {
 	memset(out, 0, sizeof *out);
 	const struct mgc_analysis *a = v->a;
@@ -143,10 +140,26 @@ int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t m
 		out->rest += c[i].w;
 	}
 	qsort(c, take, sizeof *c, cmp_weight);
-	int rc = fill_picked(v, c, take, out);
+	out->chosen = malloc((take ? take : 1) * sizeof *out->chosen);
+	for (size_t i = 0; out->chosen && i < take; i++)
+		out->chosen[i] = (struct mgr_choice){c[i].rank, c[i].w};
+	out->n = out->chosen ? take : 0;
+	free(c);
+	return out->chosen ? 0 : -ENOMEM;
+}
+
+int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
+		  struct mgr_picked *out)
+{
+	int rc = mgr_view_choose(v, w, max, with_shown, out);
+	if (rc == 0) {
+		out->sites = calloc(out->n ? out->n : 1, sizeof *out->sites);
+		rc = out->sites ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; rc == 0 && i < out->n; i++)
+		rc = mgr_pick_get(v, out, i, &out->sites[i]);
 	if (rc < 0)
 		mgr_picked_free(out);
-	free(c);
 	return rc;
 }
 
@@ -155,6 +168,7 @@ void mgr_picked_free(struct mgr_picked *pk)
 	for (size_t i = 0; pk->sites && i < pk->n; i++)
 		mgc_stack_free(&pk->sites[i].own);
 	free(pk->sites);
+	free(pk->chosen);
 	memset(pk, 0, sizeof *pk);
 }
 

@@ -72,18 +72,36 @@ struct mgr_pick {
 	double weight;
 };
 
+/* A chosen site before its stack is read: its rank in the analysis and its weight. */
+struct mgr_choice {
+	size_t rank;
+	double w;
+};
+
 /* Sites picked by weight, the heaviest first (ties by rank). */
 struct mgr_picked {
-	struct mgr_pick *sites;
+	struct mgr_pick *sites; /* mgr_view_pick's: n of them, symbolized; NULL from mgr_view_choose */
+	struct mgr_choice *chosen; /* n of them, in the same order */
 	size_t n;
 	size_t rest_sites;   /* sites with a positive weight left out by `max` */
 	double rest;         /* their summed weight */
 	double negative;     /* summed weight below zero (shrinking sites), left out */
 };
 
-/* Picks, out of every site of the run, at most `max` (0 = all) with a weight above zero, plus
- * every shown site when `with_shown`, and symbolizes those that are not shown. 0 or -ENOMEM (out
- * is then empty). */
+/* Chooses, out of every site of the run, at most `max` (0 = all) with a weight above zero, plus
+ * every shown site when `with_shown`; symbolizes nothing (out->sites stays NULL): the outputs that
+ * may write every site take them one at a time with mgr_pick_get. 0 or -ENOMEM (out is then
+ * empty). */
+int mgr_view_choose(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
+		    struct mgr_picked *out);
+
+/* Choice i of pk as a pick, its stack the shown site's own or symbolized into out->own (freed by
+ * mgr_pick_put). 0 or -ENOMEM. */
+int mgr_pick_get(const struct mgr_view *v, const struct mgr_picked *pk, size_t i, struct mgr_pick *out);
+void mgr_pick_put(struct mgr_pick *pk);
+
+/* mgr_view_choose, then every choice symbolized into out->sites (outputs of a bounded number of
+ * sites that read them more than once). 0 or -ENOMEM (out is then empty). */
 int mgr_view_pick(const struct mgr_view *v, const struct mgr_weight *w, size_t max, int with_shown,
 		  struct mgr_picked *out);
 void mgr_picked_free(struct mgr_picked *pk);

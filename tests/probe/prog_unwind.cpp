@@ -2,11 +2,11 @@
 // prog_unwind.cpp: stacks for the check of the probe's own unwinder against libunwind
 // (test_unwind.py): deep recursion, C++ exceptions thrown through frames that allocate, a frame
 // realigned for a 64-byte local, alloca, a signal handler that allocates on the thread's stack
-// and on an alternate stack, a coroutine (swapcontext) on its own stack, threads, and one callee
+// and on an alternate stack, a coroutine (swapcontext) on its own stack, threads, one callee
 // called in turn by two callers with the same frame (the same return address at the same stack
 // pointer, under different callers: what the unwinder's kept last stack must never mistake for
-// the last stack). Built
-// twice, with frame pointers and with -fomit-frame-pointer -O2. Prints "done N" (N: a checksum
+// the last stack), and two callees called in turn from one call site. Built twice, with frame
+// pointers and with -fomit-frame-pointer -O2. Prints "done N" (N: a checksum
 // of the main thread's work, the same on every run, so plain and probed runs compare).
 #include <alloca.h>
 #include <pthread.h>
@@ -161,6 +161,36 @@ static void same_place(void)
 	}
 }
 
+// 400 allocations of 4101 bytes under diff_callee_big and 600 under diff_callee_small, called in
+// turn through one pointer from one call site: the frames from that call site out are the same, at
+// the same place, as the last stack's, and so are how many frames lie below them; only the
+// callee's own return address differs (the thread's last stack must not be taken as the same).
+__attribute__((noinline)) static void diff_callee_small(void)
+{
+	free(malloc(4101));
+	sink = sink + 1;
+}
+
+__attribute__((noinline)) static void diff_callee_big(void)
+{
+	volatile char pad[512];
+	pad[0] = (char)sink;
+	pad[511] = pad[0];
+	free(malloc(4101));
+	sink = sink + pad[511];
+}
+
+static void (*volatile diff_pick)(void);
+
+__attribute__((noinline)) static void diff_place(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		diff_pick = i % 5 < 2 ? diff_callee_big : diff_callee_small;
+		diff_pick();
+		sink = sink + 7;
+	}
+}
+
 static void everything(void)
 {
 	deep_stacks();
@@ -182,6 +212,7 @@ int main(void)
 {
 	everything();
 	same_place();
+	diff_place();
 	signals();
 	coroutine();
 	pthread_t t[4];

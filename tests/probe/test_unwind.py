@@ -9,7 +9,8 @@
 # Python and native stacks, threads) on Debian's python3 and pyenv's 3.12 and 3.13. Also:
 # MGPROBE_UNWIND=libunwind and the default give the same sites, and a callee called in turn by two
 # callers with the same frame (the thread's kept last stack must not lend one caller's frames to
-# the other) gives each caller's site exactly its own allocations.
+# the other) gives each caller's site exactly its own allocations, and so do two callees called in
+# turn from one call site.
 import os
 import re
 
@@ -89,15 +90,18 @@ t.eq("the same sites and counts with MGPROBE_UNWIND=probe and =libunwind", by_li
 # One callee called in turn from two callers with the same frame: each stack is the last one up to
 # the callee's caller, so only the caller's return address tells them apart. Each caller's site
 # holds exactly its own allocations (a kept stack reused past a changed caller would give all
-# 1,000 to one of them).
+# 1,000 to one of them). And two callees of different frame sizes called in turn from one call
+# site: the unwinder follows the last stack from that call site out, at the same index, so only
+# the frames it stepped before tell the stacks apart (mgp_unwind_stack_id must change).
 for prog, name in ((unwind_fp, "frame pointers"), (unwind_nofp, "-fomit-frame-pointer")):
     out = t.path("same.mgt")
     t.preload([prog], {"MGPROBE_OUTPUT": out})
     rep = t.report(out) or {"sites": []}
-    for caller, count in (("same_caller_a", 700), ("same_caller_b", 300)):
+    for caller, count, size in (("same_caller_a", 700, 4099), ("same_caller_b", 300, 4099),
+                                ("diff_callee_big", 400, 4101), ("diff_callee_small", 600, 4101)):
         got = [(s["allocs"], s["alloc_bytes"]) for s in rep["sites"]
                if any(caller in (f["function"] or "") for f in s["frames"])]
-        t.eq(f"{name}: {caller}'s site: allocations and bytes", [(count, count * 4099)], got)
+        t.eq(f"{name}: {caller}'s site: allocations and bytes", [(count, count * size)], got)
 bad = t.preload([unwind_fp], {"MGPROBE_UNWIND": "fast", "MGPROBE_OUTPUT": t.path("bad.mgt")})
 t.true("MGPROBE_UNWIND=fast: one line naming the choices",
        b"bad MGPROBE_UNWIND=fast (expected probe|libunwind|check)" in bad.stderr, bad.stderr)

@@ -5,7 +5,9 @@
  * a site is unlinked and freed while the main thread's memo still names it, another thread's new
  * stack is given its id, and the main thread's stack must then get a site of its own, with its own
  * frames; a site that retired (its stack given back) while the memo names it comes back with its
- * stack in memory. */
+ * stack in memory. And the memo's trust in the unwinder's identity of the native frames
+ * (mgp_sites_intern_known): only the frames it vouches for go uncompared, only under the same
+ * identity and the same count of native frames, and never under identity 0. */
 #include <pthread.h>
 #include <stdint.h>
 
@@ -101,5 +103,23 @@ int main(void)
 	MG_EQ(mgp_site_leaf(c), 0, "s's site without its stack in memory");
 	MG_EQ(intern(stack_one), c, "s after retiring: the same id");
 	MG_TRUE(holds(c, stack_one), "s's retired site revived with its frames");
+
+	/* Stacks as a capture makes them: `fixed` native frames, then (Python) frames of their own. */
+	static const uintptr_t nat_a[DEPTH] = {0x710000u, 0x720000u, 0x730000u};
+	static const uintptr_t nat_b[DEPTH] = {0x710000u, 0x720000u, 0x740000u};
+	static const uintptr_t nat_c[DEPTH] = {0x750000u, 0x720000u, 0x740000u};
+	uint32_t na = mgp_sites_intern_known(nat_a, DEPTH, MGC_KIND_HEAP, 7, 2);
+	MG_EQ(mgp_sites_intern_known(nat_a, DEPTH, MGC_KIND_HEAP, 7, 2), na, "the same stack, identity and count");
+	uint32_t nb = mgp_sites_intern_known(nat_b, DEPTH, MGC_KIND_HEAP, 7, 2);
+	MG_TRUE(nb >= 2 && nb != na, "a frame past the vouched ones differs: a site of its own (%u, %u)", nb, na);
+	MG_TRUE(holds(nb, nat_b), "its site holds its frames");
+	uint32_t nc = mgp_sites_intern_known(nat_c, DEPTH, MGC_KIND_HEAP, 7, 3);
+	MG_TRUE(nc >= 2 && nc != nb, "the same identity, another count of native frames: all compared (%u, %u)",
+		nc, nb);
+	MG_TRUE(holds(nc, nat_c), "its site holds its frames");
+	static const uintptr_t nat_d[DEPTH] = {0x760000u, 0x720000u, 0x740000u};
+	uint32_t nd = mgp_sites_intern_known(nat_d, DEPTH, MGC_KIND_HEAP, 0, 3); /* the memo: d, identity 0 */
+	MG_TRUE(nd >= 2 && nd != nc && holds(nd, nat_d), "a new stack under identity 0: its own site");
+	MG_EQ(mgp_sites_intern_known(nat_a, DEPTH, MGC_KIND_HEAP, 0, 3), na, "identity 0 vouches for nothing");
 	return mg_test_done("probe-unit-memo");
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """mgreport stays bounded by what it must hold (issue 16): a synthetic trace of many sites with deep
-stacks (a big program's import leaves hundreds of thousands), reported whole (`--top 0`) under an
-address-space limit that holding every symbolized stack at once would pass, and the output checked
-complete: every site listed, the last one included. Memory is what is checked, never time.
+stacks (a big program's import leaves hundreds of thousands), reported whole (`--top 0`: the text
+report, the folded stacks, the HTML page and the speedscope export) under an address-space limit
+that holding every symbolized stack at once would pass, and each output checked complete: every
+site listed, the last one included. Memory is what is checked, never time.
 
 usage: test_bounded.py MGREPORT"""
+import json
 import os
 import resource
 import subprocess
@@ -14,6 +16,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mgtrace  # noqa: E402
+import reportlib  # noqa: E402
 from reportlib import Check  # noqa: E402
 
 SITES = 40000
@@ -21,8 +24,10 @@ DEPTH = 64      # frames a site (the probe's default depth)
 SHARED = 56     # outer frames every stack shares: the trace keeps them once (a prefix tree)
 # The address-space limit. Measured: the report needs 72-80 MiB of address space here (76 MiB of
 # RSS); holding every site's symbolized stack at once (DEPTH frames of 56 bytes, 40000 sites:
-# ~140 MiB more, as mgreport did before) needs 200-240 MiB (213 MiB of RSS). The limit sits
-# between, with room on both sides.
+# ~140 MiB more, as mgreport did before) needs 200-240 MiB (213 MiB of RSS). The other outputs,
+# written as they go: 76 MiB of RSS each; when they held every site at once (session 8), --folded
+# peaked at 367 MiB of RSS (a string per site), --html at 559 MiB (the page's data as one tree)
+# and --speedscope at 427 MiB. The limit sits between, with room on both sides.
 LIMIT = 144 << 20
 
 
@@ -57,6 +62,54 @@ def limited():
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
 
+def report(c, mgreport, trace, out, args, what):
+    """mgreport ARGS --top 0 TRACE under the limit, stdout into `out`; checks it exits 0."""
+    with open(out, "wb") as f:
+        p = subprocess.run([mgreport, "--top", "0"] + args + [trace], stdout=f,
+                           stderr=subprocess.PIPE, preexec_fn=limited, timeout=600)
+    err = p.stderr.decode(errors="replace")
+    c.true("%s --top 0 on %d sites x %d frames within %d MiB of address space: exit 0"
+           % (what, SITES, DEPTH, LIMIT >> 20), p.returncode == 0, 0,
+           (p.returncode, err[-300:]))
+
+
+def exports(c, mgreport, d, trace):
+    """The folded stacks, the page and the speedscope export of every site, checked whole: each
+    site's live bytes at the last step is (i + 1) KiB and every frame is "?? [train]", so the
+    folded stacks are one line of DEPTH frames weighing them all."""
+    total = SITES * (SITES + 1) // 2 * 1024
+    out = os.path.join(d, "folded.txt")
+    report(c, mgreport, trace, out, ["--folded"], "--folded")
+    with open(out, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+    want = ";".join(["?? [train]"] * DEPTH) + " %d" % total
+    c.true("--folded: every site's stack merged into one line", lines == [want],
+           "1 line: ?? [train] x%d %d" % (DEPTH, total), ("%d lines" % len(lines), [l[-60:] for l in lines[:2]]))
+    page = os.path.join(d, "page.html")
+    report(c, mgreport, trace, os.devnull, ["--html", page], "--html")
+    try:
+        with open(page, encoding="utf-8", errors="replace") as f:
+            _, data = reportlib.page_data(f.read())
+    except OSError:
+        data = None
+    sites = data["processes"][0]["sites"] if data else []
+    c.equal("--html: every site in the page's data", SITES, len(sites))
+    c.true("--html: the last site is the smallest (1 KiB), its stack whole",
+           bool(sites) and sites[-1]["live_bytes_last_x"] == 1024 and len(sites[-1]["stack"]) == DEPTH,
+           (1024, DEPTH), sites[-1:] and (sites[-1]["live_bytes_last_x"], len(sites[-1]["stack"])))
+    scope = os.path.join(d, "scope.json")
+    report(c, mgreport, trace, os.devnull, ["--speedscope", scope], "--speedscope")
+    try:
+        with open(scope, encoding="utf-8") as f:
+            prof = json.load(f)["profiles"][0]
+    except (OSError, ValueError, KeyError, IndexError):
+        prof = {"samples": [], "weights": [0]}
+    c.equal("--speedscope: a sample per site, weighing them all", (SITES, total),
+            (len(prof["samples"]), sum(prof["weights"])))
+    c.equal("--speedscope: the last sample is the smallest site's DEPTH frames", (1024, DEPTH),
+            (prof["weights"][-1], len(prof["samples"][-1])) if prof["samples"] else None)
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -67,12 +120,7 @@ def main():
         trace = os.path.join(d, "many.mgt")
         write_trace(trace)
         out = os.path.join(d, "report.txt")
-        with open(out, "wb") as f:
-            p = subprocess.run([mgreport, "--top", "0", "--no-color", trace], stdout=f,
-                               stderr=subprocess.PIPE, preexec_fn=limited, timeout=600)
-        err = p.stderr.decode(errors="replace")
-        c.true("--top 0 on %d sites x %d frames within %d MiB of address space: exit 0"
-               % (SITES, DEPTH, LIMIT >> 20), p.returncode == 0, 0, (p.returncode, err[-300:]))
+        report(c, mgreport, trace, out, ["--no-color"], "the text report")
         with open(out, encoding="utf-8", errors="replace") as f:
             text = f.read()
         head = "Top sites by growth (%d of %d):" % (SITES, SITES)
@@ -87,6 +135,7 @@ def main():
                "  #%d ... 1.00 KiB live" % SITES, tail[:1])
         c.true("its stack is printed whole", len(tail) == 2 and tail[1].strip() == "?? x%d  [train]" % DEPTH,
                "?? x%d  [train]" % DEPTH, tail[1:])
+        exports(c, mgreport, d, trace)
     c.done()
 
 

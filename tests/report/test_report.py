@@ -5,6 +5,7 @@ its exit code and one-line message, --fail-on gates, --series. Run with --update
 golden files after a deliberate change (then review the diff)."""
 import json
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -135,6 +136,67 @@ def bad_inputs(tmp):
         if rc not in (0, 1):
             crashes.append((cut, rc))
     check(not crashes, "cut at 586 offsets: exit 0 or 1, never a signal", [], crashes[:5])
+
+
+def record_ends(blob):
+    """(offset after the record, record type) of each whole record of an uncompressed trace."""
+    header = struct.unpack("<I", blob[12:16])[0]
+    at, ends = header, []
+    while at + 16 <= len(blob):
+        rtype, length = struct.unpack("<II", blob[at:at + 8])
+        at += 16 + length + (-length) % 8
+        if at > len(blob):
+            break
+        ends.append((at, rtype))
+    return ends
+
+
+CUT_NOTES = ("; the trace was cut short (the process died?): read up to its last whole record",
+             "; no end record (killed?)", " (cut short: read up to its last whole record)")
+
+
+def cut_every_mode(tmp):
+    """A trace cut inside a record at random offsets reads, in every output, what the same trace
+    cut at the end of its last whole record reads: the same bytes, but for saying it was cut."""
+    rnd = random.Random(16)
+    modes = (["--no-color"], ["--json", "--top", "0"], ["--folded"], ["--speedscope", "out"],
+             ["--html", "out"], ["--diff", "--no-color", os.path.join(DATA, "leak.mgt")])
+    for name in ("warmup.mgt", "warmup_v2.mgt"):
+        with open(os.path.join(DATA, name), "rb") as f:
+            blob = f.read()
+        ends = record_ends(blob)
+        snaps = [e for e, t in ends if t in (5, 14)]
+        bad = []
+        for _ in range(6):
+            k = rnd.randrange(1, len(ends) - 1)
+            whole, cut = ends[k - 1][0], rnd.randrange(ends[k - 1][0] + 1, ends[k][0])
+            outs, seen = [], None
+            for d, data in (("cut", blob[:cut]), ("whole", blob[:whole])):
+                os.makedirs(os.path.join(tmp, d), exist_ok=True)
+                with open(os.path.join(tmp, d, "t.mgt"), "wb") as f:
+                    f.write(data)
+                got = {}
+                for m in modes:
+                    rc, out, err = mgreport(m + ["t.mgt"], cwd=os.path.join(tmp, d))
+                    if "out" in m:
+                        with open(os.path.join(tmp, d, "out"), encoding="utf-8", errors="replace") as f:
+                            out = f.read()
+                    for note in CUT_NOTES:
+                        out = out.replace(note, "")
+                    if m[0] == "--json" and rc == 0:
+                        doc = json.loads(out)
+                        seen = seen or (doc["process"]["truncated"], doc["process"]["snapshots"])
+                        for pr in [doc] + doc["processes"]:
+                            pr["process"]["truncated"] = None
+                        out = json.dumps(doc)
+                    got[m[0]] = (rc, out)
+                outs.append(got)
+            want = sum(1 for e in snaps if e <= cut)
+            differ = [m for m in outs[0] if outs[0][m] != outs[1][m]]
+            if seen != (True, want) or differ:
+                bad.append((cut, whole, seen, want, differ))
+        check(not bad, "%s cut inside a record at 6 random offsets: every output (text, --json, --folded, "
+              "--speedscope, --html, --diff) reads up to the last whole record" % name, [], bad)
 
 
 def usage_and_gates(tmp):
@@ -491,6 +553,7 @@ def main():
         golden(update)
         if not update:
             bad_inputs(tmp)
+            cut_every_mode(tmp)
             usage_and_gates(tmp)
             perf_map(tmp)
             seeds()
