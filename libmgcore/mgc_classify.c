@@ -23,6 +23,8 @@ enum {
 	MGC_MIN_PLATEAU = 5,   /* flat points after the change needed to call a plateau */
 	MGC_MIN_SAMPLES = 20,  /* samples a leak has risen for, at least */
 	MGC_MIN_EVENTS = 3,    /* separate rises a staircase leak needs */
+	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
+	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
@@ -32,8 +34,11 @@ static const double MGC_Z95 = 1.959964;
 static const double MGC_CP_PENALTY = 3.0;     /* change point penalty, times ln n */
 static const double MGC_RUN_HORIZON = 1e6;    /* steps (or seconds) a run may last: the limit horizon */
 static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup horizons (1000 steps) */
+static const double MGC_RAMP_HORIZONS = 2.0;  /* no start-up ramp lasts longer (400 steps) */
 static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
+static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
+static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
@@ -612,6 +617,44 @@ static double mgc_seg_at(const struct mgc_ctx *c, size_t s, double x)
 	return c->seg[s].icpt + c->seg[s].slope * x;
 }
 
+/* The middle of three points of y from i on (fewer at the end of [i, b)). */
+static double mgc_mid3(const double *y, size_t i, size_t b)
+{
+	double t[3];
+	size_t m = b - i < 3 ? b - i : 3;
+	return mgc_median_copy(y + i, m, t);
+}
+
+/* A rising segment that is a few steps rather than a slope (steps of a few hundred MiB under
+ * noise of as many merge into one rising segment): jumps where the three points after stand
+ * MGC_STEP_SIGMAS above the three before, each over within MGC_STEP_WIDTH points, carrying
+ * MGC_STEP_SHARE of its rise. Returns how many (0: a slope, or fewer than 2 jumps) and in *gap
+ * the longest stretch between them (the segment's ends included). */
+static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap)
+{
+	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0;
+	double last = c->x[g->a];
+	int steps = 0;
+	*gap = 0;
+	for (size_t i = g->a + 3; i + 3 <= g->b; i++) {
+		size_t from = i - 3;
+		if (!(mgc_mid3(c->y, i, g->b) - mgc_mid3(c->y, from, i) > jump))
+			continue;
+		size_t e = i; /* the jump goes on while the points after still stand a jump above */
+		while (e + 3 <= g->b && mgc_mid3(c->y, e + 1, g->b) - mgc_mid3(c->y, e - 2, e + 1) > jump)
+			e++;
+		if (e - i >= MGC_STEP_WIDTH || e + 3 > g->b)
+			return 0; /* a steep stretch (a slope, not a step), or one not seen to end */
+		carried += mgc_mid3(c->y, e, g->b) - mgc_mid3(c->y, from, i);
+		*gap = fmax(*gap, c->x[i - 1] - last);
+		last = c->x[e];
+		steps++;
+		i = e + 2;
+	}
+	*gap = fmax(*gap, c->x[g->b - 1] - last);
+	return steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g) ? steps : 0;
+}
+
 /* Events, gaps and the pause of the regime from segment k->s. */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
@@ -627,7 +670,13 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 		double len = mgc_seg_len(c, g);
 		if (i > 0 && mgc_seg_at(c, i, c->x[g->a]) - mgc_seg_at(c, i - 1, c->x[g->a - 1]) > 3 * c->sig_lvl)
 			k->events++;
-		if (!g->flat) {
+		double gap;
+		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
+		if (steps) { /* a few steps: flat between them */
+			k->events += steps;
+			k->gap = fmax(k->gap, gap);
+			k->flat += len;
+		} else if (!g->flat) {
 			k->events += g->slope * len > 2 * c->sig_lvl;
 			k->continuous |= len >= 0.5 * k->dur;
 		} else if (i < pause_seg) {
@@ -821,16 +870,18 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, 0.25 * k->climb), mgc_stair_again(k)));
 }
 
-/* The longest pause any staircase reading of the growth (MGC_MIN_EVENTS steps, a rise of
- * MGC_RISE_SIGMAS level sigmas) would plausibly make had it gone on (mgc_stair_again): no
- * plateau is confident before it. 0 when no reading is a staircase. */
-static double mgc_stair_pause(const struct mgc_ctx *c)
+/* The longest pause any staircase reading of the growth (`events` steps or more, a rise of
+ * MGC_RISE_SIGMAS level sigmas; with `steady`, not slowing down: mgc_cand_decel) would plausibly
+ * make had it gone on (mgc_stair_again): no plateau is confident before it (MGC_MIN_EVENTS), and
+ * none is said before the pause of a steady one of MGC_HOLD_EVENTS steps. 0 when no reading is. */
+static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 {
 	struct mgc_cand k;
 	double longest = 0;
 	for (size_t s = 0; s + 1 < c->nseg; s++)
-		if (mgc_candidate(c, s, &k) && k.events >= MGC_MIN_EVENTS && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl)
-			longest = fmax(longest, mgc_stair_again(&k));
+		if (mgc_candidate(c, s, &k) && k.events >= events && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
+		    mgc_stair_again(&k) > longest && !(steady && mgc_cand_decel(c, &k)))
+			longest = mgc_stair_again(&k);
 	return longest;
 }
 
@@ -844,6 +895,15 @@ static double mgc_grown(const struct mgc_ctx *c, const struct mgc_cand *k)
 	if (k->continuous || L->flat || L->a <= k->a0 || L->b - L->a >= MGC_MIN_SAMPLES)
 		return k->climb;
 	return c->x[L->a] - k->x_on;
+}
+
+/* At its rate regime k reaches the limit sooner than it has grown: within half its climb, or, once
+ * it has outlasted any start-up ramp (MGC_RAMP_HORIZONS warmup horizons), within all of it (a ramp
+ * steep enough to near the limit is over by then; a fast leak goes on). */
+static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	double left = (c->in->limit - c->peak) / k->rate;
+	return left <= 0.5 * k->climb || (k->climb >= MGC_RAMP_HORIZONS * c->in->horizon && left <= k->climb);
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
@@ -874,7 +934,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
 		rule = c->in->epochs ? "epoch" : "start horizon";
 	else if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom &&
-		 (c->in->limit - c->peak) / k->rate <= 0.5 * k->climb)
+		 mgc_limit_soon(c, k))
 		rule = "limit horizon";
 	return rule && !mgc_cand_decel(c, k) ? rule : NULL;
 }
@@ -899,9 +959,12 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	double t_start = c->in->x_first + c->in->start_horizon;
 	if (c->in->epochs)
 		t_start = mgc_epoch_after(c->in, k->x_on) + fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
-	double t_lim = INFINITY; /* (head - rate (t - xl)) / rate <= (t - x_on) / 2 */
-	if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom)
-		t_lim = ((c->in->limit - c->peak) / k->rate + xl + 0.5 * k->x_on) / 1.5;
+	double t_lim = INFINITY; /* mgc_limit_soon: left - t <= (t - x_on) / 2, or <= t - x_on past the ramps */
+	if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom) {
+		double left = (c->in->limit - c->peak) / k->rate + xl; /* when the limit comes at this rate */
+		double ramps = k->x_on + MGC_RAMP_HORIZONS * c->in->horizon;
+		t_lim = fmin((left + 0.5 * k->x_on) / 1.5, fmax(0.5 * (left + k->x_on), ramps));
+	}
 	t = fmax(t, fmin(t_start, t_lim));
 	return isfinite(t) && mgc_cand_decel(c, k) ? INFINITY : t;
 }
@@ -1057,8 +1120,20 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	return nc;
 }
 
+/* Was a flat segment before the last flat for `retract` after x `since`? Such a pause ended the
+ * leak read before it: a rise after it (a new step, a spike not yet closed) is judged by itself,
+ * not the old reading brought back. */
+static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract)
+{
+	for (size_t j = 0; j + 1 < c->nseg; j++)
+		if (c->seg[j].flat && c->x[c->seg[j + 1].a] - fmax(c->x[c->seg[j].a], since) >= retract)
+			return 1;
+	return 0;
+}
+
 /* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
- * paused for as long as ends that leak (mgc_retract), nor fallen back. The nearest earlier prefix
+ * paused for as long as ends that leak (mgc_retract), at the end or before a new rise
+ * (mgc_ended_since), nor fallen back. The nearest earlier prefix
  * that was a leak decides. (A new change point near the end must not undo the evidence that had
  * accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
@@ -1075,8 +1150,8 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 		return 0;
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
 	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
-	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0;
-	if (pause >= mgc_retract(&e, &k) || c->level < e.level - 2 * c->sig_lvl)
+	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0, retract = mgc_retract(&e, &k);
+	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
 		return 0;
 	k.pause = pause;
 	k.dur = c->in->x_last - k.x_on;
@@ -1238,17 +1313,23 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	size_t s0 = mgc_regime_start(c, &gap), m = L->b - L->a;
 	double climb = c->x[L->a] - c->x[c->seg[s0].a];
 	double level = mgc_median_copy(c->y + L->a, m, c->w->s1);
-	if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * gap || flat_len < 0.25 * climb) {
+	double hold = mgc_stair_pause(c, MGC_HOLD_EVENTS, 1);
+	if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * gap || flat_len < 0.25 * climb || flat_len < hold) {
 		out->verdict = MGC_VERDICT_GROWING;
 		out->confidence = 0.5;
 		out->projected_level = level;
-		out->decidable_at = c->x[L->a] + fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), 0.25 * climb);
+		/* the readings, and so the hold, change as the pause goes on: promise the end of the
+		 * longest hold any of them can ask, MGC_HOLD_EVENTS steps in all the growth before it */
+		if (flat_len < hold)
+			hold = mgc_poisson_pause(c->x[L->a] - c->in->x_first, MGC_HOLD_EVENTS);
+		out->decidable_at = c->x[L->a] + fmax(fmax(MGC_MIN_PLATEAU * c->in->dx, 1.5 * gap), fmax(0.25 * climb, hold));
 		if (isfinite(eta))
 			out->decidable_at = fmax(out->decidable_at, eta);
 		else if (gap > 0) /* it paused and grew again before, and would never be a leak: no promise */
 			out->decidable_at = NAN;
-		mgc_why(out, "grew %s, flat since %s %g but not for long enough to call it a plateau",
-			mgc_bytes(rise, b1, sizeof b1), u, c->x[L->a]);
+		mgc_why(out, "grew %s, flat since %s %g but not for long enough to call it a plateau%s",
+			mgc_bytes(rise, b1, sizeof b1), u, c->x[L->a],
+			flat_len < hold ? " (its steps would plausibly pause this long: staircase)" : "");
 		return;
 	}
 	out->verdict = MGC_VERDICT_PLATEAU;
@@ -1260,7 +1341,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
 	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) &&
-			  flat_len >= mgc_stair_pause(c) ? 0.95 : 0.8;
+			  flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);

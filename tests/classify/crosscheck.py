@@ -214,7 +214,7 @@ class Score:
         print(f"knowable leaks plateau or stable    {pct('flat', 'knowable')}")
         print(f"leak, then not leak while growing   {c['leak then not']} of {c['leak series']} leak series")
         print(f"finite steps_to_oom, settled non-leak {pct('settled oom', 'settled')}")
-        print("recall by family: " + ", ".join(f"{f} {100.0 * r / max(k, 1):.1f}%" for f, (k, r) in
+        print("recall by family: " + ", ".join(f"{f} {100.0 * r / max(k, 1):.1f}% ({r}/{k})" for f, (k, r) in
                                               sorted(self.fam.items())))
         kinds = collections.Counter((label.split(":")[0], what) for label, _, what in self.misses)
         for (fam, what), k in sorted(kinds.items()):
