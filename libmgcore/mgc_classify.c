@@ -897,12 +897,22 @@ static double mgc_grown(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return c->x[L->a] - k->x_on;
 }
 
-/* At its rate regime k reaches the limit sooner than it has grown: within half its climb, or, once
- * it has outlasted any start-up ramp (MGC_RAMP_HORIZONS warmup horizons), within all of it (a ramp
- * steep enough to near the limit is over by then; a fast leak goes on). */
+/* The rate the limit horizon projects regime k at: a continuous rise's own; for a rise read in
+ * steps or pieces (a steep line under noise segments into many), the least rate its interval and
+ * its step count allow, so pieces are never projected faster than they climb. */
+static double mgc_limit_rate(const struct mgc_cand *k)
+{
+	return k->continuous ? k->rate : k->lo;
+}
+
+/* At that rate regime k reaches the limit sooner than it has grown: within half its climb, or,
+ * once it has outlasted any start-up ramp (MGC_RAMP_HORIZONS warmup horizons), within all of it (a
+ * ramp steep enough to near the limit is over by then; a fast leak goes on). */
 static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
-	double left = (c->in->limit - c->peak) / k->rate;
+	if (!(mgc_limit_rate(k) > 0))
+		return 0;
+	double left = (c->in->limit - c->peak) / mgc_limit_rate(k);
 	return left <= 0.5 * k->climb || (k->climb >= MGC_RAMP_HORIZONS * c->in->horizon && left <= k->climb);
 }
 
@@ -933,8 +943,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL;
 	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
 		rule = c->in->epochs ? "epoch" : "start horizon";
-	else if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom &&
-		 mgc_limit_soon(c, k))
+	else if (!c->in->epochs && c->in->limit > 0 && c->in->headroom && mgc_limit_soon(c, k))
 		rule = "limit horizon";
 	return rule && !mgc_cand_decel(c, k) ? rule : NULL;
 }
@@ -960,8 +969,8 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	if (c->in->epochs)
 		t_start = mgc_epoch_after(c->in, k->x_on) + fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
 	double t_lim = INFINITY; /* mgc_limit_soon: left - t <= (t - x_on) / 2, or <= t - x_on past the ramps */
-	if (!c->in->epochs && k->continuous && c->in->limit > 0 && c->in->headroom) {
-		double left = (c->in->limit - c->peak) / k->rate + xl; /* when the limit comes at this rate */
+	if (!c->in->epochs && mgc_limit_rate(k) > 0 && c->in->limit > 0 && c->in->headroom) {
+		double left = (c->in->limit - c->peak) / mgc_limit_rate(k) + xl; /* when the limit comes */
 		double ramps = k->x_on + MGC_RAMP_HORIZONS * c->in->horizon;
 		t_lim = fmin((left + 0.5 * k->x_on) / 1.5, fmax(0.5 * (left + k->x_on), ramps));
 	}
