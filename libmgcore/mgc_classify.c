@@ -232,6 +232,16 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 	return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
+/* A drop at j that the level makes up at once is no spike's end: two low points in a rising
+ * level (heavy-tailed noise makes pairs of them), back within half a drop of the top two points
+ * later. A spike's landing holds (the floor it fell to is the level), and a sawtooth's climbs
+ * back by a step per point, not at once; so an excursion that spanned a leak's rise and ended in
+ * such a dip does not set the floor's blocks as wide as the rise. */
+static int mgc_dip(const double *y, size_t n, size_t j, double jump)
+{
+	return j + 4 < n && mgc_med3(y, n, j + 3) > mgc_med3(y, n, j) - 0.5 * jump;
+}
+
 /* Spikes are excursions above the floor: on the series without its isolated outliers (mgc_med3),
  * each big drop (a difference below -jump) closes one, which opened after the last earlier point
  * no higher than the level it drops to (plus jump/2). A ramp-and-drop sawtooth is one excursion
@@ -253,6 +263,8 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 		if (mgc_med3(y, n, i) > lvl) /* a drop below all that came before: memory given back */
 			continue;
 		if (land - mgc_med3(y, n, i) >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
+			continue;
+		if (mgc_dip(y, n, j, jump))
 			continue;
 		if (j - i > longest)
 			longest = j - i;
