@@ -5,6 +5,7 @@
  * on every failure; never depends on anything but libmgcore. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,11 +263,14 @@ static void test_small_step_in_exact_floor(void)
 	/* A step held longer than every spike seen so far is a step in the floor: 64 MiB from step 91,
 	 * held 30 steps, when the longest excursion (the run's start) was 28 steps. It was `stable`:
 	 * the step with the 0/2/4 MiB cycle on top was taken for one long spike, and the floor's last
-	 * block still held the points before it. */
+	 * block still held the points before it. (Since the run's start, a drop made up at once, is
+	 * no spike's end, the floor is the points themselves and the step reads as growth since step
+	 * 91 that has not yet held long enough: either reading names the step.) */
 	rss_steps(torch_ci_rss_pages, 64 * MIB, 90, x, y);
 	MG_EQ(mgc_classify(x, y, 120, &o, &f), 0);
 	MG_STR(mgc_verdict_name(f.verdict), "growing");
-	MG_TRUE(strstr(f.why, "a step of 64.0 MiB") != NULL, "why: %s", f.why);
+	MG_TRUE(strstr(f.why, "a step of 64.0 MiB") != NULL || strstr(f.why, "grew 63.2 MiB, flat since step 91") != NULL,
+		"why: %s", f.why);
 	printf("torch CI run + 64 MiB from step 91: %s\n", f.why);
 }
 
@@ -332,6 +336,85 @@ static void test_epochs(void)
 	MG_EQ(mgc_classify(bx, by, 100, &ob, &f), -EINVAL);
 	ob.epochs = NULL;
 	MG_EQ(mgc_classify(bx, by, 100, &ob, &f), -EINVAL);
+}
+
+/* Seeded xorshift draws for the noise tests below: the same runs every time. */
+static double xs_unif(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return ((double)(*s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double xs_gauss(uint64_t *s)
+{
+	double u = xs_unif(s);
+	return sqrt(-2 * log(u)) * cos(2 * M_PI * xs_unif(s));
+}
+
+/* A warmup of 1.5 GiB that levels at 42 GiB, a leak of `rate` from step 4500, and heavy-tailed
+ * noise (a clipped Cauchy, scale 59 MiB: pairs of deep dips come every few thousand steps). */
+static void heavy_series(uint64_t seed, double rate, size_t n, double *x, double *y)
+{
+	uint64_t s = 88172645463325252ull + seed * 0x9E3779B97F4A7C15ull;
+	for (size_t i = 0; i < n; i++) {
+		double c = tan(M_PI * (xs_unif(&s) - 0.5));
+		x[i] = (double)i;
+		y[i] = 42 * GIB + (1 - exp(-(double)i / 80)) * 1.5 * GIB + (i > 4500 ? (double)(i - 4500) * rate : 0) +
+		       fmax(-30, fmin(30, c)) * 0.3 * 197 * MIB;
+	}
+}
+
+/* A late leak under heavy-tailed noise: a pair of dips in its rise is no spike's end (the floor's
+ * blocks were set as wide as the rise, and the leak read `stable` or `growing` 3,000 steps and
+ * 29 GiB after its onset in 27 of these 40 runs); the same noise without the leak never is one. */
+static void test_heavy_tails(void)
+{
+	static double x[7600], y[7600];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	struct mgc_fit f;
+	int at6400 = 0, at7600 = 0, false_leaks = 0;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		heavy_series(seed, 9.6 * MIB, 7600, x, y);
+		MG_EQ(mgc_classify(x, y, 6400, &o, &f), 0);
+		at6400 += f.verdict == MGC_VERDICT_LEAK;
+		MG_EQ(mgc_classify(x, y, 7600, &o, &f), 0);
+		at7600 += f.verdict == MGC_VERDICT_LEAK;
+		heavy_series(seed, 0, 7600, x, y);
+		MG_EQ(mgc_classify(x, y, 7600, &o, &f), 0);
+		false_leaks += f.verdict == MGC_VERDICT_LEAK;
+	}
+	printf("late leak under heavy tails, 40 runs: leak at 1900 steps %d, at 3100 steps %d; without it %d\n",
+	       at6400, at7600, false_leaks);
+	MG_TRUE(at6400 >= 30 && at7600 >= 32, "leak in %d and %d of 40 runs", at6400, at7600);
+	MG_EQ(false_leaks, 0);
+}
+
+/* A fast leak (130 MiB per step from step 300, after a warmup) under AR(0.9) noise of 186 MiB
+ * segments into many sloped pieces: the limit horizon reads them at the least rate they allow,
+ * so it is a leak before it reaches the 80 GiB limit and past it (30 of 30 runs; `growing` in 7
+ * of them before, and past the limit in 5). */
+static void test_fast_pieces(void)
+{
+	static double x[840], y[840];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	struct mgc_fit f;
+	int leaks = 0;
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		uint64_t s = 88172645463325252ull + seed * 0x9E3779B97F4A7C15ull;
+		double ar = 0;
+		for (size_t i = 0; i < 840; i++) {
+			ar = 0.9 * ar + sqrt(1 - 0.81) * 186 * MIB * xs_gauss(&s);
+			x[i] = (double)i;
+			y[i] = 19 * GIB + (1 - exp(-(double)i / 60)) * 2.5 * GIB + (i > 300 ? (double)(i - 300) * 130 * MIB : 0) + ar;
+		}
+		MG_EQ(mgc_classify(x, y, 700, &o, &f), 0);
+		leaks += f.verdict == MGC_VERDICT_LEAK;
+		MG_EQ(mgc_classify(x, y, 840, &o, &f), 0);
+		leaks += f.verdict == MGC_VERDICT_LEAK;
+	}
+	MG_EQ(leaks, 60);
 }
 
 /* x in seconds: the words say "per second". */
@@ -413,6 +496,8 @@ int main(void)
 	test_floor_under_spikes();
 	test_slow_leak_at_high_level();
 	test_epochs();
+	test_heavy_tails();
+	test_fast_pieces();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
