@@ -23,6 +23,7 @@ enum {
 	MGC_MIN_PLATEAU = 5,   /* flat points after the change needed to call a plateau */
 	MGC_MIN_SAMPLES = 20,  /* samples a leak has risen for, at least */
 	MGC_MIN_EVENTS = 3,    /* separate rises a staircase leak needs */
+	MGC_DIP_MIN = 64,      /* an excursion this long ending in a dip made up at once is none */
 	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
 	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
@@ -236,10 +237,11 @@ static double mgc_med3(const double *y, size_t n, size_t i)
  * level (heavy-tailed noise makes pairs of them), back within half a drop of the top two points
  * later. A spike's landing holds (the floor it fell to is the level), and a sawtooth's climbs
  * back by a step per point, not at once; so an excursion that spanned a leak's rise and ended in
- * such a dip does not set the floor's blocks as wide as the rise. */
-static int mgc_dip(const double *y, size_t n, size_t j, double jump)
+ * such a dip does not set the floor's blocks as wide as the rise. Only past MGC_DIP_MIN points:
+ * a shorter excursion is as long as a spike may be, whatever ends it. */
+static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump)
 {
-	return j + 4 < n && mgc_med3(y, n, j + 3) > mgc_med3(y, n, j) - 0.5 * jump;
+	return j - i > MGC_DIP_MIN && j + 4 < n && mgc_med3(y, n, j + 3) > mgc_med3(y, n, j) - 0.5 * jump;
 }
 
 /* Spikes are excursions above the floor: on the series without its isolated outliers (mgc_med3),
@@ -264,7 +266,7 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 			continue;
 		if (land - mgc_med3(y, n, i) >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
 			continue;
-		if (mgc_dip(y, n, j, jump))
+		if (mgc_dip(y, n, i, j, jump))
 			continue;
 		if (j - i > longest)
 			longest = j - i;

@@ -32,6 +32,9 @@ struct stack {
 	unsigned fixed;
 };
 
+/* No stack: no room to capture one, or a mapping no stack is taken for. */
+static const struct stack no_stack;
+
 /* What a recording step does with the calling stack. */
 typedef void (*with_stack_fn)(void *ctx, const struct stack *s);
 
@@ -55,11 +58,10 @@ static __attribute__((noinline)) void captured(with_stack_fn fn, void *ctx)
  * alternate signal stack): never past its end. */
 static void with_stack(with_stack_fn fn, void *ctx)
 {
-	static const struct stack none;
 	if (__builtin_expect(mgp_capture_room(), 1))
 		captured(fn, ctx);
 	else
-		fn(ctx, &none);
+		fn(ctx, &no_stack);
 }
 
 struct site_ctx {
@@ -235,7 +237,7 @@ void mgp_record_mmap(void *addr, size_t len, int prot, int flags)
 	if (c.anon)
 		with_stack(map_at, &c);
 	else
-		map_at(&c, &(const struct stack){NULL, 0, 0, 0});
+		map_at(&c, &no_stack);
 	mgp_guard_leave();
 	errno = e;
 }

@@ -365,11 +365,11 @@ static void copy_modules(struct mgc_shm *seg)
 
 void mgp_shm_keep(uint32_t id, uint64_t live_bytes)
 {
+	if (!pub.seg)
+		return;
 	uint64_t *v = mgp_chunk_find(&snap_live, id);
 	if (!v && live_bytes == 0)
 		return; /* reads as 0 already */
-	if (!pub.seg)
-		return;
 	if (!v && (mgp_chunks_ensure(&snap_live, id) < 0 || !(v = mgp_chunk_find(&snap_live, id)))) {
 		turn_off("site values", ENOMEM);
 		return;
