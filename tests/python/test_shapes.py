@@ -29,7 +29,9 @@ from test_python import Check, find_python, report, run, show
 SKIP = 77
 SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes")
 BIG = 2 << 20  # a line holding this much is compared
-NAMES = {"unicode_names": "ünïcödé_名前.py"}  # programs run under a non-ASCII file name
+# Programs run under another file name: non-ASCII, and not UTF-8 at all (the byte 0xE9, which Python
+# names with the lone surrogate U+DCE9: the probe must give back the byte).
+NAMES = {"unicode_names": ("unicode_names", "ünïcödé_名前.py"), "unicode_bytes": ("unicode_names", "donn\udce9es_λ.py")}
 LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/lib64/python3", "/lib/pypy")
 
 
@@ -63,6 +65,11 @@ def keys(frames):
     return frames[0], user
 
 
+def shown(file):
+    """A file name as the report's JSON shows it: its bytes, each one not part of UTF-8 as U+FFFD."""
+    return os.fsencode(file).decode("utf-8", "replace")
+
+
 def oracle_sums(directory):
     """By key kind: {(file, line): bytes} from the oracle's files, and the names of each line."""
     sums = {"inner": {}, "user": {}}
@@ -71,12 +78,12 @@ def oracle_sums(directory):
         with open(path, encoding="utf-8") as f:
             d = json.load(f)
         for size, frames in d["held"]:
-            inner, user = keys([(None, fl[0], fl[1]) for fl in frames])
+            inner, user = keys([(None, shown(fl[0]), fl[1]) for fl in frames])
             for kind, k in (("inner", inner), ("user", user)):
                 if k:
                     sums[kind][k[1:]] = sums[kind].get(k[1:], 0) + size
         for k, v in d["names"].items():
-            names.setdefault(k, set()).update(v)
+            names.setdefault(shown(k), set()).update(v)
     return sums, names
 
 
@@ -150,7 +157,7 @@ def hold_lines(program, args):
             if "# HOLD" in line:
                 words = line.split("# HOLD", 1)[1].split()
                 if not words or set(words) & set(args):
-                    out.append((program, n))
+                    out.append((shown(program), n))
     return out
 
 
@@ -167,11 +174,12 @@ def main():
     tmp = tempfile.mkdtemp(prefix=f"mg-shapes-{name}-")
     work = os.path.join(tmp, "prog")
     shutil.copytree(SHAPES, work)
-    program = os.path.join(work, NAMES.get(name, name + ".py"))
+    source, file = NAMES.get(name, (name, name + ".py"))
+    program = os.path.join(work, file)
     if name == "longfunc":
         longfunc(program)
     elif name in NAMES:
-        os.rename(os.path.join(work, name + ".py"), program)
+        shutil.copy(os.path.join(work, source + ".py"), program)
     mods = needs(program)
     if mods and subprocess.run([py, "-c", "import " + ", ".join(mods)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, timeout=300).returncode != 0:
@@ -196,6 +204,10 @@ def main():
         got, funcs = probe_sums(rep)
         for kind in ("inner", "user"):
             compare(t, kind, want[kind], got[kind], names, funcs[kind], work)
+        if name == "unicode_bytes":
+            r = subprocess.run([mgreport, trace, "--top", "3"], stdout=subprocess.PIPE, timeout=300)
+            t.true("the text report names the file by its own bytes", b"/donn\\xe9es_\xce\xbb.py:" in r.stdout,
+                   r.stdout[-600:])
         holds = hold_lines(program, args)
         t.true("every HOLD line of the program holds 2 MiB in the oracle",
                all(want["inner"].get(k, 0) >= BIG for k in holds),
