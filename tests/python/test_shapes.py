@@ -12,7 +12,9 @@ frame and by the first frame in the user's own code (not the standard library, s
 `<...>`): the same file and line, bytes within 10%, and the probe's functions code objects whose line
 table holds that line (for the innermost frame, the function holding most of its bytes the most
 deeply nested of them: a lambda's, a comprehension's). Every line
-marked HOLD must be among them. Allocations of pymalloc's size (512 bytes or less) are left out on
+marked HOLD must be among them. With MGMON set (the path of mgmon), the program is held at its
+checkpoint under the probe and `mgmon --once --json` must show the same lines in its site column
+(the first frame in the user's code), single-process programs only. Allocations of pymalloc's size (512 bytes or less) are left out on
 both sides. Exits 77 when PYTHON is absent or cannot import what the program imports (numpy, torch).
 Stdlib only.
 """
@@ -23,10 +25,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from test_python import Check, find_python, report, run, show
 
 SKIP = 77
+ONE_PROCESS_NOT = ("workers", "loader")  # checkpoints in child processes: no mgmon check
 SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes")
 BIG = 2 << 20  # a line holding this much is compared
 # Programs run under another file name: non-ASCII, and not UTF-8 at all (the byte 0xE9, which Python
@@ -161,6 +165,68 @@ def hold_lines(program, args):
     return out
 
 
+def run_held(t, cmd, cwd, mgmon, odir):
+    """run() with the program held at its checkpoint for check_mgmon: (exit status, stderr)."""
+    hold = os.path.join(os.path.dirname(odir), "hold")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("MGPROBE_") and k not in ("LD_PRELOAD", "PYTHONMALLOC")}
+    env.update(PYSHAPE_HOLD=hold, OMP_NUM_THREADS="1")
+    with open(os.path.join(cwd, "..", "err.txt"), "w+b") as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            check_mgmon(t, mgmon, hold, proc, oracle_sums(odir)[0]["user"])
+        finally:
+            if os.path.exists(hold):
+                os.remove(hold)
+            rc = proc.wait(timeout=500)
+        err.seek(0)
+        return rc, err.read().decode(errors="replace")
+
+
+def mgmon_sums(doc):
+    """By the frame mgmon's site column names: {(file, line): live bytes}, and the sites whose
+    column names another frame than the first Python frame in the user's code."""
+    sums, wrong = {}, []
+    for s in doc.get("sites", []):
+        py = [f for f in s["stack"] if "file" in f and "module" not in f]
+        user = next((f for f in py if not is_library(f["file"])), None)
+        if not user:
+            continue
+        if s["function"] != user["function"]:
+            wrong.append((s["function"], user["function"], user["file"], user["line"]))
+        k = (user["file"], user["line"])
+        sums[k] = sums.get(k, 0) + (s.get("live_bytes_last_x") or 0)
+    return sums, wrong
+
+
+def check_mgmon(t, mgmon, hold, proc, want):
+    """The running program, held at its checkpoint, seen by `mgmon --once --json`: its site column
+    names the first frame in the user's code, holding what the oracle says. mgmon is asked again
+    (the probe publishes its sites every so often) until it does, or for 120 s at most."""
+    deadline = time.monotonic() + 120
+    while not os.path.exists(hold) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not t.true("the program reaches its checkpoint under the probe", os.path.exists(hold)):
+        return
+    with open(hold, encoding="utf-8") as f:
+        pid = f.read().strip()
+    big = {k: v for k, v in want.items() if v >= BIG and not is_import(k) and not k[0].startswith("<")}
+    sums, wrong = {}, []
+    while time.monotonic() < deadline:
+        r = subprocess.run([mgmon, "--once", "--json", pid], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=120)
+        if r.returncode == 0:
+            sums, wrong = mgmon_sums(json.loads(r.stdout))
+            if all(abs(sums.get(k, 0) - v) <= v / 10 for k, v in big.items()):
+                break
+        time.sleep(0.5)
+    os.remove(hold)
+    for k, v in big.items():
+        t.true(f"mgmon: a site column names {os.path.basename(k[0])}:{k[1]}, holding {v} bytes",
+               abs(sums.get(k, 0) - v) <= v / 10, sums.get(k, 0))
+    t.true("mgmon: every site column names the first frame in the user's code", not wrong, wrong[:4])
+
+
 def main():
     if len(sys.argv) < 5:
         print(__doc__)
@@ -193,7 +259,11 @@ def main():
     del os.environ["PYSHAPE_ORACLE"]
     t.true("the program exits 0 with tracemalloc", rc == 0, err[-1500:] if rc else "")
     trace = os.path.join(tmp, "t.mgt")
-    rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, program, *args], work)
+    mgmon = os.environ.get("MGMON")
+    if mgmon and name not in ONE_PROCESS_NOT:
+        rc, err = run_held(t, [mgprobe, "run", "-o", trace, "--", py, program, *args], work, mgmon, odir)
+    else:
+        rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, program, *args], work)
     t.true("the program exits 0 under the probe", rc == 0, err[-1500:] if rc else "")
     rep = report(mgreport, [trace] + sorted(glob.glob(os.path.join(tmp, "t.*.mgt"))), top=300)
     if t.true("mgreport --json exits 0", rep is not None):

@@ -7,12 +7,15 @@ checkpoint() marks the point where a program holds its memory. Under mgprobe it 
 children too, which import the program again; forked ones inherit it), and checkpoint()
 writes DIR/<pid>.json: tracemalloc's live bytes by traceback (innermost frame first), and for every
 (file, line) of those tracebacks the qualified names of the code objects whose line table holds it.
-It must never hold memory of its own past the call (the oracle's snapshot would count it).
+Under the probe with PYSHAPE_HOLD=FILE, checkpoint() writes its pid to FILE and waits (at most 5
+minutes) until the test removes it, having read the process with `mgmon --once --json`. It must
+never hold memory of its own past the call (the oracle's snapshot would count it).
 """
 import ctypes
 import gc
 import json
 import os
+import time
 import types
 
 _steps = [0]
@@ -85,3 +88,12 @@ def checkpoint():
         ctypes.CDLL(None).mgprobe_step(ctypes.c_uint64(_steps[0]))
     except AttributeError:
         pass  # not under the probe
+    hold = os.environ.get("PYSHAPE_HOLD")
+    if hold:  # wait while the test looks at this process with mgmon: until it removes the file
+        with open(hold + ".tmp", "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
+        os.rename(hold + ".tmp", hold)
+        for _ in range(3000):
+            if not os.path.exists(hold):
+                break
+            time.sleep(0.1)
