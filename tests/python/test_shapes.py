@@ -15,7 +15,7 @@ deeply nested of them: a lambda's, a comprehension's). Every line
 marked HOLD must be among them. With MGMON set (the path of mgmon), the program is held at its
 checkpoint under the probe and `mgmon --once --json` must show the same lines in its site column
 (the first frame in the user's code), single-process programs only. Allocations of pymalloc's size (512 bytes or less) are left out on
-both sides. Exits 77 when PYTHON is absent or cannot import what the program imports (numpy, torch).
+both sides, but for cache.py, run with --python-objects: all of them are compared. Exits 77 when PYTHON is absent or cannot import what the program imports (numpy, torch).
 Stdlib only.
 """
 import glob
@@ -31,6 +31,7 @@ from test_python import Check, find_python, report, run, show
 
 SKIP = 77
 ONE_PROCESS_NOT = ("workers", "loader")  # checkpoints in child processes: no mgmon check
+OBJECTS = ("cache",)  # run with --python-objects, small objects compared too
 SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes")
 BIG = 2 << 20  # a line holding this much is compared
 # Programs run under another file name: non-ASCII, and not UTF-8 at all (the byte 0xE9, which Python
@@ -255,15 +256,17 @@ def main():
     odir = os.path.join(tmp, "oracle")
     os.mkdir(odir)
     os.environ["PYSHAPE_ORACLE"] = odir
+    os.environ["PYSHAPE_SMALL"] = "1" if name in OBJECTS else "0"
     rc, out, err = run([py, program, *args], work)
-    del os.environ["PYSHAPE_ORACLE"]
+    del os.environ["PYSHAPE_ORACLE"], os.environ["PYSHAPE_SMALL"]
     t.true("the program exits 0 with tracemalloc", rc == 0, err[-1500:] if rc else "")
     trace = os.path.join(tmp, "t.mgt")
     mgmon = os.environ.get("MGMON")
+    cmd = [mgprobe, "run", "-o", trace, *(["--python-objects"] if name in OBJECTS else []), "--", py, program, *args]
     if mgmon and name not in ONE_PROCESS_NOT:
-        rc, err = run_held(t, [mgprobe, "run", "-o", trace, "--", py, program, *args], work, mgmon, odir)
+        rc, err = run_held(t, cmd, work, mgmon, odir)
     else:
-        rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, program, *args], work)
+        rc, out, err = run(cmd, work)
     t.true("the program exits 0 under the probe", rc == 0, err[-1500:] if rc else "")
     rep = report(mgreport, [trace] + sorted(glob.glob(os.path.join(tmp, "t.*.mgt"))), top=300)
     if t.true("mgreport --json exits 0", rep is not None):
