@@ -189,6 +189,8 @@ def mgmon_sums(doc):
     column names another frame than the first Python frame in the user's code."""
     sums, wrong = {}, []
     for s in doc.get("sites", []):
+        if s["kind"] == "mmap" and s.get("allocs") and s.get("alloc_bytes") == s["allocs"] << 20:
+            continue  # a pymalloc arena (the report's pymalloc_arena): charged to whichever line grew it
         py = [f for f in s["stack"] if "file" in f and "module" not in f]
         user = next((f for f in py if not is_library(f["file"])), None)
         if not user:
