@@ -5,17 +5,18 @@
 
 PROGRAM (one of tests/python/shapes, or "longfunc", written here: a function past line 1,000 whose
 line table needs the long entry forms) runs twice in a copy of the shapes folder: under `mgprobe
-run`, and plainly with tracemalloc (from the import of pyshape, 25 frames; pyshape.checkpoint() snapshots
-every process where it holds its memory, and marks a step under the probe). The lines holding the most
-live memory at the checkpoint must be the same, summed over all processes, by the innermost Python
-frame and by the first frame in the user's own code (not the standard library, site-packages or
-`<...>`): the same file and line, bytes within 10%, and the probe's functions code objects whose line
-table holds that line (for the innermost frame, the function holding most of its bytes the most
-deeply nested of them: a lambda's, a comprehension's). Every line
-marked HOLD must be among them. With MGMON set (the path of mgmon), the program is held at its
-checkpoint under the probe and `mgmon --once --json` must show the same lines in its site column
-(the first frame in the user's code), single-process programs only. Allocations of pymalloc's size (512 bytes or less) are left out on
-both sides, but for cache.py, run with --python-objects: all of them are compared. Exits 77 when PYTHON is absent or cannot import what the program imports (numpy, torch).
+run`, and plainly with tracemalloc (from the import of pyshape, 25 frames; pyshape.checkpoint()
+snapshots every process where it holds its memory, and marks a step under the probe). The lines
+holding the most live memory at the checkpoint must be the same, summed over all processes, by the
+innermost Python frame and by the first frame in the user's own code (not the standard library,
+site-packages or `<...>`): the same file and line, bytes within 10%, and the probe's functions code
+objects whose line table holds that line (for the innermost frame, the function holding most of its
+bytes the most deeply nested of them: a lambda's, a comprehension's). Every line marked HOLD must be
+among them. With MGMON set (the path of mgmon), the program is held at its checkpoint under the
+probe and `mgmon --once --json` must show the same lines in its site column (the first frame in the
+user's code), single-process programs only. Allocations of pymalloc's size (512 bytes or less) are
+left out on both sides, but for cache.py, run with --python-objects: all of them are compared.
+Exits 77 when PYTHON is absent or cannot import what the program imports (numpy, torch).
 Stdlib only.
 """
 import glob
@@ -36,7 +37,8 @@ SHAPES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes")
 BIG = 2 << 20  # a line holding this much is compared
 # Programs run under another file name: non-ASCII, and not UTF-8 at all (the byte 0xE9, which Python
 # names with the lone surrogate U+DCE9: the probe must give back the byte).
-NAMES = {"unicode_names": ("unicode_names", "ünïcödé_名前.py"), "unicode_bytes": ("unicode_names", "donn\udce9es_λ.py")}
+NAMES = {"unicode_names": ("unicode_names", "ünïcödé_名前.py"),
+         "unicode_bytes": ("unicode_names", "donn\udce9es_λ.py")}
 LIBRARY = ("/site-packages/", "/dist-packages/", "/lib/python3", "/lib64/python3", "/lib/pypy")
 
 
