@@ -154,7 +154,10 @@ static size_t put_utf8(char *o, uint32_t c)
 	return 4;
 }
 
-/* Copies a string into the arena as UTF-8; sets *off and *len (0 when it does not fit). */
+/* Copies a string into the arena as UTF-8; sets *off and *len (0 when it does not fit). A lone
+ * surrogate U+DC80..U+DCFF is the byte 0x80..0xFF of a file name that was not UTF-8 (Python decodes
+ * names with surrogateescape): that byte is written, so the name is the file's own (as os.fsencode
+ * gives it back); any other surrogate, not UTF-8 at all, is U+FFFD. */
 static void copy_str(const struct mgp_pystr *s, uint32_t *off, uint32_t *len)
 {
 	size_t n = s->len < MAX_STRING ? s->len : MAX_STRING;
@@ -173,7 +176,10 @@ static void copy_str(const struct mgp_pystr *s, uint32_t *off, uint32_t *len)
 			uint32_t c = s->kind == 1   ? ((const uint8_t *)s->data)[i]
 				     : s->kind == 2 ? ((const uint16_t *)s->data)[i]
 						    : ((const uint32_t *)s->data)[i];
-			w += put_utf8(o + w, c > 0x10ffff ? 0xfffd : c);
+			if (c >= 0xdc80 && c <= 0xdcff)
+				o[w++] = (char)(c - 0xdc00); /* a byte Python's surrogateescape kept (a file name) */
+			else
+				w += put_utf8(o + w, c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) ? 0xfffd : c);
 		}
 	}
 	registry.arena_used += (uint32_t)w;

@@ -337,14 +337,19 @@ int mgp_python_init(int enabled)
 	interp.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
 	interp.str_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
 	interp.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
-	if (!version || !interp.runtime || !eval || !interp.code_type || !interp.str_type || !interp.bytes_type)
-		return 0; /* not a Python process (3.10 and older have no Py_Version either) */
-	unsigned major = (*version >> 24) & 0xffu, minor = (*version >> 16) & 0xffu;
+	if (!interp.runtime || !eval || !interp.code_type || !interp.str_type || !interp.bytes_type)
+		return 0; /* not a Python process */
 	if (!enabled) {
 		set_notice("Python frames are off (MGPROBE_PYTHON=0): stacks show the interpreter's native "
 			   "frames");
 		return 0;
 	}
+	if (!version) { /* 3.10 and older export no Py_Version */
+		set_notice("Python frames are off: CPython older than 3.11 is not supported (3.11 to 3.13 are); "
+			   "stacks show the interpreter's native frames");
+		return 0;
+	}
+	unsigned major = (*version >> 24) & 0xffu, minor = (*version >> 16) & 0xffu;
 	const struct layout *L = pick_layout(major, minor);
 	Dl_info info;
 	const ElfW(Sym) *sym = NULL;

@@ -11,6 +11,8 @@ MODE is one of
                        --python-objects the leaking site names remember()'s line; under the default
                        (pymalloc) the growth is in sites marked as pymalloc arenas;
   off                  --no-python: no Python frame, and the trace says why;
+  old                  pyleak.py's pure leak on a CPython older than 3.11 (no Py_Version): it runs,
+                       its stacks are native, and the trace says once why;
   deep                 pyleak.py's leak through ctypes under 61 native frames of LIBPYDEEP
                        (deeper than the probe's first unwind): all 61 stay, then the Python
                        frames, exactly;
@@ -214,6 +216,21 @@ def check_off(t, mgprobe, mgreport, py, pyleak, tmp):
     t.true("the trace says Python frames are off", any("Python frames are off" in n for n in notes), notes)
 
 
+def check_old(t, mgprobe, mgreport, py, pyleak, tmp):
+    trace = os.path.join(tmp, "old.mgt")
+    rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, pyleak, "pure", "20"], tmp)
+    t.true("the program exits 0 under the probe", rc == 0, err[-1500:] if rc else "")
+    rep = report(mgreport, [trace])
+    if not rep:
+        return
+    site = top_growing(rep["processes"][-1])
+    t.true("a growing site, of native frames only", site is not None and not pyframes(site),
+           show(site) if site else None)
+    notes = [n for n in rep["process"]["notices"] if "Python frames" in n]
+    t.true("the trace says once that this CPython is not supported",
+           len(notes) == 1 and "older than 3.11 is not supported" in notes[0], notes)
+
+
 def check_torch(t, mode, mgprobe, mgreport, py, sample, tmp):
     args = {"torch-ctypes": ["--steps", "60", "--leak", "--leak-bytes", str(1 << 20)],
             "torch-history": ["--steps", "60", "--leak-history"],
@@ -297,6 +314,8 @@ def main():
         check_dict(t, mgprobe, mgreport, py, pyleak, tmp)
     elif mode == "off":
         check_off(t, mgprobe, mgreport, py, pyleak, tmp)
+    elif mode == "old":
+        check_old(t, mgprobe, mgreport, py, pyleak, tmp)
     elif mode == "reuse":
         check_reuse(t, mgprobe, mgreport, py, pyleak, tmp)
     elif mode == "deep":
