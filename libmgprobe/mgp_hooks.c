@@ -57,7 +57,7 @@ nomem:
 
 static inline int is_boot(const void *p)
 {
-	return (const char *)p >= boot.arena && (const char *)p < boot.arena + BOOT_SIZE;
+	return (uintptr_t)p - (uintptr_t)boot.arena < BOOT_SIZE; /* one comparison: below wraps */
 }
 
 /* A copy of an arena block of at most n bytes, from `alloc` (the arena itself, or malloc). */
@@ -116,10 +116,25 @@ static inline __attribute__((always_inline)) int free_first(void *p)
 	return 1;
 }
 
-MGP_EXPORT void free(void *p)
+/* free's checks and lookup, out of line: the exported free is then a tail call either way and
+ * keeps no frame of its own. */
+static __attribute__((noinline)) void free_checked(void *p)
 {
 	if (free_first(p))
 		mgp_real.free(p);
+}
+
+/* Sampling: a block in a region with no recorded block (most frees) goes straight to the real
+ * free: 21 instructions and no frame, where free_first's checks took ~35. */
+MGP_EXPORT void free(void *p)
+{
+	void (*real)(void *) = mgp_real.free;
+	if (mgp_likely(mgp_sample_surely_not((uint64_t)(uintptr_t)p)) && mgp_likely(real != NULL) &&
+	    !is_boot(p)) {
+		real(p);
+		return;
+	}
+	free_checked(p);
 }
 
 MGP_EXPORT void free_sized(void *p, size_t n)

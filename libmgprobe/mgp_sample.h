@@ -113,6 +113,14 @@ static inline void mgp_sample_leave(uint64_t ptr)
 	}
 }
 
+/* 1 when sampling and the region counter alone says ptr is no recorded block: all that most
+ * frees need, read before anything else (the probe's state and the thread's guard included: a
+ * block that was never recorded needs no lookup in any state). 0 in exact mode. */
+static inline int mgp_sample_surely_not(uint64_t ptr)
+{
+	return mgp_sample_conf.filter && __atomic_load_n(mgp_sample_region(ptr), __ATOMIC_RELAXED) == 0;
+}
+
 /* 0 when ptr cannot be a recorded block (its free needs no lookup); 1 in exact mode. */
 static inline int mgp_sample_maybe(uint64_t ptr)
 {
