@@ -407,17 +407,19 @@ static inline void memo_put(struct memo *m, const uintptr_t *ips, unsigned n, un
 
 /* Each thread's last sites found, direct-mapped by the stack's first hash, in its block of caches
  * (mgp_tcache.h: not in TLS, which small thread stacks pay for): the answer the shared table gave
- * for the same hashes, depth and kind (the table's own identity of a stack), valid while
- * still_found. In the torch sample's steps the shared table's slot (2 MiB) was a cache miss half
- * of the time the lookup took; these 8 KiB stay in the core's caches. No intern runs nested on
- * one thread (the hooks' guard), so an entry is never read half written. */
-#define RECENT_BITS 8u
+ * for the same hashes, valid while still_found. In the torch sample's steps the shared table's
+ * slot (2 MiB) was a cache miss half of the time the lookup took. 16 bytes an entry, so that 2048
+ * fit the part (256 of 32 bytes hit 41% of the steps' lookups): the first hash whole, the site id
+ * with the second hash's top 8 bits above it (a hit is confirmed by 72 bits, as the shared
+ * table's is by 71: the depth and the kind are in both hashes). No intern runs nested on one
+ * thread (the hooks' guard), so an entry is never read half written. */
+#define RECENT_BITS 11u
 struct recent {
-	uint64_t h1, h2;
-	uint32_t id, unlinks;
-	uint16_t n, kind;
+	uint64_t h1;
+	uint32_t id_h2; /* the id, the top 8 bits of the second hash above it; 0: empty */
+	uint32_t unlinks;
 };
-_Static_assert(sizeof(struct recent) << RECENT_BITS <= MGP_TCACHE_PART, "the sites' part of the block");
+_Static_assert(sizeof(struct recent) << RECENT_BITS <= MGP_TCACHE_BIG, "the sites' part of the block");
 
 /* This thread's entry for h1 in its block b, or NULL (no block). */
 static inline struct recent *recent_of(char *b, uint64_t h1)
@@ -427,19 +429,22 @@ static inline struct recent *recent_of(char *b, uint64_t h1)
 	return &((struct recent *)(void *)(b + MGP_TCACHE_SITES))[h1 & ((1u << RECENT_BITS) - 1)];
 }
 
-static inline uint32_t recent_hit(const struct recent *r, uint64_t h1, uint64_t h2, unsigned n, unsigned kind,
-				  uint32_t unlinks)
+static inline uint32_t recent_key(uint64_t h2, uint32_t id)
 {
-	if (!r || r->h1 != h1 || r->h2 != h2 || r->n != n || r->kind != kind)
-		return 0;
-	return still_found(r->id, r->unlinks, unlinks, n);
+	return (uint32_t)(h2 >> 56) << ID_BITS | id;
 }
 
-static inline void recent_put(struct recent *r, uint64_t h1, uint64_t h2, unsigned n, unsigned kind,
-			      uint32_t id, uint32_t unlinks)
+static inline uint32_t recent_hit(const struct recent *r, uint64_t h1, uint64_t h2, unsigned n, uint32_t unlinks)
+{
+	if (!r || r->h1 != h1 || r->id_h2 >> ID_BITS != (uint32_t)(h2 >> 56) || !(r->id_h2 & ID_MASK))
+		return 0;
+	return still_found(r->id_h2 & ID_MASK, r->unlinks, unlinks, n);
+}
+
+static inline void recent_put(struct recent *r, uint64_t h1, uint64_t h2, uint32_t id, uint32_t unlinks)
 {
 	if (r)
-		*r = (struct recent){h1, h2, id, unlinks, (uint16_t)n, (uint16_t)kind};
+		*r = (struct recent){h1, recent_key(h2, id), unlinks};
 }
 
 static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks);
@@ -471,14 +476,14 @@ static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind,
 	uint64_t h1, h2;
 	hash_stack(ips, n, kind, &h1, &h2);
 	struct recent *r = recent_of(b, h1);
-	uint32_t id = recent_hit(r, h1, h2, n, kind, unlinks);
+	uint32_t id = recent_hit(r, h1, h2, n, unlinks);
 	if (id)
 		return id;
 	id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
 	if (__builtin_expect(id != 0, 1)) {
 		if (__builtin_expect(n && !mgp_site_leaf(id), 0))
 			return revive(id, ips, n);
-		recent_put(r, h1, h2, n, kind, id, unlinks);
+		recent_put(r, h1, h2, id, unlinks);
 		return id;
 	}
 	if (n > TRUNC_FRAMES && !mgc_kind_is_cuda(kind) &&
@@ -493,7 +498,7 @@ static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind,
 			"go unattributed, into one site without a stack (the report says how many); "
 			"raise MGPROBE_MAX_SITES", table.max_sites);
 	else if (id >= 2) /* 1: no site (out of room, out of memory) */
-		recent_put(r, h1, h2, n, kind, id, unlinks);
+		recent_put(r, h1, h2, id, unlinks);
 	return id;
 }
 
