@@ -72,7 +72,8 @@ static struct {
 	uint32_t nret;
 	uint32_t retire_from;    /* sites in use from which quiet written ones retire */
 	uint32_t nretired_sites; /* sites retired so far */
-	uint32_t unlinks;        /* sites taken out of lookups so far: the threads' memos are stale */
+	uint32_t unlinks;        /* changes when sites are taken out of lookups or retired: the
+				    threads' memos and recent sites are stale */
 	struct mgp_chunks coh;   /* full cohort arrays (MGC_COHORTS u64 each) */
 	uint32_t coh_high, coh_free;
 	int coh_lock;
@@ -355,11 +356,13 @@ static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n)
 }
 
 /* An answer a thread noted (its memo, its recent sites), still the table's: no site has been taken
- * out of lookups since it was noted (an id could have been freed and given to another stack), and
- * a retired site (no stack in memory) goes the long way, to be revived. */
-static inline uint32_t still_found(uint32_t id, uint32_t noted, uint32_t unlinks, unsigned n)
+ * out of lookups or retired since it was noted (an id could have been freed and given to another
+ * stack; a retired site, with no stack in memory, goes the long way, to be revived). Only sites
+ * with a stack in memory are noted, so a hit reads nothing of the site's (its leaf was a cache
+ * miss of every hit in the torch sample's steps). */
+static inline uint32_t still_found(uint32_t id, uint32_t noted, uint32_t unlinks)
 {
-	return noted == unlinks && (!n || mgp_site_leaf(id)) ? id : 0;
+	return noted == unlinks ? id : 0;
 }
 
 /* Each thread's last interned stack and its site, in its block of caches (mgp_tcache.h): a stack
@@ -387,14 +390,15 @@ static inline uint32_t memo_hit(const struct memo *m, const uintptr_t *ips, unsi
 	for (; i < n; i++)
 		if (m->ips[i] != ips[i])
 			return 0;
-	return still_found(m->id, m->unlinks, unlinks, n);
+	return still_found(m->id, m->unlinks, unlinks);
 }
 
 static inline void memo_put(struct memo *m, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t id,
 			    uint32_t unlinks, uint64_t stack_id, unsigned fixed)
 {
 	m->id = 0;
-	if (id < 2 || n > MEMO_FRAMES) /* 0 and 1: no site (out of room, out of memory) */
+	/* 0 and 1: no site (out of room, out of memory); no leaf: not revived (out of memory) */
+	if (id < 2 || n > MEMO_FRAMES || (n && !mgp_site_leaf(id)))
 		return;
 	memcpy(m->ips, ips, n * sizeof *ips);
 	m->n = (uint16_t)n;
@@ -434,11 +438,11 @@ static inline uint32_t recent_key(uint64_t h2, uint32_t id)
 	return (uint32_t)(h2 >> 56) << ID_BITS | id;
 }
 
-static inline uint32_t recent_hit(const struct recent *r, uint64_t h1, uint64_t h2, unsigned n, uint32_t unlinks)
+static inline uint32_t recent_hit(const struct recent *r, uint64_t h1, uint64_t h2, uint32_t unlinks)
 {
 	if (!r || r->h1 != h1 || r->id_h2 >> ID_BITS != (uint32_t)(h2 >> 56) || !(r->id_h2 & ID_MASK))
 		return 0;
-	return still_found(r->id_h2 & ID_MASK, r->unlinks, unlinks, n);
+	return still_found(r->id_h2 & ID_MASK, r->unlinks, unlinks);
 }
 
 static inline void recent_put(struct recent *r, uint64_t h1, uint64_t h2, uint32_t id, uint32_t unlinks)
@@ -476,7 +480,7 @@ static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind,
 	uint64_t h1, h2;
 	hash_stack(ips, n, kind, &h1, &h2);
 	struct recent *r = recent_of(b, h1);
-	uint32_t id = recent_hit(r, h1, h2, n, unlinks);
+	uint32_t id = recent_hit(r, h1, h2, unlinks);
 	if (id)
 		return id;
 	id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
@@ -900,6 +904,7 @@ struct mgp_retire_scan mgp_sites_retire_begin(int (*written)(uint32_t id))
 		}
 		*(struct retiring *)mgp_chunk_at(&table.ret, table.nret++) = (struct retiring){id, *leaf_of(id)};
 		__atomic_store_n(leaf_of(id), 0, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&table.unlinks, 1, __ATOMIC_RELEASE); /* the threads' notes of it */
 	}
 	pthread_mutex_unlock(&table.lock);
 	return scan;
