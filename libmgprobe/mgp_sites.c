@@ -885,6 +885,11 @@ struct mgp_retire_scan mgp_sites_retire_begin(int (*written)(uint32_t id))
 	uint32_t high = table.high;
 	for (uint32_t id = table.inherited > 2 ? table.inherited : 2; id < high; id++) {
 		int evict = 0;
+		/* Retired (no stack in memory) and written: neither retires nor is evicted. Decided
+		 * from 4 bytes and a bit, not the 48 of its counters: the torch sample's ~2.2 * 10^5
+		 * retired sites were 12 MiB read by every tick's scan. */
+		if (!*leaf_of(id) && written(id))
+			continue;
 		if (!retirable(id, written) && !(evict = evictable(id, written)))
 			continue;
 		struct mgp_site_counts *c = mgp_site_counts(id);
