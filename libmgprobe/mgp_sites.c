@@ -344,13 +344,15 @@ static uint32_t insert(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t
 }
 
 /* A retired site seen again: its stack interned again, under the lock (the id and counters
- * never left). Out of memory, it goes on without frames in memory (the trace has them). */
-static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n)
+ * never left). Out of memory, it goes on without frames in memory (the trace has them), and *bare
+ * says so: such an answer is not noted. */
+static uint32_t revive(uint32_t id, const uintptr_t *ips, unsigned n, int *bare)
 {
 	uint32_t leaf;
 	pthread_mutex_lock(&table.lock);
 	if (!*leaf_of(id) && mgp_stacks_intern(ips, n, &leaf) == 0)
 		__atomic_store_n(leaf_of(id), leaf, __ATOMIC_RELEASE);
+	*bare = !*leaf_of(id);
 	pthread_mutex_unlock(&table.lock);
 	return id;
 }
@@ -397,8 +399,7 @@ static inline void memo_put(struct memo *m, const uintptr_t *ips, unsigned n, un
 			    uint32_t unlinks, uint64_t stack_id, unsigned fixed)
 {
 	m->id = 0;
-	/* 0 and 1: no site (out of room, out of memory); no leaf: not revived (out of memory) */
-	if (id < 2 || n > MEMO_FRAMES || (n && !mgp_site_leaf(id)))
+	if (id < 2 || n > MEMO_FRAMES) /* 0 and 1: no site (out of room, out of memory) */
 		return;
 	memcpy(m->ips, ips, n * sizeof *ips);
 	m->n = (uint16_t)n;
@@ -451,7 +452,7 @@ static inline void recent_put(struct recent *r, uint64_t h1, uint64_t h2, uint32
 		*r = (struct recent){h1, recent_key(h2, id), unlinks};
 }
 
-static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks);
+static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks, int *bare);
 
 uint32_t mgp_sites_intern_known(const uintptr_t *ips, unsigned n, unsigned kind, uint64_t stack_id,
 				unsigned fixed)
@@ -462,8 +463,9 @@ uint32_t mgp_sites_intern_known(const uintptr_t *ips, unsigned n, unsigned kind,
 	uint32_t id = m ? memo_hit(m, ips, n, kind, unlinks, stack_id, fixed) : 0;
 	if (id)
 		return id;
-	id = intern(b, ips, n, kind, unlinks);
-	if (m)
+	int bare = 0;
+	id = intern(b, ips, n, kind, unlinks, &bare);
+	if (m && !bare)
 		memo_put(m, ips, n, kind, id, unlinks, stack_id, fixed);
 	return id;
 }
@@ -474,8 +476,10 @@ uint32_t mgp_sites_intern(const uintptr_t *ips, unsigned n, unsigned kind)
 }
 
 /* The lookup proper: the thread's recent sites, the shared table, then under the lock a new site.
- * unlinks: table.unlinks before the lookup began. */
-static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks)
+ * unlinks: table.unlinks before the lookup began; *bare set when the site has frames but none in
+ * memory (retired, and not revived for want of memory). Only sites with their stack in memory are
+ * noted (still_found). */
+static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind, uint32_t unlinks, int *bare)
 {
 	uint64_t h1, h2;
 	hash_stack(ips, n, kind, &h1, &h2);
@@ -486,13 +490,13 @@ static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind,
 	id = lookup(__atomic_load_n(&table.index, __ATOMIC_ACQUIRE), h1, h2, n, kind);
 	if (__builtin_expect(id != 0, 1)) {
 		if (__builtin_expect(n && !mgp_site_leaf(id), 0))
-			return revive(id, ips, n);
+			return revive(id, ips, n, bare);
 		recent_put(r, h1, h2, id, unlinks);
 		return id;
 	}
 	if (n > TRUNC_FRAMES && !mgc_kind_is_cuda(kind) &&
 	    __atomic_load_n(&table.used, __ATOMIC_RELAXED) >= table.trunc_at)
-		return intern(b, ips, TRUNC_FRAMES, kind, unlinks);
+		return intern(b, ips, TRUNC_FRAMES, kind, unlinks, bare);
 	int say = 0;
 	pthread_mutex_lock(&table.lock);
 	id = insert(ips, n, kind, h1, h2, &say);
@@ -501,6 +505,8 @@ static uint32_t intern(char *b, const uintptr_t *ips, unsigned n, unsigned kind,
 		mgp_log("the site table is full (MGPROBE_MAX_SITES=%u): allocations from new stacks "
 			"go unattributed, into one site without a stack (the report says how many); "
 			"raise MGPROBE_MAX_SITES", table.max_sites);
+	else if (id >= 2 && n && !mgp_site_leaf(id)) /* found retired under the lock */
+		return revive(id, ips, n, bare);
 	else if (id >= 2) /* 1: no site (out of room, out of memory) */
 		recent_put(r, h1, h2, id, unlinks);
 	return id;

@@ -13,7 +13,8 @@
 
 /* The block: each user's part at the offsets below. The rules and the sites are the fast path's
  * two caches of a shared table's slot (a cache miss each in PyTorch's steps): 2048 entries each,
- * 32 KiB, where 256 and 512 entries hit 41% and 90% of the torch sample's lookups. */
+ * 32 KiB: the torch sample's steps hit 78% and 96% of their lookups in them, where 256 sites and
+ * 512 rules hit 41% and 90%. */
 #define MGP_TCACHE_PART (8u << 10)
 #define MGP_TCACHE_BIG (32u << 10)
 #define MGP_TCACHE_RULES 0u                       /* mgp_unwind.c */
