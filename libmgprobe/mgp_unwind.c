@@ -761,13 +761,14 @@ static const uintptr_t stop_word = 1;
 /* Each thread's last rules looked up, direct-mapped by return address, in its block of caches
  * (mgp_tcache.h: not in TLS, which small thread stacks pay for): the shared table is 2 MiB for
  * PyTorch, and its slot's cache miss was half of the walk's time in the torch sample's steps;
- * these 8 KiB stay in the core's caches. Emptied with the kept frames at a flush. */
-#define RULE_MEMO_BITS 9u
+ * these 32 KiB stay in the core's own caches (its L2 at least). Emptied with the kept frames at a
+ * flush. */
+#define RULE_MEMO_BITS 11u
 struct rule_memo {
 	uintptr_t ip;
 	uint64_t rule;
 };
-_Static_assert(sizeof(struct rule_memo) << RULE_MEMO_BITS <= MGP_TCACHE_PART, "the rules' part of the block");
+_Static_assert(sizeof(struct rule_memo) << RULE_MEMO_BITS <= MGP_TCACHE_BIG, "the rules' part of the block");
 
 struct kept {
 	uint32_t n;   /* frames held */

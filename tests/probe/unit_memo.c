@@ -4,8 +4,8 @@
  * program, and driven step by step as the writer drives the table, so no timing decides anything:
  * a site is unlinked and freed while the main thread's memo still names it, another thread's new
  * stack is given its id, and the main thread's stack must then get a site of its own, with its own
- * frames; a site that retired (its stack given back) while the memo names it comes back with its
- * stack in memory. And the memo's trust in the unwinder's identity of the native frames
+ * frames; a site that retired (its stack given back) while the memo or only the recent sites name
+ * it comes back with its stack in memory. And the memo's trust in the unwinder's identity of the native frames
  * (mgp_sites_intern_known): only the frames it vouches for go uncompared, only under the same
  * identity and the same count of native frames, and never under identity 0. */
 #include <pthread.h>
@@ -20,6 +20,7 @@
 
 static const uintptr_t stack_one[DEPTH] = {0x500000u, 0x300000u, 0x200000u};
 static const uintptr_t stack_two[DEPTH] = {0x600000u, 0x300000u, 0x200000u};
+static const uintptr_t stack_three[DEPTH] = {0x680000u, 0x300000u, 0x200000u};
 
 static uint32_t intern(const uintptr_t *ips)
 {
@@ -103,6 +104,20 @@ int main(void)
 	MG_EQ(mgp_site_leaf(c), 0, "s's site without its stack in memory");
 	MG_EQ(intern(stack_one), c, "s after retiring: the same id");
 	MG_TRUE(holds(c, stack_one), "s's retired site revived with its frames");
+
+	/* Retired while only the recent sites name it (the memo names u): revived as well. */
+	uint32_t u = intern(stack_three);
+	MG_TRUE(u >= 2 && u != c, "stack u: a site of its own (%u, s's %u)", u, c);
+	MG_EQ(intern(stack_one), c, "s found again");
+	MG_EQ(intern(stack_three), u, "u found again: the memo names u, the recent sites s");
+	mgp_sites_take_dirty(taken);
+	for (int pass = 0; pass < 2; pass++) {
+		mgp_sites_retire_begin(always_written);
+		mgp_sites_evict_free(always_written);
+	}
+	MG_EQ(mgp_site_leaf(c), 0, "s's site retired again, without its stack in memory");
+	MG_EQ(intern(stack_one), c, "s after retiring, noted in the recent sites: the same id");
+	MG_TRUE(holds(c, stack_one), "s's site revived with its frames, not taken from the recent sites' note");
 
 	/* Stacks as a capture makes them: `fixed` native frames, then (Python) frames of their own. */
 	static const uintptr_t nat_a[DEPTH] = {0x710000u, 0x720000u, 0x730000u};
