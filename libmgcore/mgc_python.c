@@ -211,14 +211,19 @@ int mgc_pyfile_is_library(const char *file)
 	return 0;
 }
 
+int mgc_pyarena_is(unsigned kind, const struct mgc_site_counters *c, const char *module)
+{
+	if (kind != MGC_KIND_MMAP || !c->allocs || c->alloc_bytes != c->allocs * (1ull << 20) || !module)
+		return 0;
+	const char *base = strrchr(module, '/');
+	base = base ? base + 1 : module;
+	return strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0;
+}
+
 int mgc_pyarena_site(const struct mgc_trace *t, const struct mgc_site *s)
 {
-	const struct mgc_site_counters *c = &s->counters;
-	if (s->kind != MGC_KIND_MMAP || !c->allocs || c->alloc_bytes != c->allocs * (1ull << 20) || !s->nframes ||
-	    !s->ips || mgc_pyframe_is(s->ips[0]))
+	if (!s->nframes || !s->ips || mgc_pyframe_is(s->ips[0]))
 		return 0;
 	const struct mgc_module *m = mgc_trace_module_for(t, s->ips[0] - 1, s->gen);
-	const char *base = m ? strrchr(m->path, '/') : NULL;
-	base = base ? base + 1 : m ? m->path : "";
-	return strncmp(base, "python3", 7) == 0 || strncmp(base, "libpython3", 10) == 0;
+	return mgc_pyarena_is(s->kind, &s->counters, m ? m->path : NULL);
 }

@@ -60,4 +60,10 @@ struct mgc_site;
  * of every line that runs, so the stack only names the line that happened to need a new arena. */
 int mgc_pyarena_site(const struct mgc_trace *t, const struct mgc_site *s);
 
+struct mgc_site_counters;
+
+/* The same test on a site's kind, counters and the module path of its innermost (native) frame:
+ * for readers that hold no trace (mgmon). */
+int mgc_pyarena_is(unsigned kind, const struct mgc_site_counters *c, const char *module);
+
 #endif /* MGC_PYTHON_H */

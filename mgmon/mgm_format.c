@@ -11,6 +11,7 @@
 
 #include "mgc_escape.h"
 #include "mgc_format.h"
+#include "mgc_python.h"
 #include "mgc_units.h"
 
 const char *mgm_duration(double s, char *buf, size_t cap)
@@ -165,6 +166,12 @@ const char *mgm_site_function(const struct mgm_site *s)
 	return s->stack->st.frames[s->stack->st.named].function;
 }
 
+int mgm_site_pyarena(const struct mgm_site *s)
+{
+	return s->stack && s->stack->st.n && !s->stack->st.frames[0].python &&
+	       mgc_pyarena_is(s->r->kind, &s->r->counters, s->stack->st.frames[0].module);
+}
+
 void mgm_site_where(const struct mgm_site *s, char *buf, size_t cap)
 {
 	buf[0] = 0;
@@ -224,6 +231,9 @@ void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int wi
 		if (dev >= 0)
 			snprintf(d, sizeof d, ":%d", dev);
 		snprintf(fnbuf, sizeof fnbuf, "[%s%s] %s", mgc_kind_name(r->kind), d, fn);
+		fn = fnbuf;
+	} else if (mgm_site_pyarena(s)) {
+		snprintf(fnbuf, sizeof fnbuf, "[pymalloc arena] %s", fn); /* as the report marks it */
 		fn = fnbuf;
 	}
 	int fl = (int)strlen(fn), wl = (int)strlen(where);

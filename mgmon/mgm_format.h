@@ -31,6 +31,10 @@ void mgm_fmt_oom(const struct mgm_view *v, const struct mgc_fit *f, char *buf, s
 void mgm_fmt_site_header(const struct mgm_view *v, int width, char *buf, size_t cap);
 void mgm_fmt_site_row(const struct mgm_view *v, const struct mgm_site *s, int width, char *buf, size_t cap);
 
+/* 1 when the site is a pymalloc arena (mgc_pyarena_is): the row and JSON say so, as the report
+ * does. */
+int mgm_site_pyarena(const struct mgm_site *s);
+
 /* The frame a site is named by ("??" when unknown), as the process's symbols say it (raw: escape
  * it to show it), and its "file:line" ("" when unknown), escaped for a terminal. */
 const char *mgm_site_function(const struct mgm_site *s);

@@ -167,6 +167,8 @@ static cJSON *site_json(const struct mgm_site *ms, const struct mgm_view *v)
 	cJSON_AddItemToObject(e, "live_bytes_last_x", mgc_json_number(r->live_end));
 	cJSON_AddNumberToObject(e, "growth_bytes", r->growth);
 	cJSON_AddStringToObject(e, "function", mgm_site_function(ms));
+	if (mgm_site_pyarena(ms))
+		cJSON_AddBoolToObject(e, "pymalloc_arena", 1);
 	cJSON_AddItemToObject(e, "stack", stack_json(ms->stack));
 	return e;
 }

@@ -191,8 +191,12 @@ def mgmon_sums(doc):
     column names another frame than the first Python frame in the user's code."""
     sums, wrong = {}, []
     for s in doc.get("sites", []):
-        if s["kind"] == "mmap" and s.get("allocs") and s.get("alloc_bytes") == s["allocs"] << 20:
-            continue  # a pymalloc arena (the report's pymalloc_arena): charged to whichever line grew it
+        arena = s["kind"] == "mmap" and s.get("allocs") and s.get("alloc_bytes") == s["allocs"] << 20 \
+            and s["stack"] and s["stack"][0].get("module", "").rsplit("/", 1)[-1].startswith(("python3", "libpython3"))
+        if bool(s.get("pymalloc_arena")) != bool(arena):
+            wrong.append(f"site {s['site']}: pymalloc_arena {s.get('pymalloc_arena')}, expected {bool(arena)}")
+        if arena:
+            continue  # a pymalloc arena: charged to whichever line grew it
         py = [f for f in s["stack"] if "file" in f and "module" not in f]
         user = next((f for f in py if not is_library(f["file"])), None)
         if not user:
