@@ -690,9 +690,10 @@ static size_t encode_site(unsigned char *q, uint32_t id, uint32_t id_delta, cons
 #define CHURN_EVERY 64u /* snapshots between rewrites of sites that only churned */
 
 /* Whether a changed site goes into this snapshot, and its stack first if it is new to the file.
- * A site enters the file once it holds memory at a snapshot or has made MGP_SITES_KEEP_ALLOCS
- * allocations, and at exit: a start-up transient (a few allocations, freed within one interval)
- * never does: it counts in the totals only, and its memory goes back by eviction. Once in, it is
+ * A host site enters the file once it holds memory at a snapshot or has made
+ * MGP_SITES_KEEP_ALLOCS allocations, and at exit: a start-up transient (a few allocations, freed
+ * within one interval) never does: it counts in the totals only, and its memory goes back by
+ * eviction. A CUDA site (few, never evicted) enters at its first change. Once in, it is
  * rewritten when its live bytes or count moved, and when it only churned (allocations and frees
  * in balance), every CHURN_EVERY snapshots and in the last. -1 when out of memory. */
 static int wanted(uint32_t id, unsigned flags)
@@ -703,7 +704,8 @@ static int wanted(uint32_t id, unsigned flags)
 		return 0;
 	if (!bit_get(&trace.site_done, id)) {
 		uint64_t allocs = __atomic_load_n(&c->allocs, __ATOMIC_RELAXED);
-		if (!holds(c) && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1)
+		if (!holds(c) && allocs < MGP_SITES_KEEP_ALLOCS && !(flags & MGC_SNAP_FINAL) && id != 1 &&
+		    !mgc_kind_is_cuda(mgp_site_get(id)->kind))
 			return 0;
 		return put_site_stack(id) < 0 ? -1 : 1;
 	}

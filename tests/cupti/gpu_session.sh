@@ -6,7 +6,8 @@
 #   here:   tests/cupti/gpu_session.sh --prepare     # build-gpu/ (-Dcupti=enabled -Dcuda=enabled)
 #                                                     # and .gpulibs/ (the shared libraries it needs)
 #   device: tests/cupti/gpu_session.sh --run         # with carry [build-gpu, .gpulibs]; $OUT set
-#           (MG_GPU_SKIP_COST=1 leaves out the cost runs: cupti_facts and the timed pairs)
+#           (MG_GPU_SKIP_COST=1 leaves out the cost runs: cupti_facts and the timed pairs;
+#           MG_GPU_SKIP_TORCH=1 the first PyTorch runs, healthy and --leak-device)
 #
 # The run writes $OUT/session.log (every command and its output, timed), $OUT/results.tar.gz (the
 # traces, mgreport --json of each, the kept test folders).
@@ -76,6 +77,32 @@ torch_runs() { # the PyTorch sample on CUDA under the probe: healthy, then a dev
 	done
 }
 
+# Issues 15 and 16 on CUDA: the host leak named at its Python line, the sampled mode's step time
+# beside native's in the same run, and forked DataLoader workers after CUDA started (their traces
+# hold host memory only; the Dataset's leak is found in a worker's trace).
+torch_more() {
+	local py=python3 mgp=build-gpu/libmgprobe/mgprobe rep=build-gpu/mgreport/mgreport
+	local t=samples/torch_vision_train.py
+	step torch-hostleak 150 $mgp run -o "$R/torch-hostleak.mgt" -- \
+		$py $t --device cuda --steps 300 --leak --print-every 100
+	step report-torch-hostleak-text 120 $rep --top 5 "$R/torch-hostleak.mgt"
+	step report-torch-hostleak 120 report_json "$R/torch-hostleak.mgt"
+	for round in 1 2; do
+		step "torch-native-$round" 120 $py $t --device cuda --steps 300 --print-every 100
+		step "torch-sampled-$round" 120 $mgp run --sample 512K -o "$R/torch-sampled.mgt" -- \
+			$py $t --device cuda --steps 300 --print-every 100
+		step "torch-exact-$round" 150 $mgp run -o "$R/torch-exact.mgt" -- \
+			$py $t --device cuda --steps 300 --print-every 100
+	done
+	step report-torch-sampled-text 120 $rep --top 5 "$R/torch-sampled.mgt"
+	step torch-workers 240 $mgp run -o "$R/torch-workers.mgt" -- \
+		$py $t --device cuda --steps 200 --workers 2 --leak-getitem --print-every 100
+	for m in "$R"/torch-workers*; do
+		[ -e "$m" ] && step "report-$(basename "$m")-text" 120 $rep --top 5 "$m"
+	done
+	ls -la "$R" >>"$LOG"
+}
+
 # The suites gpu and cupti and the tests engine-device and engine-devmodel, run as meson would run
 # them but without meson (the device's meson is another version, which refuses this build folder).
 gpu_tests() {
@@ -119,7 +146,9 @@ run() {
 		[ -e "$m" ] && step "report-$(basename "$m")" 120 report_json "$m"
 	done
 	pack
-	torch_runs
+	[ -n "${MG_GPU_SKIP_TORCH:-}" ] || torch_runs
+	pack
+	torch_more
 	step nvidia-smi-after 30 nvidia-smi
 	pack
 	ls -la "$OUT" >>"$LOG"
@@ -130,8 +159,7 @@ run() {
 # a run cut short still returns what it made.
 pack() {
 	rm -f "$R"/p?.mgt
-	tar -czf "$OUT/results.tar.gz" -C /tmp --exclude=torch-healthy.mgt --exclude=torch-leak.mgt \
-		mg-gpu-results
+	tar -czf "$OUT/results.tar.gz" -C /tmp --exclude='torch-*.mgt' mg-gpu-results
 	for t in "$R"/torch-healthy.mgt "$R"/torch-leak.mgt; do
 		[ -e "$t" ] || continue
 		rm -f "$OUT/$(basename "$t")".gz*

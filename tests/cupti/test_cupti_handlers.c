@@ -675,6 +675,13 @@ static void test_trace_roundtrip(void)
 	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
 	     &(cudaMallocManaged_v6000_params){&out, 4 * MB, 1}, 0);
 	mgp_trace_write_stacks();
+	/* A device allocation made and freed between two snapshots (gpu-alloc's cudaMallocAsync
+	 * four times over, on the H100), its stack new to the file: its site is in the file, though it
+	 * never held memory at a snapshot. */
+	cur_frame = 0x1a00;
+	rt_malloc(MB, (void *)0x750000c00000ull, 0);
+	rt_free((void *)0x750000c00000ull);
+	cur_frame = 0x1900;
 	mgp_trace_snapshot(&(struct mgc_rec_snapshot){.step = 1, .flags = MGC_SNAP_STEP | MGC_SNAP_FULL});
 	call(RT, CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, &(cudaFreeHost_v3020_params){(void *)0x750000400000ull}, 0);
 	mgp_trace_snapshot(&(struct mgc_rec_snapshot){.step = 2, .flags = MGC_SNAP_STEP});
@@ -718,6 +725,10 @@ static void test_trace_roundtrip(void)
 			 ds->cuda->records == 1 && ds->cuda->flags == (MGC_DEVSITE_ASYNC | MGC_DEVSITE_POOL), 1);
 	const struct mgc_site *d1 = d1_site < t->nsites ? t->sites[d1_site] : NULL;
 	MG_EQ(d1 && mgc_kind_device(d1->kind) == 1 && d1->counters.live_bytes == 2 * MB && !d1->cuda, 1);
+	uint32_t tr_site = site_id(0x1a00, MGC_KIND_DEVICE);
+	const struct mgc_site *tr = tr_site < t->nsites ? t->sites[tr_site] : NULL;
+	MG_EQ(tr && tr->nframes > 0 && tr->counters.allocs == 1 && tr->counters.frees == 1 &&
+		      tr->counters.live_bytes == 0, 1);
 	mgc_trace_free(t);
 	unlink(path);
 	mgp_cupti_set_joining(0);
