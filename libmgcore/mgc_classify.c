@@ -931,8 +931,10 @@ static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k)
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
- * sigmas with a rate interval above the meaningful growth, in one sustained rise or
- * MGC_MIN_EVENTS steps, not slowing down, and is not paused for long; before it paused it had
+ * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
+ * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
+ * in one sustained rise or MGC_MIN_EVENTS steps, not slowing down, and is not paused for long;
+ * before it paused it had
  * risen for the warmup horizon (and MGC_MIN_SAMPLES samples) and then one of: it began after the
  * run had settled; from the start (or after a faster warmup it outlasted) it went on for the
  * start horizon (no epochs marked) or past an epoch boundary; at its rate the limit comes in
@@ -943,8 +945,8 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 {
 	double x_end = k->x_on + k->climb;
 	const char *rule = NULL;
-	if (!(k->lo > c->delta) || !(k->rise >= MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0))) ||
-	    mgc_grown(c, k) < mgc_min_rise(c))
+	if (!(k->lo > c->delta) || !(k->rate > c->delta) ||
+	    !(k->rise >= MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0))) || mgc_grown(c, k) < mgc_min_rise(c))
 		return NULL;
 	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
 		return NULL;

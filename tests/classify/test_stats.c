@@ -414,6 +414,43 @@ static void test_fast_pieces(void)
 	MG_EQ(leaks, 60);
 }
 
+/* The data directory (the first argument), for the series kept there. */
+static const char *data_dir = ".";
+
+/* Reads up to `cap` numbers from data_dir/name (lines of one number; `#` lines are comments) as
+ * y, x the line's index. Returns how many. */
+static size_t read_series(const char *name, double *x, double *y, size_t cap)
+{
+	char path[512], line[128];
+	snprintf(path, sizeof path, "%s/%s", data_dir, name);
+	FILE *f = fopen(path, "r");
+	MG_TRUE(f != NULL, "open %s", path);
+	size_t n = 0;
+	while (f && n < cap && fgets(line, sizeof line, f))
+		if (line[0] != '#') {
+			x[n] = (double)n;
+			y[n++] = strtod(line, NULL);
+		}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* A warmup, then flat under heavy-tailed noise (crosscheck_warm.py's `heavy` family, seed 4243):
+ * no leak. A staircase's step count bounds its rate from below, and that bound once made a late
+ * reading whose own rate was below zero a leak ("leak: -433 KiB per step since step 856.5"). */
+static void test_heavy_flat(void)
+{
+	static double x[1200], y[1200];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	struct mgc_fit f;
+	size_t n = read_series("heavy-flat-4243.txt", x, y, 1200);
+	MG_EQ(n, 1147);
+	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	printf("heavy-tailed flat run, 1147 steps: %s (%.0f KiB per step)\n", mgc_verdict_name(f.verdict), f.slope / 1024);
+	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
+}
+
 /* x in seconds: the words say "per second". */
 static void test_seconds(void)
 {
@@ -483,8 +520,10 @@ static void test_speed(void)
 	free(y);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1)
+		data_dir = argv[1];
 	test_theil_sen_mann_kendall();
 	test_mad_noise();
 	test_contract();
@@ -495,6 +534,7 @@ int main(void)
 	test_epochs();
 	test_heavy_tails();
 	test_fast_pieces();
+	test_heavy_flat();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
