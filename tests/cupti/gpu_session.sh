@@ -8,6 +8,8 @@
 #   device: tests/cupti/gpu_session.sh --run         # with carry [build-gpu, .gpulibs]; $OUT set
 #           (MG_GPU_SKIP_COST=1 leaves out the cost runs: cupti_facts and the timed pairs;
 #           MG_GPU_SKIP_TORCH=1 the first PyTorch runs, healthy and --leak-device)
+#   device: tests/cupti/gpu_session.sh --verify      # shorter: the GPU tests, then where exact
+#           mode's time goes on CUDA (exact with and without CUDA tracing, Python frames, depth 16)
 #
 # The run writes $OUT/session.log (every command and its output, timed), $OUT/results.tar.gz (the
 # traces, mgreport --json of each, the kept test folders).
@@ -130,6 +132,34 @@ cost_runs() { # CUPTI's own cost on the real driver, then the probe's, per cudaM
 	step cupti-bench 120 build-gpu/bench/cupti_bench 200000
 }
 
+# Where exact mode's time goes on CUDA: the PyTorch sample natively, exact, exact without CUDA
+# tracing, exact without Python frames, sampled; each run's step time is its `done:` line.
+cost_split() {
+	local py=python3 mgp=build-gpu/libmgprobe/mgprobe t="samples/torch_vision_train.py --device cuda --steps 200 --print-every 200"
+	for round in 1 2; do
+		step "split-native-$round" 90 $py $t
+		step "split-exact-$round" 120 $mgp run -o "$R/s.mgt" -- $py $t
+	done
+	step split-exact-nocuda 120 $mgp run --no-cuda -o "$R/s.mgt" -- $py $t
+	step split-exact-nopython 120 $mgp run --no-python -o "$R/s.mgt" -- $py $t
+	step split-exact-depth16 120 $mgp run --depth 16 -o "$R/s.mgt" -- $py $t
+	step split-sampled 90 $mgp run --sample 512K -o "$R/s.mgt" -- $py $t
+	rm -f "$R"/s.mgt "$R"/s.*.mgt
+}
+
+# A second, short session: the GPU tests, then cost_split.
+verify() {
+	: "${OUT:?OUT must name the folder for the results}"
+	LOG=$OUT/session.log R=/tmp/mg-gpu-results
+	mkdir -p "$R/tests"
+	setup_device
+	step nvidia-smi-before 30 nvidia-smi -L
+	gpu_tests
+	pack
+	cost_split
+	pack
+}
+
 run() {
 	: "${OUT:?OUT must name the folder for the results}"
 	LOG=$OUT/session.log R=/tmp/mg-gpu-results
@@ -170,5 +200,6 @@ pack() {
 case "${1:-}" in
 --prepare) prepare ;;
 --run) run ;;
-*) echo "usage: $0 --prepare | --run   (see the head of this file)" >&2; exit 2 ;;
+--verify) verify ;;
+*) echo "usage: $0 --prepare | --run | --verify   (see the head of this file)" >&2; exit 2 ;;
 esac
