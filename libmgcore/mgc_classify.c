@@ -891,11 +891,11 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 {
 	struct mgc_cand k;
-	double longest = 0;
+	double longest = 0, again;
 	for (size_t s = 0; s + 1 < c->nseg; s++)
 		if (mgc_candidate(c, s, &k) && k.events >= events && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
-		    mgc_stair_again(&k) > longest && !(steady && mgc_cand_decel(c, &k)))
-			longest = mgc_stair_again(&k);
+		    (again = mgc_stair_again(&k)) > longest && !(steady && mgc_cand_decel(c, &k)))
+			longest = again;
 	return longest;
 }
 

@@ -7,6 +7,8 @@ MODE is one of
   pure, thread, fork   pyleak.py's leak of bytes(100_000) per step (main thread, a threading.Thread,
                        a forked child leaving through os._exit), run as a file with a non-ASCII
                        name: the top site's Python frames are exactly grow, loop, ... at their lines;
+  preload              pure, under plain LD_PRELOAD=libmgprobe.so (beside MGPROBE) and
+                       MGPROBE_OUTPUT, without mgprobe run: Python frames are on there too;
   dict                 a dict growing by one entry of 64 small strs per step: under
                        --python-objects the leaking site names remember()'s line; under the default
                        (pymalloc) the growth is in sites marked as pymalloc arenas;
@@ -46,6 +48,14 @@ class Check:
             self.failures += 1
         return ok
 
+    def finish(self, tmp):
+        """The exit status: 0, with tmp removed, or 1, with tmp kept and named."""
+        if self.failures == 0:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return 0
+        print(f"{self.failures} failures; files kept in {tmp}")
+        return 1
+
 
 def line_of(path, tag):
     """The 1-based line of `path` holding `tag` (a LINE-... comment or a code fragment)."""
@@ -56,10 +66,17 @@ def line_of(path, tag):
     raise SystemExit(f"{path}: no line with {tag!r}")
 
 
-def run(cmd, cwd, timeout=500):
+def clean_env(**extra):
+    """This environment without the probe's variables (a test sets its own), one OpenMP thread."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("MGPROBE_") and k not in ("LD_PRELOAD", "PYTHONMALLOC")}
     env.setdefault("OMP_NUM_THREADS", "1")
+    env.update(extra)
+    return env
+
+
+def run(cmd, cwd, timeout=500, **extra_env):
+    env = clean_env(**extra_env)
     r = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     return r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace")
 
@@ -89,11 +106,16 @@ def top_growing(proc):
 
 
 def check_pyleak(t, mode, mgprobe, mgreport, py, pyleak, tmp):
-    """pure / thread / fork: the script copied to a non-ASCII file name, 60 steps."""
+    """pure / thread / fork / preload: the script copied to a non-ASCII file name, 60 steps."""
     script = os.path.join(tmp, "fuite_données_Δ.py")
     shutil.copy(pyleak, script)
     trace = os.path.join(tmp, "t.mgt")
-    rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, script, mode, "60"], tmp)
+    if mode == "preload":  # the plain LD_PRELOAD route: no mgprobe run to set anything
+        lib = os.path.join(os.path.dirname(os.path.abspath(mgprobe)), "libmgprobe.so")
+        mode = "pure"
+        rc, out, err = run([py, script, mode, "60"], tmp, LD_PRELOAD=lib, MGPROBE_OUTPUT=trace)
+    else:
+        rc, out, err = run([mgprobe, "run", "-o", trace, "--", py, script, mode, "60"], tmp)
     t.true("the program exits 0 under the probe", rc == 0, err[-1500:] if rc else "")
     files = [trace] + (sorted(glob.glob(os.path.join(tmp, "t.*.mgt"))) if mode == "fork" else [])
     rep = report(mgreport, files)
@@ -308,7 +330,7 @@ def main():
             return SKIP
     t = Check()
     tmp = tempfile.mkdtemp(prefix=f"mg-python-{mode}-")
-    if mode in ("pure", "thread", "fork"):
+    if mode in ("pure", "thread", "fork", "preload"):
         check_pyleak(t, mode, mgprobe, mgreport, py, pyleak, tmp)
     elif mode == "dict":
         check_dict(t, mgprobe, mgreport, py, pyleak, tmp)
@@ -322,11 +344,7 @@ def main():
         check_deep(t, mgprobe, mgreport, py, pyleak, sample, tmp)
     else:
         check_torch(t, mode, mgprobe, mgreport, py, sample, tmp)
-    if t.failures == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print(f"{t.failures} failures; files kept in {tmp}")
-    return 1 if t.failures else 0
+    return t.finish(tmp)
 
 
 if __name__ == "__main__":

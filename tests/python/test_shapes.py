@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from test_python import Check, find_python, report, run, show
+from test_python import Check, clean_env, find_python, report, run, show
 
 SKIP = 77
 ONE_PROCESS_NOT = ("workers", "loader")  # checkpoints in child processes: no mgmon check
@@ -171,9 +171,7 @@ def hold_lines(program, args):
 def run_held(t, cmd, cwd, mgmon, odir):
     """run() with the program held at its checkpoint for check_mgmon: (exit status, stderr)."""
     hold = os.path.join(os.path.dirname(odir), "hold")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MGPROBE_") and k not in ("LD_PRELOAD", "PYTHONMALLOC")}
-    env.update(PYSHAPE_HOLD=hold, OMP_NUM_THREADS="1")
+    env = clean_env(PYSHAPE_HOLD=hold)
     with open(os.path.join(cwd, "..", "err.txt"), "w+b") as err:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err)
         try:
@@ -293,11 +291,7 @@ def main():
         t.true("every HOLD line of the program holds 2 MiB in the oracle",
                all(want["inner"].get(k, 0) >= BIG for k in holds),
                [k[1] for k in holds if want["inner"].get(k, 0) < BIG])
-    if t.failures == 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        print(f"{t.failures} failures; files kept in {tmp}")
-    return 1 if t.failures else 0
+    return t.finish(tmp)
 
 
 if __name__ == "__main__":
