@@ -38,6 +38,8 @@ static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup
 static const double MGC_RAMP_HORIZONS = 2.0;  /* no start-up ramp lasts longer (400 steps) */
 static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
+static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this many sigmas thin out */
+static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its longest rung, and half again */
 static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
@@ -607,7 +609,10 @@ struct mgc_cand {
 	double flat;         /* the flat stretches inside, in all */
 	double pause;        /* the flat stretch at the end */
 	double climb;        /* x from the onset to the pause */
-	int events;          /* separate rises: jumps and rising segments */
+	double rung_gap;     /* the longest its level took to climb another MGC_STEP_SIGMAS level sigmas */
+	int rungs;           /* ... and how many times it did (rungs crossed at once count once) */
+	double spread;       /* the Laplace trend statistic of those times (negative: they crowd early) */
+	int events;          /* separate rises: jumps and rising segments, or its rungs if more */
 	int continuous;      /* one rising segment covers half the time */
 	int decel;           /* a saturating exponential fits the growth clearly better than a line;
 			      * -1: not yet tested (mgc_cand_decel) */
@@ -790,6 +795,40 @@ static double mgc_stair_lo(const struct mgc_cand *k)
 	return k->rise / k->dur * q * q * q;
 }
 
+/* The longest time floor points [a, b) took to climb another MGC_STEP_SIGMAS level sigmas from
+ * lvl_on (their level, the middle of three points, crossing rungs that far apart): the pauses a
+ * rise made inside itself, whether its segments show them or not (the steps of a staircase under
+ * noise merge into one rising segment). */
+static double mgc_rung_gap(const struct mgc_ctx *c, size_t a, size_t b, double lvl_on, struct mgc_cand *k)
+{
+	double h = MGC_STEP_SIGMAS * c->sig_lvl, next = lvl_on + h, last = c->x[a], gap = 0, sum = 0;
+	size_t at = a;
+	k->rungs = 0;
+	k->spread = 0;
+	if (!(h > 0))
+		return 0;
+	for (size_t i = a + 1; i + 1 < b; i++) {
+		double v = mgc_mid3(c->y, i - 1, b);
+		if (!(v >= next))
+			continue;
+		gap = fmax(gap, c->x[i] - last);
+		next = v + h; /* a rung above where it stands, not above a grid the noise may graze */
+		if (k->rungs == 0 || i - at > MGC_STEP_WIDTH) { /* a ramp's rungs in a row are one rise */
+			sum += c->x[i];
+			k->rungs++;
+		}
+		last = c->x[i];
+		at = i;
+	}
+	/* the rungs before the last, given the last, are uniform over [onset, last] for steps at a
+	 * steady rate (the Laplace test for a failure-truncated Poisson process) */
+	if (k->rungs >= 2 && last > c->x[a]) {
+		double m = k->rungs - 1, mean = (sum - last) / m;
+		k->spread = (mean - 0.5 * (c->x[a] + last)) / ((last - c->x[a]) / sqrt(12 * m));
+	}
+	return gap;
+}
+
 /* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
 static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 {
@@ -807,6 +846,10 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	k->h1 = mid - k->lvl_on;
 	k->h2 = c->level - mid;
 	mgc_cand_shape(c, k);
+	k->a0 = a0;
+	k->end = k->pause > 0 ? g[c->nseg - 1].a : n;
+	k->rung_gap = mgc_rung_gap(c, a0, k->end, k->lvl_on, k);
+	k->events = k->events > k->rungs ? k->events : k->rungs;
 	k->late = s > 0 && g[s - 1].flat && mgc_seg_len(c, &g[s - 1]) >= mgc_settle(c) &&
 		  mgc_seg_len(c, &g[s - 1]) >= k->gap;
 	k->wander = k->late ? mgc_wander(c, g[s - 1].a, g[s - 1].b, k->dur) : 0;
@@ -817,8 +860,6 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
-	k->a0 = a0;
-	k->end = k->pause > 0 ? g[c->nseg - 1].a : n;
 	k->decel = -1;
 	return 1;
 }
@@ -881,6 +922,7 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
 	if (k->continuous && k->gap == 0)
 		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
+	noise = fmax(noise, MGC_RUNG_GAPS * k->rung_gap); /* its steps paused that long inside it */
 	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, 0.25 * k->climb), mgc_stair_again(k)));
 }
 
@@ -919,6 +961,23 @@ static double mgc_limit_rate(const struct mgc_cand *k)
 	return k->continuous ? k->rate : k->lo;
 }
 
+/* Staircase k (flat for half its climb, MGC_HOLD_EVENTS rungs or more) spans the flat stretch
+ * before segment s0 as one of its pauses: not longer than its other steps would plausibly pause
+ * (mgc_poisson_pause of the rest of its climb), so the regime need not start after it (steps of
+ * 80-800 MiB apart by pauses of 300-500 steps each looked like a run that had settled, and the
+ * staircase read `plateau` between its steps). */
+static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, size_t s0)
+{
+	if (s0 == 0 || !c->seg[s0 - 1].flat || k->rungs < MGC_HOLD_EVENTS || !mgc_is_stair(k))
+		return 0;
+	/* steps spread over its time at a steady rate: not one or two jumps (a line through them
+	 * rises far less than they did), nor steps that thin out (pool doublings, running maxima) */
+	if (!(k->rate >= 0.5 * k->rise / k->dur) || k->spread < MGC_SPREAD_MIN)
+		return 0;
+	double len = mgc_seg_len(c, &c->seg[s0 - 1]);
+	return len <= mgc_poisson_pause(k->climb - len, k->events - 1);
+}
+
 /* At that rate regime k reaches the limit sooner than it has grown: within half its climb, or,
  * once it has outlasted any start-up ramp (MGC_RAMP_HORIZONS warmup horizons), within all of it (a
  * ramp steep enough to near the limit is over by then; a fast leak goes on). */
@@ -954,8 +1013,9 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL;
 	if (k->late)
 		return "late onset";
-	/* a steady rise that outlasted a faster warmup before it (no flat between) */
-	if (k->s != s0 && (!k->continuous || k->climb < k->x_on - c->in->x_first))
+	/* a steady rise that outlasted a faster warmup before it (no flat between), or a staircase
+	 * for which the flat stretch the regime starts after is one of its plausible pauses */
+	if (k->s != s0 && (!k->continuous || k->climb < k->x_on - c->in->x_first) && !mgc_stair_spans(c, k, s0))
 		return NULL;
 	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
 		rule = c->in->epochs ? "epoch" : "start horizon";

@@ -8,7 +8,7 @@ spikes, accumulation sawtooth, heavy-tailed (clipped Cauchy) noise, AR noise, le
 7 leak families (late, slow, irregular staircases, under validation spikes, under irregular
 spikes, fixed, fast to 70 GiB). Scored exactly as crosscheck.py scores (its classify and Score).
 
-usage: crosscheck_warm.py MGREPORT [--seed N]... [--jobs N] [--per-family K] [-v]
+usage: crosscheck_warm.py MGREPORT [--seed N]... [--jobs N] [--per-family K] [--family F]... [-v]
 Needs numpy. Seeds 4242 and 4243 were looked at while changing the classifier in session 9;
 use others to judge it."""
 import argparse
@@ -36,14 +36,16 @@ def ar(rng, n, phi, sigma):
 
 
 def base_noise(rng, n, sigma, kind=None):
-    kind = kind or rng.choice(["gauss", "heavy", "ar", "mix"])
+    """The noise and its kind's name."""
+    kind = str(kind or rng.choice(["gauss", "heavy", "ar", "mix"]))
     if kind == "gauss":
-        return rng.normal(0, sigma, n)
+        return rng.normal(0, sigma, n), kind
     if kind == "heavy":
-        return np.clip(rng.standard_cauchy(n), -30, 30) * sigma * 0.3
+        return np.clip(rng.standard_cauchy(n), -30, 30) * sigma * 0.3, kind
     if kind == "ar":
-        return ar(rng, n, rng.uniform(0.8, 0.95), sigma)
-    return ar(rng, n, 0.9, sigma * 0.7) + rng.normal(0, sigma * 0.5, n)
+        phi = rng.uniform(0.8, 0.95)
+        return ar(rng, n, phi, sigma), f"ar{phi:.2f}"
+    return ar(rng, n, 0.9, sigma * 0.7) + rng.normal(0, sigma * 0.5, n), kind
 
 
 def warm(rng, n):
@@ -163,7 +165,8 @@ def draw(rng, fam):
         d["settled"] = end + max(200.0, 20.0 * d["every"], 0.25 * end)
     nk = "heavy" if fam == "heavy" else ("ar" if fam == "ar" else None)
     d["n"] = n
-    d["y"] = base + t + base_noise(rng, n, sigma, nk)
+    noise, d["noise"] = base_noise(rng, n, sigma, nk)
+    d["y"] = base + t + noise
     return d
 
 
@@ -173,6 +176,7 @@ def main():
     ap.add_argument("--seed", type=int, action="append")
     ap.add_argument("--per-family", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--family", action="append", help="score only these families (all are drawn, so the series match a full run's)")
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     score = cc.Score()
@@ -181,13 +185,17 @@ def main():
             rng = np.random.default_rng(seed)
             series = [draw(rng, f) for f in (NONLEAK + LEAK) * a.per_family]
             labels = [f"{d['fam']}:{seed}:{i}" for i, d in enumerate(series)]
+            if a.family:
+                keep = [i for i, d in enumerate(series) if d["fam"] in a.family]
+                series, labels = [series[i] for i in keep], [labels[i] for i in keep]
             runs = pool.map(lambda p: cc.classify(a.mgreport, p[0], tmp, p[1].replace(":", "-")),
                             zip(series, labels))
             for d, label, said in zip(series, labels, runs):
                 score.add(d, said, label)
                 if a.v:
                     seq = "".join(v[0] if v != "leak" else "L" for _, v, _ in said)
-                    print(f"{label:18s} dx {d['every']:2d} onset {d['onset']} stop {d['stop']} {seq}")
+                    print(f"{label:18s} dx {d['every']:2d} onset {d['onset']} stop {d['stop']} "
+                          f"{d['noise']} sigma {d['sigma'] / MiB:.0f}M {seq}")
     score.report()
 
 

@@ -451,6 +451,24 @@ static void test_heavy_flat(void)
 	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
 }
 
+/* An irregular staircase under AR noise (crosscheck_warm.py's `stair` family, seed 7171): its
+ * steps (80-800 MiB) are under 3 level sigmas, so the segments see few of them, and its pauses of
+ * 300-500 steps each look like a run that settled. Read as rungs of 3 level sigmas (4 or more,
+ * spread over its time) it is a staircase, and a pause that long is one of its pauses: a leak.
+ * It read `plateau` 0.8 ("levelled at step 1192.5") when a pause reset the regime. */
+static void test_stair_pauses(void)
+{
+	static double x[1600], y[1600];
+	/* as `mgreport --series --limit 80G` reads a process's memory */
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	struct mgc_fit f;
+	size_t n = read_series("stair-pauses-7171.txt", x, y, 1600);
+	MG_EQ(n, 1546);
+	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	printf("staircase with long pauses, 1546 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+}
+
 /* x in seconds: the words say "per second". */
 static void test_seconds(void)
 {
@@ -535,6 +553,7 @@ int main(int argc, char **argv)
 	test_heavy_tails();
 	test_fast_pieces();
 	test_heavy_flat();
+	test_stair_pauses();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
