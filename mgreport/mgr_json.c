@@ -180,23 +180,70 @@ void mgr_json_frames(cJSON *so, const struct mgc_stack *st)
 #define MGR_JSON_FULL_SITES 1000
 
 /* The stacks of a process's flat sites (report-json.md: "stack_frames", "stack_nodes"): each
- * distinct frame once, as its unformatted JSON text, and a prefix tree of them, outermost frame at
- * the root; node k of the tree is "stack_nodes" entry k - 1. Built as the sites are written. */
+ * distinct frame once, as a key that spells what frame_json writes, and a prefix tree of them,
+ * outermost frame at the root; node k of the tree is "stack_nodes" entry k - 1. Built as the sites
+ * are written. */
 struct stack_tab {
 	struct mgr_strtab frames;
 	struct mgr_stacktree tree;
+	char *key; /* frame_key's buffer */
+	size_t keycap;
 };
+
+/* The key of frame f: "PYTHON INLINED LINE LEN LEN LEN|" and then the function, file and module as
+ * frame_json writes them (a length of -1: null), so two frames have one key exactly when they
+ * print alike. Cheaper than printing the frame (--top 0 keys millions). NULL without memory. */
+static const char *frame_key(struct stack_tab *tab, const struct mgc_frame *f)
+{
+	const char *fn = f->function ? f->function : "??";
+	const char *mod = f->python ? NULL : f->module ? f->module : "??";
+	size_t lfn = strlen(fn), lf = f->file ? strlen(f->file) : 0, lm = mod ? strlen(mod) : 0;
+	size_t need = 96 + lfn + lf + lm;
+	if (need > tab->keycap) {
+		char *k = realloc(tab->key, need);
+		if (!k)
+			return NULL;
+		tab->key = k;
+		tab->keycap = need;
+	}
+	int head = snprintf(tab->key, need, "%d %d %d %zu %ld %ld|", f->python != 0, f->inlined != 0,
+			    f->line, lfn, f->file ? (long)lf : -1L, mod ? (long)lm : -1L);
+	char *k = tab->key + head;
+	memcpy(k, fn, lfn); /* the strings copied, not printed: most of the key's cost */
+	memcpy(k + lfn, f->file ? f->file : "", lf);
+	memcpy(k + lfn + lf, mod ? mod : "", lm);
+	k[lfn + lf + lm] = '\0';
+	return tab->key;
+}
+
+/* The frame a key spells, as frame_json writes it; NULL without memory. */
+static cJSON *key_frame_json(const char *key)
+{
+	int py, inl, line, at = 0;
+	size_t lfn;
+	long lf, lm;
+	if (sscanf(key, "%d %d %d %zu %ld %ld|%n", &py, &inl, &line, &lfn, &lf, &lm, &at) != 6 || !at)
+		return NULL;
+	const char *s = key + at;
+	char *fn = strndup(s, lfn);
+	char *file = lf >= 0 ? strndup(s + lfn, (size_t)lf) : NULL;
+	char *mod = lm >= 0 ? strndup(s + lfn + (lf > 0 ? (size_t)lf : 0), (size_t)lm) : NULL;
+	struct mgc_frame f = {.function = fn, .file = file, .line = line, .module = mod,
+			      .inlined = inl, .python = py};
+	cJSON *fo = fn && (lf < 0 || file) && (lm < 0 || mod) ? frame_json(&f) : NULL;
+	free(fn);
+	free(file);
+	free(mod);
+	return fo;
+}
 
 /* Node of stack st in the table (its innermost frame), 0 for an empty stack; -1 without memory. */
 static long stack_node(struct stack_tab *tab, const struct mgc_stack *st)
 {
 	uint32_t node = 0;
 	for (size_t j = st->n; j-- > 0;) {
-		cJSON *fo = frame_json(&st->frames[j]);
-		char *text = fo ? cJSON_PrintUnformatted(fo) : NULL;
-		cJSON_Delete(fo);
-		long key = text ? mgr_strtab_add(&tab->frames, text) : -1;
-		free(text);
+		const char *k = frame_key(tab, &st->frames[j]);
+		long key = k ? mgr_strtab_add(&tab->frames, k) : -1;
 		if (key < 0 || (node = mgr_stacktree_child(&tab->tree, node, (uint32_t)key)) == 0)
 			return -1;
 	}
@@ -355,7 +402,7 @@ static int write_frames(FILE *f, const struct stack_tab *tab, int depth)
 {
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t k = 0; arr && k < tab->frames.n; k++) {
-		cJSON *fo = cJSON_Parse(tab->frames.s[k]);
+		cJSON *fo = key_frame_json(tab->frames.s[k]);
 		if (!fo || !cJSON_AddItemToArray(arr, fo)) {
 			cJSON_Delete(fo);
 			cJSON_Delete(arr);
@@ -437,6 +484,7 @@ static int write_marked(FILE *f, const char *doc, const struct mgr_process *proc
 	}
 	mgr_strtab_free(&tab.frames);
 	mgr_stacktree_free(&tab.tree);
+	free(tab.key);
 	if (rc < 0)
 		return rc;
 	rc = write_indented(f, at, 0);
