@@ -232,24 +232,45 @@ void mgc_analysis_site_series(const struct mgc_analysis *a, const struct mgc_sit
 	}
 }
 
+/* The first axis point from i on at or after grid point `at` (a->n when none). */
+static size_t axis_from(const struct mgc_analysis *a, size_t i, uint32_t at)
+{
+	size_t lo = i, hi = a->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->axis[mid] < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 double mgc_analysis_site_peak(const struct mgc_analysis *a, const struct mgc_site *s)
 {
 	double peak = 0;
 	size_t i = 0; /* the first axis point at or after the change */
 	for (size_t c = 0; c < s->nseries && i < a->n; c++) {
-		size_t lo = i, hi = a->n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (a->axis[mid] < s->series[c].at)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		i = lo; /* the value holds there when the next change comes later */
+		i = axis_from(a, i, s->series[c].at); /* holds there unless the next change comes first */
 		if (i < a->n && (c + 1 == s->nseries || a->axis[i] < s->series[c + 1].at))
 			peak = fmax(peak, (double)s->series[c].value);
 	}
 	return peak;
+}
+
+int mgc_analysis_site_flat(const struct mgc_analysis *a, const struct mgc_site *s)
+{
+	if (a->n < 2)
+		return 1;
+	double first = mgc_site_live_at(s, a->axis[0]);
+	size_t i = 0; /* the first axis point at or after the change */
+	for (size_t c = 0; c < s->nseries && i < a->n; c++) {
+		i = axis_from(a, i, s->series[c].at); /* read there unless the next change comes first */
+		if (i < a->n && (c + 1 == s->nseries || a->axis[i] < s->series[c + 1].at) &&
+		    (double)s->series[c].value != first)
+			return 0;
+	}
+	return 1;
 }
 
 /* Every site ranked by what two points of its series say: its growth and its end. */

@@ -166,6 +166,9 @@ void mgc_analysis_free(struct mgc_analysis *a);
  * y (a->n of them). */
 double mgc_analysis_site_at(const struct mgc_analysis *a, const struct mgc_site *s, size_t i);
 double mgc_analysis_site_peak(const struct mgc_analysis *a, const struct mgc_site *s);
+/* 1 when site s's live bytes (as mgc_analysis_site_at reads them) are the same at every axis point
+ * (so with fewer than 2 points), else 0: its series on the axis is then its value at the last one. */
+int mgc_analysis_site_flat(const struct mgc_analysis *a, const struct mgc_site *s);
 void mgc_analysis_site_series(const struct mgc_analysis *a, const struct mgc_site *s, double *y);
 
 /* Site k of the ranking (k < a->nsites) with its verdict: the judged result for k < nclassified,

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_json.c: the JSON printer (cJSON). Field names are a contract (docs/report-json.md): add
- * fields, never rename or remove them. Non-finite numbers are written as null; the document is
- * valid UTF-8 (mgc_json_clean: bytes that are not UTF-8 become U+FFFD). The sites are written one
- * at a time, never held as one tree (`--top 0` on a program with 720k sites is gigabytes of
- * JSON), with the bytes cJSON_Print would give for the whole document. */
+ * fields, never rename or remove them (the one documented exception: a flat site past the first
+ * MGR_JSON_FULL_SITES names its stack in a table instead of "frames"). Non-finite numbers are
+ * written as null; the document is valid UTF-8 (mgc_json_clean: bytes that are not UTF-8 become
+ * U+FFFD). The sites are written one at a time, never held as one tree (`--top 0` on a program
+ * with 720k sites is gigabytes of JSON), with the bytes cJSON_Print would give for the whole
+ * document. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,8 @@
 #include "mgc_escape.h"
 #include "mgc_json.h"
 #include "mgr_output.h"
+#include "mgr_stacktree.h"
+#include "mgr_strtab.h"
 
 /* "device": the CUDA device ordinal, null when not known (pinned host memory has none). */
 static void add_device(cJSON *o, unsigned kind)
@@ -142,31 +146,126 @@ static void add_cuda(cJSON *so, const struct mgc_site *s)
 	cJSON_AddBoolToObject(cu, "mismatch", (s->cuda->flags & MGC_DEVSITE_MISMATCH) != 0);
 }
 
+/* One frame as report-json.md gives it. */
+static cJSON *frame_json(const struct mgc_frame *f)
+{
+	cJSON *fo = cJSON_CreateObject();
+	if (f->python)
+		cJSON_AddStringToObject(fo, "kind", "python");
+	cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
+	if (f->file)
+		cJSON_AddStringToObject(fo, "file", f->file);
+	else
+		cJSON_AddNullToObject(fo, "file");
+	cJSON_AddNumberToObject(fo, "line", f->line);
+	if (f->python)
+		cJSON_AddNullToObject(fo, "module");
+	else
+		cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
+	if (f->inlined)
+		cJSON_AddBoolToObject(fo, "inlined", 1);
+	return fo;
+}
+
 void mgr_json_frames(cJSON *so, const struct mgc_stack *st)
 {
 	cJSON *fr = cJSON_AddArrayToObject(so, "frames");
-	for (size_t j = 0; st && j < st->n; j++) {
-		const struct mgc_frame *f = &st->frames[j];
-		cJSON *fo = cJSON_CreateObject();
-		if (f->python)
-			cJSON_AddStringToObject(fo, "kind", "python");
-		cJSON_AddStringToObject(fo, "function", f->function ? f->function : "??");
-		if (f->file)
-			cJSON_AddStringToObject(fo, "file", f->file);
-		else
-			cJSON_AddNullToObject(fo, "file");
-		cJSON_AddNumberToObject(fo, "line", f->line);
-		if (f->python)
-			cJSON_AddNullToObject(fo, "module");
-		else
-			cJSON_AddStringToObject(fo, "module", f->module ? f->module : "??");
-		if (f->inlined)
-			cJSON_AddBoolToObject(fo, "inlined", 1);
-		cJSON_AddItemToArray(fr, fo);
-	}
+	for (size_t j = 0; st && j < st->n; j++)
+		cJSON_AddItemToArray(fr, frame_json(&st->frames[j]));
 }
 
-static cJSON *site_json(const struct mgr_process *p, size_t i)
+/* The sites listed first are written in full whatever they did: the head of the ranking, where
+ * readers look and where a small report lies whole; past it, a site flat on the axis (the start-up
+ * allocations that stayed, most of a big program's sites) has its stack in the process's table. */
+#define MGR_JSON_FULL_SITES 1000
+
+/* The stacks of a process's flat sites (report-json.md: "stack_frames", "stack_nodes"): each
+ * distinct frame once, as a key that spells what frame_json writes, and a prefix tree of them,
+ * outermost frame at the root; node k of the tree is "stack_nodes" entry k - 1. Built as the sites
+ * are written. */
+struct stack_tab {
+	struct mgr_strtab frames;
+	struct mgr_stacktree tree;
+	char *key; /* frame_key's buffer */
+	size_t keycap;
+};
+
+/* The key of frame f: "PYTHON INLINED LINE LEN LEN LEN|" and then the function, file and module as
+ * frame_json writes them (a length of -1: null), so two frames have one key exactly when they
+ * print alike. Cheaper than printing the frame (--top 0 keys millions). NULL without memory. */
+static const char *frame_key(struct stack_tab *tab, const struct mgc_frame *f)
+{
+	const char *fn = f->function ? f->function : "??";
+	const char *mod = f->python ? NULL : f->module ? f->module : "??";
+	size_t lfn = strlen(fn), lf = f->file ? strlen(f->file) : 0, lm = mod ? strlen(mod) : 0;
+	size_t need = 96 + lfn + lf + lm;
+	if (need > tab->keycap) {
+		char *k = realloc(tab->key, need);
+		if (!k)
+			return NULL;
+		tab->key = k;
+		tab->keycap = need;
+	}
+	int head = snprintf(tab->key, need, "%d %d %d %zu %ld %ld|", f->python != 0, f->inlined != 0,
+			    f->line, lfn, f->file ? (long)lf : -1L, mod ? (long)lm : -1L);
+	char *k = tab->key + head;
+	memcpy(k, fn, lfn); /* the strings copied, not printed: most of the key's cost */
+	memcpy(k + lfn, f->file ? f->file : "", lf);
+	memcpy(k + lfn + lf, mod ? mod : "", lm);
+	k[lfn + lf + lm] = '\0';
+	return tab->key;
+}
+
+/* The frame a key spells, as frame_json writes it; NULL without memory. */
+static cJSON *key_frame_json(const char *key)
+{
+	int py, inl, line, at = 0;
+	size_t lfn;
+	long lf, lm;
+	if (sscanf(key, "%d %d %d %zu %ld %ld|%n", &py, &inl, &line, &lfn, &lf, &lm, &at) != 6 || !at)
+		return NULL;
+	const char *s = key + at;
+	char *fn = strndup(s, lfn);
+	char *file = lf >= 0 ? strndup(s + lfn, (size_t)lf) : NULL;
+	char *mod = lm >= 0 ? strndup(s + lfn + (lf > 0 ? (size_t)lf : 0), (size_t)lm) : NULL;
+	struct mgc_frame f = {.function = fn, .file = file, .line = line, .module = mod,
+			      .inlined = inl, .python = py};
+	cJSON *fo = fn && (lf < 0 || file) && (lm < 0 || mod) ? frame_json(&f) : NULL;
+	free(fn);
+	free(file);
+	free(mod);
+	return fo;
+}
+
+/* Node of stack st in the table (its innermost frame), 0 for an empty stack; -1 without memory. */
+static long stack_node(struct stack_tab *tab, const struct mgc_stack *st)
+{
+	uint32_t node = 0;
+	for (size_t j = st->n; j-- > 0;) {
+		const char *k = frame_key(tab, &st->frames[j]);
+		long key = k ? mgr_strtab_add(&tab->frames, k) : -1;
+		if (key < 0 || (node = mgr_stacktree_child(&tab->tree, node, (uint32_t)key)) == 0)
+			return -1;
+	}
+	return node;
+}
+
+/* A site flat on the axis: "constant_on_x" and "stack" (its node's index in "stack_nodes") in
+ * place of "frames". 0 or -1 without memory. */
+static int add_stack(cJSON *so, struct stack_tab *tab, const struct mgc_stack *st)
+{
+	long node = stack_node(tab, st);
+	if (node < 0)
+		return -1;
+	cJSON_AddBoolToObject(so, "constant_on_x", 1);
+	if (node)
+		cJSON_AddNumberToObject(so, "stack", (double)(node - 1));
+	else
+		cJSON_AddNullToObject(so, "stack");
+	return 0;
+}
+
+static cJSON *site_json(const struct mgr_process *p, size_t i, struct stack_tab *tab)
 {
 	const struct mgc_site_result *r = &p->a.sites[i];
 	const struct mgc_site *s = mgr_site(p, i);
@@ -199,14 +298,28 @@ static cJSON *site_json(const struct mgr_process *p, size_t i)
 		cJSON_AddNumberToObject(c, "live_bytes", (double)s->cohorts[k]);
 		cJSON_AddItemToArray(co, c);
 	}
-	mgr_json_frames(so, st);
+	if (i < MGR_JSON_FULL_SITES || !mgc_analysis_site_flat(&p->a, s)) {
+		mgr_json_frames(so, st);
+	} else if (add_stack(so, tab, st) < 0) {
+		cJSON_Delete(so);
+		return NULL;
+	}
 	return so;
 }
 
-/* What stands for process i's "sites" in the printed document until they are written: the key,
- * then a string naming i. No trace's text can forge it: inside a printed string a tab is "\t". */
-#define SITES_KEY "\"sites\":\t"
-#define SITES_MARK "\"@mg-sites@"
+/* What stands for a part of process i written apart (its "sites", and its "stack_frames" and
+ * "stack_nodes" that the sites fill) in the printed document until it is written: the key, then a
+ * string naming i. No trace's text can forge it: inside a printed string a tab is "\t". */
+enum { PART_SITES, PART_FRAMES, PART_NODES, PARTS };
+static const char *const part_key[PARTS] = {"sites", "stack_frames", "stack_nodes"};
+#define PART_MARK "\"@mg-part@"
+
+static void add_mark(cJSON *o, int part, size_t index)
+{
+	char mark[sizeof PART_MARK + 24];
+	snprintf(mark, sizeof mark, PART_MARK "%zu\"", index);
+	cJSON_AddRawToObject(o, part_key[part], mark); /* written in its place: write_marked */
+}
 
 static cJSON *process_json(const struct mgr_process *p, size_t index)
 {
@@ -234,9 +347,11 @@ static cJSON *process_json(const struct mgr_process *p, size_t index)
 			cJSON_AddNullToObject(o, "unattributed");
 		add_devcells(o, t);
 	}
-	char mark[sizeof SITES_MARK + 24];
-	snprintf(mark, sizeof mark, SITES_MARK "%zu\"", index);
-	cJSON_AddRawToObject(o, "sites", mark); /* the sites are written in its place: write_sites */
+	add_mark(o, PART_SITES, index);
+	if (t) {
+		add_mark(o, PART_FRAMES, index);
+		add_mark(o, PART_NODES, index);
+	}
 	return o;
 }
 
@@ -264,11 +379,11 @@ static int write_indented(FILE *f, const char *text, int depth)
 }
 
 /* The "sites" array of process p whose key is `depth` tabs deep, one site at a time. */
-static int write_sites(FILE *f, const struct mgr_process *p, int depth)
+static int write_sites(FILE *f, const struct mgr_process *p, int depth, struct stack_tab *tab)
 {
 	fputc('[', f);
 	for (size_t i = 0; p->t && i < p->nshown; i++) {
-		cJSON *so = site_json(p, i);
+		cJSON *so = site_json(p, i, tab);
 		char *raw = so ? cJSON_Print(so) : NULL;
 		cJSON_Delete(so);
 		int rc = raw ? write_indented(f, raw, depth + 1) : -ENOMEM;
@@ -282,25 +397,97 @@ static int write_sites(FILE *f, const struct mgr_process *p, int depth)
 	return 0;
 }
 
-/* Writes the document printed with a mark for each process's sites, the sites in their place. */
+/* "stack_frames": each distinct frame of the table once, in its order. */
+static int write_frames(FILE *f, const struct stack_tab *tab, int depth)
+{
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t k = 0; arr && k < tab->frames.n; k++) {
+		cJSON *fo = key_frame_json(tab->frames.s[k]);
+		if (!fo || !cJSON_AddItemToArray(arr, fo)) {
+			cJSON_Delete(fo);
+			cJSON_Delete(arr);
+			return -ENOMEM;
+		}
+	}
+	char *raw = arr ? cJSON_Print(arr) : NULL;
+	cJSON_Delete(arr);
+	int rc = raw ? write_indented(f, raw, depth) : -ENOMEM;
+	free(raw);
+	return rc;
+}
+
+/* "stack_nodes": [parent, frame] for each node of the tree but its root, a root's child's parent
+ * null; printed as cJSON prints an array of arrays. */
+static void write_nodes(FILE *f, const struct stack_tab *tab)
+{
+	fputc('[', f);
+	for (size_t k = 1; k < tab->tree.n; k++) {
+		const struct mgr_stacknode *nd = &tab->tree.nodes[k];
+		if (nd->parent)
+			fprintf(f, "%s[%u, %u]", k > 1 ? ", " : "", nd->parent - 1, nd->key);
+		else
+			fprintf(f, "%s[null, %u]", k > 1 ? ", " : "", nd->key);
+	}
+	fputc(']', f);
+}
+
+/* Writes part `part` of process p, its key `depth` tabs deep; the sites start the table afresh. */
+static int write_part(FILE *f, const struct mgr_process *p, int part, int depth, struct stack_tab *tab)
+{
+	if (part == PART_FRAMES)
+		return write_frames(f, tab, depth);
+	if (part == PART_NODES) {
+		write_nodes(f, tab);
+		return 0;
+	}
+	mgr_strtab_free(&tab->frames);
+	mgr_stacktree_free(&tab->tree);
+	if (mgr_stacktree_init(&tab->tree) < 0)
+		return -ENOMEM;
+	return write_sites(f, p, depth, tab);
+}
+
+/* The first mark in text from `at` on, past its key: its part in *part. NULL when none is left. */
+static const char *next_mark(const char *at, int *part)
+{
+	const char *first = NULL;
+	for (int k = 0; k < PARTS; k++) {
+		char pat[64];
+		snprintf(pat, sizeof pat, "\"%s\":\t" PART_MARK, part_key[k]);
+		const char *m = strstr(at, pat);
+		if (m && (!first || m < first)) {
+			first = m;
+			*part = k;
+		}
+	}
+	return first ? first + strlen(part_key[*part]) + 4 : NULL; /* past '"key":\t' */
+}
+
+/* Writes the document printed with a mark for each part written apart, the parts in their place. */
 static int write_marked(FILE *f, const char *doc, const struct mgr_process *procs, size_t n)
 {
+	struct stack_tab tab = {0};
 	const char *at = doc, *m;
-	while ((m = strstr(at, SITES_KEY SITES_MARK))) {
+	int part = 0, rc = 0;
+	while (rc >= 0 && (m = next_mark(at, &part))) {
 		const char *line = m;
 		while (line > doc && line[-1] != '\n')
 			line--;
 		int depth = (int)strspn(line, "\t");
-		m += strlen(SITES_KEY);
-		size_t i = strtoul(m + strlen(SITES_MARK), NULL, 10);
+		size_t i = strtoul(m + strlen(PART_MARK), NULL, 10);
 		char *head = strndup(at, (size_t)(m - at));
-		int rc = head ? write_indented(f, head, 0) : -ENOMEM;
+		rc = head ? write_indented(f, head, 0) : -ENOMEM;
 		free(head);
-		if (rc < 0 || i >= n || (rc = write_sites(f, &procs[i], depth)) < 0)
-			return rc < 0 ? rc : -EINVAL;
+		if (rc >= 0)
+			rc = i < n ? write_part(f, &procs[i], part, depth, &tab) : -EINVAL;
 		at = strchr(m + 1, '"') + 1; /* past the mark's closing quote */
 	}
-	int rc = write_indented(f, at, 0);
+	mgr_strtab_free(&tab.frames);
+	mgr_stacktree_free(&tab.tree);
+	free(tab.key);
+	if (rc < 0)
+		return rc;
+	rc = write_indented(f, at, 0);
 	fputc('\n', f);
 	return rc;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_stacktree.h: stacks as a prefix tree, how the flame-graph exports (--folded, --speedscope)
- * hold every site's stack at the cost of its distinct prefixes: a node per distinct (parent, key),
- * the key the caller's number for a frame (an interned label, a frame index), found through one
- * hash table. Stores numbers only; names nothing. */
+ * hold every site's stack, and the JSON its flat sites' ("stack_nodes"), at the cost of their
+ * distinct prefixes: a node per distinct (parent, key), the key the caller's number for a frame (an
+ * interned label, a frame index), found through one hash table. Stores numbers only; names
+ * nothing. */
 #ifndef MGR_STACKTREE_H
 #define MGR_STACKTREE_H
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgr_strtab.h: a table of distinct strings, each with a dense index in the order first added:
- * how the HTML data interns frame names, how the speedscope export numbers its frames and how the
- * diff matches stacks by their text. Never holds a pointer into the caller's memory. */
+ * how the HTML data interns frame names, how the speedscope export and the JSON's stack table
+ * ("stack_frames") number their frames and how the diff matches stacks by their text. Never holds a pointer into the caller's memory. */
 #ifndef MGR_STRTAB_H
 #define MGR_STRTAB_H
 

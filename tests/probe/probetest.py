@@ -10,6 +10,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import reportlib  # noqa: E402
+
 
 class Test:
     """A driver's context: tool paths from argv, a private temporary directory, failures so far.
@@ -84,7 +87,7 @@ class Test:
                       f"{r.stderr.decode(errors='replace').strip()}")
             return None
         try:
-            return json.loads(r.stdout)
+            return reportlib.with_frames(json.loads(r.stdout))  # flat sites past 1000 too
         except ValueError as ex:
             self.fail(f"mgreport {trace}: output is not JSON ({ex})")
             return None

@@ -35,6 +35,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import reportlib  # noqa: E402
+
 SKIP = 77
 
 
@@ -87,7 +90,7 @@ def report(mgreport, files, top=20):
     if r.returncode != 0:
         print(f"mgreport: exit {r.returncode}: {r.stderr.decode(errors='replace')}")
         return None
-    return json.loads(r.stdout)
+    return reportlib.with_frames(json.loads(r.stdout))  # flat sites past 1000 too
 
 
 def pyframes(site):

@@ -6,9 +6,11 @@
  * running it too: the first keeps leaking, the others are fixed, and the parent runs fixed.
  * Built three ways by meson, so that the same code has different addresses (-O0, and -O2 with an
  * extra function) and different line numbers (MG_SHIFT_LINES): a diff must match its sites by
- * symbolized stack.
+ * symbolized stack. --kept-sites N (test_json_compact.py) first makes N distinct start-up sites
+ * (at most 4096) that keep 48 bytes each for the whole run, and a 256 KiB scratch block freed
+ * halfway through the loop.
  *
- * usage: prog_steps [--steps N] [--fixed] [--workers N] */
+ * usage: prog_steps [--steps N] [--fixed] [--workers N] [--kept-sites N] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,10 +60,41 @@ NOINLINE static void train_step(uint64_t step, int fixed)
 		remember_batch(batch);
 }
 
+#define KEPT_LEVELS 12 /* 2^12 distinct stacks */
+void *kept[1u << KEPT_LEVELS];
+void *scratch;
+
+NOINLINE static void keep_block(unsigned i)
+{
+	kept[i] = malloc(48);
+	memset(kept[i], 2, 48);
+}
+
+/* Site i: a stack of KEPT_LEVELS calls of level from one of two lines each, as i's bits say. */
+NOINLINE static void level(unsigned depth, unsigned path, unsigned i)
+{
+	if (depth == 0)
+		keep_block(i);
+	else if (path & 1)
+		level(depth - 1, path >> 1, i);
+	else
+		level(depth - 1, path >> 1, i);
+}
+
+NOINLINE static void make_scratch(void)
+{
+	scratch = malloc(256 * 1024);
+	memset(scratch, 3, 256 * 1024);
+}
+
 static void run(uint64_t steps, int fixed)
 {
 	for (uint64_t s = 1; s <= steps; s++) {
 		mgprobe_step(s);
+		if (s == steps / 2) {
+			free(scratch);
+			scratch = NULL;
+		}
 		train_step(s, fixed);
 		usleep(500);
 	}
@@ -83,6 +116,7 @@ int main(int argc, char **argv)
 {
 	uint64_t steps = 300;
 	int fixed = 0, workers = 0;
+	unsigned kept_sites = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--steps") && i + 1 < argc)
 			steps = strtoull(argv[++i], NULL, 10);
@@ -90,11 +124,18 @@ int main(int argc, char **argv)
 			fixed = 1;
 		else if (!strcmp(argv[i], "--workers") && i + 1 < argc)
 			workers = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--kept-sites") && i + 1 < argc &&
+			 (kept_sites = (unsigned)atoi(argv[++i])) <= 1u << KEPT_LEVELS)
+			continue;
 		else {
-			fprintf(stderr, "usage: prog_steps [--steps N] [--fixed] [--workers N]\n");
+			fprintf(stderr, "usage: prog_steps [--steps N] [--fixed] [--workers N] [--kept-sites N]\n");
 			return 2;
 		}
 	}
+	for (unsigned i = 0; i < kept_sites; i++)
+		level(KEPT_LEVELS, i, i);
+	if (kept_sites)
+		make_scratch();
 #ifdef MG_EXTRA_FUNCTION
 	if (extra_function(3) != 21)
 		return 1;

@@ -77,6 +77,29 @@ def mgreport(tool, args, timeout=300):
     return p.returncode, p.stdout, p.stderr
 
 
+def stack_frames(proc, site):
+    """A site's frames, innermost first, whichever form --json gave them in: "frames", or past the
+    first 1000 sites of a flat one (report-json.md) "stack", a node of the process's "stack_nodes"
+    whose frames are in "stack_frames"."""
+    if "stack" not in site:
+        return site["frames"]
+    frames, k = [], site["stack"]
+    while k is not None:
+        parent, frame = proc["stack_nodes"][k]
+        frames.append(proc["stack_frames"][frame])
+        k = parent
+    return frames
+
+
+def with_frames(doc):
+    """The --json document with every site's "frames" filled in (stack_frames), for readers of
+    frames; returns doc."""
+    for proc in [doc] + doc.get("processes", []):
+        for site in proc.get("sites", []):
+            site["frames"] = stack_frames(proc, site)
+    return doc
+
+
 def answer_line(text_report):
     """The text report's answer for its first process: the paragraph after its "mg report:" header."""
     paras = [p for p in text_report.split("\n\n") if p.strip()]

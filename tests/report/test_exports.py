@@ -197,7 +197,7 @@ def main():
         rc, out, err = rl.probe_run(mgprobe, trace, [mgtrain, "--scenario", "leak", "--batch", "8"])
         t.true("mgtrain --scenario leak runs under the probe", rc == 0 and "done: steps=300" in out, 0, (rc, err[-300:]))
         rc, out, err = rl.mgreport(mgreport, [trace, "--json", "--top", "0"])
-        doc = json.loads(out)
+        doc = rl.with_frames(json.loads(out))
         whole = check_folded(t, mgreport, trace, doc)
         check_weights(t, mgreport, trace, whole, tmp)
         check_speedscope(t, mgreport, trace, whole, tmp)
