@@ -469,6 +469,23 @@ static void test_stair_pauses(void)
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
+/* A late leak (23.5 MiB per step from step 4529, crosscheck_warm.py's `late` family, seed 8181)
+ * under clipped-Cauchy noise: a pair of low points in the flat stretch before it was taken for
+ * the floor a spike opened at, an "excursion" of 776 steps, and the floor's blocks as wide read
+ * the leak `stable` 350 steps and 8 GiB after its onset (and `growing` past the limit). */
+static void test_hole_no_spike(void)
+{
+	static double x[5000], y[5000];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	struct mgc_fit f;
+	size_t n = read_series("late-heavy-8181.txt", x, y, 5000);
+	MG_EQ(n, 4884);
+	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	printf("late leak under heavy tails, 4884 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+	MG_TRUE(f.change_at > 4400 && f.change_at < 4600, "onset %g", f.change_at);
+}
+
 /* x in seconds: the words say "per second". */
 static void test_seconds(void)
 {
@@ -554,6 +571,7 @@ int main(int argc, char **argv)
 	test_fast_pieces();
 	test_heavy_flat();
 	test_stair_pauses();
+	test_hole_no_spike();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
