@@ -436,17 +436,26 @@ static size_t read_series(const char *name, double *x, double *y, size_t cap)
 	return n;
 }
 
+/* A recorded series (`want` points, x its index in steps) classified with an 80 GiB limit; with
+ * min_growth MGC_PROCESS_MIN_GROWTH_STEP, as `mgreport --series --limit 80G` reads a process's
+ * memory. */
+static struct mgc_fit classify_recorded(const char *name, size_t want, double min_growth)
+{
+	static double x[5000], y[5000];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = min_growth};
+	struct mgc_fit f = {0};
+	size_t n = read_series(name, x, y, 5000);
+	MG_EQ(n, want);
+	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	return f;
+}
+
 /* A warmup, then flat under heavy-tailed noise (crosscheck_warm.py's `heavy` family, seed 4243):
  * no leak. A staircase's step count bounds its rate from below, and that bound once made a late
  * reading whose own rate was below zero a leak ("leak: -433 KiB per step since step 856.5"). */
 static void test_heavy_flat(void)
 {
-	static double x[1200], y[1200];
-	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
-	struct mgc_fit f;
-	size_t n = read_series("heavy-flat-4243.txt", x, y, 1200);
-	MG_EQ(n, 1147);
-	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	struct mgc_fit f = classify_recorded("heavy-flat-4243.txt", 1147, 0);
 	printf("heavy-tailed flat run, 1147 steps: %s (%.0f KiB per step)\n", mgc_verdict_name(f.verdict), f.slope / 1024);
 	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
 }
@@ -458,13 +467,7 @@ static void test_heavy_flat(void)
  * It read `plateau` 0.8 ("levelled at step 1192.5") when a pause reset the regime. */
 static void test_stair_pauses(void)
 {
-	static double x[1600], y[1600];
-	/* as `mgreport --series --limit 80G` reads a process's memory */
-	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
-	struct mgc_fit f;
-	size_t n = read_series("stair-pauses-7171.txt", x, y, 1600);
-	MG_EQ(n, 1546);
-	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	struct mgc_fit f = classify_recorded("stair-pauses-7171.txt", 1546, MGC_PROCESS_MIN_GROWTH_STEP);
 	printf("staircase with long pauses, 1546 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
@@ -475,12 +478,7 @@ static void test_stair_pauses(void)
  * the leak `stable` 350 steps and 8 GiB after its onset (and `growing` past the limit). */
 static void test_hole_no_spike(void)
 {
-	static double x[5000], y[5000];
-	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
-	struct mgc_fit f;
-	size_t n = read_series("late-heavy-8181.txt", x, y, 5000);
-	MG_EQ(n, 4884);
-	MG_EQ(mgc_classify(x, y, n, &o, &f), 0);
+	struct mgc_fit f = classify_recorded("late-heavy-8181.txt", 4884, MGC_PROCESS_MIN_GROWTH_STEP);
 	printf("late leak under heavy tails, 4884 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 	MG_TRUE(f.change_at > 4400 && f.change_at < 4600, "onset %g", f.change_at);
