@@ -282,8 +282,8 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 			i--;
 		if (mgc_med3(y, n, i) > lvl) /* a drop below all that came before: memory given back */
 			continue;
-		if (mgc_hole(y, n, i, 0.5 * jump)) /* it opened at no level the series stood at */
-			continue;
+		if (mgc_hole(y, n, i, 0.5 * jump) || mgc_hole(y, n, j + 1, 0.5 * jump))
+			continue; /* it opened, or landed, at no level the series stood at */
 		if (land - mgc_med3(y, n, i) >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
 			continue;
 		if (mgc_dip(y, n, i, j, jump))
