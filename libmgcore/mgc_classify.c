@@ -692,6 +692,14 @@ static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 	return steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g) ? steps : 0;
 }
 
+/* The higher end of segment s's line: a jump onto the next is measured from it, so a short
+ * segment through a dip of AR noise (its line falling steeply) makes no jump of the wander back. */
+static double mgc_seg_top(const struct mgc_ctx *c, size_t s)
+{
+	const struct mgc_seg *g = &c->seg[s];
+	return fmax(mgc_seg_at(c, s, c->x[g->a]), mgc_seg_at(c, s, c->x[g->b - 1]));
+}
+
 /* Events, gaps and the pause of the regime from segment k->s. */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
@@ -705,7 +713,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g);
-		if (i > 0 && mgc_seg_at(c, i, c->x[g->a]) - mgc_seg_at(c, i - 1, c->x[g->a - 1]) > 3 * c->sig_lvl)
+		if (i > 0 && mgc_seg_at(c, i, c->x[g->a]) - mgc_seg_top(c, i - 1) > 3 * c->sig_lvl)
 			k->events++;
 		double gap;
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
@@ -1396,6 +1404,44 @@ static double mgc_levelled_at(const struct mgc_ctx *c)
 	return fmin(c->x[a + at], c->x[c->seg[c->nseg - 1].a]);
 }
 
+/* A step held in the floor from point a on: the median of 2 * MGC_MIN_PLATEAU points stands
+ * MGC_STEP_SIGMAS level sigmas above the median of as many before (a spike shorter than half of
+ * them, or a pair of heavy-tailed points, moves neither median). */
+static int mgc_held_step(const struct mgc_ctx *c, size_t a)
+{
+	size_t W = 2 * MGC_MIN_PLATEAU;
+	double t[2 * MGC_MIN_PLATEAU];
+	for (size_t i = a + W; i + W <= c->n; i++)
+		if (mgc_median_copy(c->y + i, W, t) - mgc_median_copy(c->y + i - W, W, t) > MGC_STEP_SIGMAS * c->sig_lvl)
+			return 1;
+	return 0;
+}
+
+/* Does the level still creep up over the flat segments at the end, taken together? A slow leak
+ * under noise segments into flat pieces, each a little higher than the one before, and its last
+ * piece looked like a plateau. It creeps when the line over them rose MGC_STEP_SIGMAS level sigmas
+ * with an interval above the meaningful growth, and so did the lines over each half, without a
+ * step of MGC_STEP_SIGMAS anywhere (pieces apart by steps are a staircase or a shift, judged as
+ * such). Returns the rate (0: it does not), with the x it creeps since in *since. */
+static double mgc_creep(const struct mgc_ctx *c, double *since)
+{
+	size_t f = c->nseg - 1;
+	while (f > 0 && c->seg[f - 1].flat)
+		f--;
+	size_t a = c->seg[f].a, h = a + (c->n - a) / 2;
+	struct mgc_trend tr, t1, t2;
+	double rs;
+	if (c->n - a < 4 * MGC_MIN_PLATEAU || mgc_held_step(c, a))
+		return 0;
+	mgc_seg_trend(c->x, c->y, a, c->n, c->phi, c->w, &tr, &rs);
+	if (!(tr.slope_lo > c->delta) || !(tr.slope * (c->in->x_last - c->x[a]) >= MGC_STEP_SIGMAS * c->sig_lvl))
+		return 0;
+	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, &t1, &rs);
+	mgc_seg_trend(c->x, c->y, h, c->n, c->phi, c->w, &t2, &rs);
+	*since = c->x[a];
+	return t1.slope_lo > c->delta && t2.slope_lo > c->delta ? tr.slope : 0;
+}
+
 /* The last segment is flat: stable, a plateau, or a pause that is not yet a plateau (known by the
  * time it would be a plateau, or, should the growth resume, by `eta`, when it would be a leak). */
 static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
@@ -1433,6 +1479,16 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 		mgc_why(out, "grew %s, flat since %s %g but not for long enough to call it a plateau%s",
 			mgc_bytes(rise, b1, sizeof b1), u, c->x[L->a],
 			flat_len < hold ? " (its steps would plausibly pause this long: staircase)" : "");
+		return;
+	}
+	double since, creep = mgc_creep(c, &since);
+	if (creep > 0) {
+		out->verdict = MGC_VERDICT_GROWING;
+		out->confidence = 0.7;
+		out->slope = creep;
+		out->decidable_at = NAN; /* a creep may last as long as it likes: no promise */
+		mgc_why(out, "grew %s, flat pieces since %s %g that still creep up %s per %s: no plateau yet",
+			mgc_bytes(rise, b1, sizeof b1), u, since, mgc_bytes(creep, b2, sizeof b2), u);
 		return;
 	}
 	out->verdict = MGC_VERDICT_PLATEAU;

@@ -509,6 +509,34 @@ static void test_hole_no_landing(void)
 	MG_STR(mgc_verdict_name(f.verdict), "plateau");
 }
 
+/* Two level shifts (+5 GiB at step 1260, +3.4 GiB at 1600) under AR plus white noise
+ * (crosscheck_warm.py's `shift` family, seed 8181). A dip of the AR noise made a five-point
+ * segment whose line fell steeply, and the jump from its low end back to the level counted as a
+ * third step: two shifts read as a staircase, `leak` ("after the run had settled") for 400 steps.
+ * A jump is measured from the higher end of the segment before it. */
+static void test_dip_no_step(void)
+{
+	struct mgc_fit f = classify_recorded("shift-mix-8181.txt", 1742, MGC_PROCESS_MIN_GROWTH_STEP);
+	printf("two level shifts under AR noise, 1742 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
+}
+
+/* A slow leak (about 0.15 MiB per step at 51 GiB) under clipped-Cauchy noise, every 10 steps
+ * (crosscheck_warm.py's `slow` family, seed 8182): the noise segments it into flat pieces, each a
+ * little higher than the one before, and the last piece read `plateau` 0.8 ("levelled at step
+ * 2250") from step 2510 to 3990. The pieces together still creep up: `growing` (no promise when it
+ * will be decided), and `leak` once it has risen 4 level sigmas. */
+static void test_creep_no_plateau(void)
+{
+	struct mgc_fit f = classify_recorded_head("slow-heavy-8182.txt", 501, 400, MGC_PROCESS_MIN_GROWTH_STEP);
+	printf("slow leak under heavy tails, to step 3990: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	MG_STR(mgc_verdict_name(f.verdict), "growing");
+	MG_TRUE(strstr(f.why, "creep") != NULL && isnan(f.decidable_at), "%s", f.why);
+	f = classify_recorded_head("slow-heavy-8182.txt", 501, 501, MGC_PROCESS_MIN_GROWTH_STEP);
+	printf("slow leak under heavy tails, to step 5000: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+}
+
 /* x in seconds: the words say "per second". */
 static void test_seconds(void)
 {
@@ -596,6 +624,8 @@ int main(int argc, char **argv)
 	test_stair_pauses();
 	test_hole_no_spike();
 	test_hole_no_landing();
+	test_dip_no_step();
+	test_creep_no_plateau();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
