@@ -1231,6 +1231,44 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	return nc;
 }
 
+/* A step held in the floor from point a on: the median of 2 * MGC_MIN_PLATEAU points stands
+ * MGC_STEP_SIGMAS level sigmas above the median of as many before (a spike shorter than half of
+ * them, or a pair of heavy-tailed points, moves neither median). */
+static int mgc_held_step(const struct mgc_ctx *c, size_t a)
+{
+	size_t W = 2 * MGC_MIN_PLATEAU;
+	double t[2 * MGC_MIN_PLATEAU];
+	for (size_t i = a + W; i + W <= c->n; i++)
+		if (mgc_median_copy(c->y + i, W, t) - mgc_median_copy(c->y + i - W, W, t) > MGC_STEP_SIGMAS * c->sig_lvl)
+			return 1;
+	return 0;
+}
+
+/* Does the level still creep up over the flat segments at the end, taken together? A slow leak
+ * under noise segments into flat pieces, each a little higher than the one before, and its last
+ * piece looked like a plateau. It creeps when the line over them rose MGC_STEP_SIGMAS level sigmas
+ * with an interval above the meaningful growth, and so did the lines over each half, without a
+ * step of MGC_STEP_SIGMAS anywhere (pieces apart by steps are a staircase or a shift, judged as
+ * such). Returns the rate (0: it does not), with the x it creeps since in *since. */
+static double mgc_creep(const struct mgc_ctx *c, double *since)
+{
+	size_t f = c->nseg - 1;
+	while (f > 0 && c->seg[f - 1].flat)
+		f--;
+	size_t a = c->seg[f].a, h = a + (c->n - a) / 2;
+	struct mgc_trend tr, t1, t2;
+	double rs;
+	if (c->n - a < 4 * MGC_MIN_PLATEAU || mgc_held_step(c, a))
+		return 0;
+	mgc_seg_trend(c->x, c->y, a, c->n, c->phi, c->w, &tr, &rs);
+	if (!(tr.slope_lo > c->delta) || !(tr.slope * (c->in->x_last - c->x[a]) >= MGC_STEP_SIGMAS * c->sig_lvl))
+		return 0;
+	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, &t1, &rs);
+	mgc_seg_trend(c->x, c->y, h, c->n, c->phi, c->w, &t2, &rs);
+	*since = c->x[a];
+	return t1.slope_lo > c->delta && t2.slope_lo > c->delta ? tr.slope : 0;
+}
+
 /* Was a flat segment before the last flat for `retract` after x `since`? Such a pause ended the
  * leak read before it: a rise after it (a new step, a spike not yet closed) is judged by itself,
  * not the old reading brought back. */
@@ -1261,7 +1299,9 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 		return 0;
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
 	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
-	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0, retract = mgc_retract(&e, &k);
+	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0, retract = mgc_retract(&e, &k), since;
+	if (pause >= retract && L->flat && mgc_creep(c, &since) > 0 && since <= paused_at)
+		pause = 0; /* flat pieces that still creep up are no pause */
 	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
 		return 0;
 	k.pause = pause;
@@ -1402,44 +1442,6 @@ static double mgc_levelled_at(const struct mgc_ctx *c)
 	double rss;
 	size_t at = mgc_hinge(w->hx, k, &w->sums, &rss);
 	return fmin(c->x[a + at], c->x[c->seg[c->nseg - 1].a]);
-}
-
-/* A step held in the floor from point a on: the median of 2 * MGC_MIN_PLATEAU points stands
- * MGC_STEP_SIGMAS level sigmas above the median of as many before (a spike shorter than half of
- * them, or a pair of heavy-tailed points, moves neither median). */
-static int mgc_held_step(const struct mgc_ctx *c, size_t a)
-{
-	size_t W = 2 * MGC_MIN_PLATEAU;
-	double t[2 * MGC_MIN_PLATEAU];
-	for (size_t i = a + W; i + W <= c->n; i++)
-		if (mgc_median_copy(c->y + i, W, t) - mgc_median_copy(c->y + i - W, W, t) > MGC_STEP_SIGMAS * c->sig_lvl)
-			return 1;
-	return 0;
-}
-
-/* Does the level still creep up over the flat segments at the end, taken together? A slow leak
- * under noise segments into flat pieces, each a little higher than the one before, and its last
- * piece looked like a plateau. It creeps when the line over them rose MGC_STEP_SIGMAS level sigmas
- * with an interval above the meaningful growth, and so did the lines over each half, without a
- * step of MGC_STEP_SIGMAS anywhere (pieces apart by steps are a staircase or a shift, judged as
- * such). Returns the rate (0: it does not), with the x it creeps since in *since. */
-static double mgc_creep(const struct mgc_ctx *c, double *since)
-{
-	size_t f = c->nseg - 1;
-	while (f > 0 && c->seg[f - 1].flat)
-		f--;
-	size_t a = c->seg[f].a, h = a + (c->n - a) / 2;
-	struct mgc_trend tr, t1, t2;
-	double rs;
-	if (c->n - a < 4 * MGC_MIN_PLATEAU || mgc_held_step(c, a))
-		return 0;
-	mgc_seg_trend(c->x, c->y, a, c->n, c->phi, c->w, &tr, &rs);
-	if (!(tr.slope_lo > c->delta) || !(tr.slope * (c->in->x_last - c->x[a]) >= MGC_STEP_SIGMAS * c->sig_lvl))
-		return 0;
-	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, &t1, &rs);
-	mgc_seg_trend(c->x, c->y, h, c->n, c->phi, c->w, &t2, &rs);
-	*since = c->x[a];
-	return t1.slope_lo > c->delta && t2.slope_lo > c->delta ? tr.slope : 0;
 }
 
 /* The last segment is flat: stable, a plateau, or a pause that is not yet a plateau (known by the
