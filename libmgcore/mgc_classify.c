@@ -1015,6 +1015,24 @@ static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return left <= 0.5 * k->climb || (k->climb >= MGC_RAMP_HORIZONS * c->in->horizon && left <= k->climb);
 }
 
+/* The most the floor stepped up between points [a, b): how far the median of W floor points (W
+ * at most 2 * MGC_MIN_PLATEAU) stands above the median of the W before (a spike shorter than half
+ * of them, or a pair of heavy-tailed points, moves neither median). */
+static double mgc_largest_step(const struct mgc_ctx *c, size_t a, size_t b, size_t W)
+{
+	double t[2 * MGC_MIN_PLATEAU], most = 0;
+	for (size_t i = a + W; i + W <= b; i++)
+		most = fmax(most, mgc_median_copy(c->y + i, W, t) - mgc_median_copy(c->y + i - W, W, t));
+	return most;
+}
+
+/* A step held in the floor from point a on: MGC_STEP_SIGMAS level sigmas over 2 * MGC_MIN_PLATEAU
+ * points either side. */
+static int mgc_held_step(const struct mgc_ctx *c, size_t a)
+{
+	return mgc_largest_step(c, a, c->n, 2 * MGC_MIN_PLATEAU) > MGC_STEP_SIGMAS * c->sig_lvl;
+}
+
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
  * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
  * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
@@ -1030,11 +1048,13 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 {
 	double x_end = k->x_on + k->climb;
 	const char *rule = NULL;
-	if (!(k->lo > c->delta) || !(k->rate > c->delta) ||
-	    !(k->rise >= MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0))) || mgc_grown(c, k) < mgc_min_rise(c))
+	double need = MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+	if (!(k->lo > c->delta) || !(k->rate > c->delta) || !(k->rise >= need) || mgc_grown(c, k) < mgc_min_rise(c))
 		return NULL;
 	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
 		return NULL;
+	if (!k->continuous && k->rise - mgc_largest_step(c, k->a0, c->n, MGC_MIN_PLATEAU) < need)
+		return NULL; /* without its largest step it did not rise: a level shift, no staircase */
 	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
 	if (k->late)
@@ -1229,19 +1249,6 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 		last = j;
 	}
 	return nc;
-}
-
-/* A step held in the floor from point a on: the median of 2 * MGC_MIN_PLATEAU points stands
- * MGC_STEP_SIGMAS level sigmas above the median of as many before (a spike shorter than half of
- * them, or a pair of heavy-tailed points, moves neither median). */
-static int mgc_held_step(const struct mgc_ctx *c, size_t a)
-{
-	size_t W = 2 * MGC_MIN_PLATEAU;
-	double t[2 * MGC_MIN_PLATEAU];
-	for (size_t i = a + W; i + W <= c->n; i++)
-		if (mgc_median_copy(c->y + i, W, t) - mgc_median_copy(c->y + i - W, W, t) > MGC_STEP_SIGMAS * c->sig_lvl)
-			return 1;
-	return 0;
 }
 
 /* Does the level still creep up over the flat segments at the end, taken together? A slow leak

@@ -548,6 +548,20 @@ static void test_creep_no_pause(void)
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
+/* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
+ * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
+ * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
+ * to 1793. Without its largest step it did not rise: no staircase. */
+static void test_shift_no_stair(void)
+{
+	static const size_t at[] = {648, 1157};
+	for (size_t i = 0; i < 2; i++) {
+		struct mgc_fit f = classify_recorded_head("shift-saw-941.txt", 1157, at[i], MGC_PROCESS_MIN_GROWTH_STEP);
+		printf("level shift under AR noise, %zu steps: %s (%s)\n", at[i], mgc_verdict_name(f.verdict), f.why);
+		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
+	}
+}
+
 /* x in seconds: the words say "per second". */
 static void test_seconds(void)
 {
@@ -638,6 +652,7 @@ int main(int argc, char **argv)
 	test_dip_no_step();
 	test_creep_no_plateau();
 	test_creep_no_pause();
+	test_shift_no_stair();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
