@@ -1021,6 +1021,7 @@ static int mgc_limit_soon(const struct mgc_ctx *c, const struct mgc_cand *k)
 static double mgc_largest_step(const struct mgc_ctx *c, size_t a, size_t b, size_t W)
 {
 	double t[2 * MGC_MIN_PLATEAU], most = 0;
+	W = W < 2 * MGC_MIN_PLATEAU ? W : 2 * MGC_MIN_PLATEAU; /* t holds a window */
 	for (size_t i = a + W; i + W <= b; i++)
 		most = fmax(most, mgc_median_copy(c->y + i, W, t) - mgc_median_copy(c->y + i - W, W, t));
 	return most;

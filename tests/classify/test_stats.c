@@ -440,23 +440,20 @@ static size_t read_series(const char *name, double *x, double *y, size_t cap)
 }
 
 /* The first `use` of a recorded series' `want` points (x in steps) classified with an 80 GiB
- * limit; with min_growth MGC_PROCESS_MIN_GROWTH_STEP, as `mgreport --series --limit 80G` reads a
- * process's memory. */
-static struct mgc_fit classify_recorded_head(const char *name, size_t want, size_t use, double min_growth)
+ * limit, and the verdict printed; with min_growth MGC_PROCESS_MIN_GROWTH_STEP, as `mgreport
+ * --series --limit 80G` reads a process's memory. */
+static struct mgc_fit classify_recorded(const char *name, size_t want, size_t use, double min_growth)
 {
 	static double x[5000], y[5000];
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = min_growth};
 	struct mgc_fit f = {0};
 	size_t n = read_series(name, x, y, 5000);
 	MG_EQ(n, want);
-	MG_EQ(mgc_classify(x, y, use < n ? use : n, &o, &f), 0);
+	use = use < n ? use : n;
+	MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
+	printf("%s, %zu of %zu points: %s, %.0f KiB per step (%s)\n", name, use, n, mgc_verdict_name(f.verdict),
+	       f.slope / 1024, f.why);
 	return f;
-}
-
-/* All of a recorded series' points. */
-static struct mgc_fit classify_recorded(const char *name, size_t want, double min_growth)
-{
-	return classify_recorded_head(name, want, want, min_growth);
 }
 
 /* A warmup, then flat under heavy-tailed noise (crosscheck_warm.py's `heavy` family, seed 4243):
@@ -464,8 +461,7 @@ static struct mgc_fit classify_recorded(const char *name, size_t want, double mi
  * reading whose own rate was below zero a leak ("leak: -433 KiB per step since step 856.5"). */
 static void test_heavy_flat(void)
 {
-	struct mgc_fit f = classify_recorded("heavy-flat-4243.txt", 1147, 0);
-	printf("heavy-tailed flat run, 1147 steps: %s (%.0f KiB per step)\n", mgc_verdict_name(f.verdict), f.slope / 1024);
+	struct mgc_fit f = classify_recorded("heavy-flat-4243.txt", 1147, 1147, 0);
 	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
 }
 
@@ -476,8 +472,7 @@ static void test_heavy_flat(void)
  * It read `plateau` 0.8 ("levelled at step 1192.5") when a pause reset the regime. */
 static void test_stair_pauses(void)
 {
-	struct mgc_fit f = classify_recorded("stair-pauses-7171.txt", 1546, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("staircase with long pauses, 1546 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	struct mgc_fit f = classify_recorded("stair-pauses-7171.txt", 1546, 1546, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
@@ -487,8 +482,7 @@ static void test_stair_pauses(void)
  * the leak `stable` 350 steps and 8 GiB after its onset (and `growing` past the limit). */
 static void test_hole_no_spike(void)
 {
-	struct mgc_fit f = classify_recorded("late-heavy-8181.txt", 4884, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("late leak under heavy tails, 4884 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	struct mgc_fit f = classify_recorded("late-heavy-8181.txt", 4884, 4884, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 	MG_TRUE(f.change_at > 4400 && f.change_at < 4600, "onset %g", f.change_at);
 }
@@ -501,11 +495,9 @@ static void test_hole_no_spike(void)
  * is no spike's end. */
 static void test_hole_no_landing(void)
 {
-	struct mgc_fit f = classify_recorded_head("shift-heavy-9191.txt", 600, 240, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("level shift under heavy tails, to step 2390: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	struct mgc_fit f = classify_recorded("shift-heavy-9191.txt", 600, 240, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
-	f = classify_recorded_head("shift-heavy-9191.txt", 600, 600, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("level shift under heavy tails, to step 5990: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	f = classify_recorded("shift-heavy-9191.txt", 600, 600, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_STR(mgc_verdict_name(f.verdict), "plateau");
 }
 
@@ -516,8 +508,7 @@ static void test_hole_no_landing(void)
  * A jump is measured from the higher end of the segment before it. */
 static void test_dip_no_step(void)
 {
-	struct mgc_fit f = classify_recorded("shift-mix-8181.txt", 1742, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("two level shifts under AR noise, 1742 steps: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	struct mgc_fit f = classify_recorded("shift-mix-8181.txt", 1742, 1742, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
 }
 
@@ -528,12 +519,10 @@ static void test_dip_no_step(void)
  * will be decided), and `leak` once it has risen 4 level sigmas. */
 static void test_creep_no_plateau(void)
 {
-	struct mgc_fit f = classify_recorded_head("slow-heavy-8182.txt", 501, 400, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("slow leak under heavy tails, to step 3990: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	struct mgc_fit f = classify_recorded("slow-heavy-8182.txt", 501, 400, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_STR(mgc_verdict_name(f.verdict), "growing");
 	MG_TRUE(strstr(f.why, "creep") != NULL && isnan(f.decidable_at), "%s", f.why);
-	f = classify_recorded_head("slow-heavy-8182.txt", 501, 501, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("slow leak under heavy tails, to step 5000: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	f = classify_recorded("slow-heavy-8182.txt", 501, 501, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
@@ -543,8 +532,7 @@ static void test_creep_no_plateau(void)
  * leak, then not, while it grew. Pieces that creep are no pause: the leak stands. */
 static void test_creep_no_pause(void)
 {
-	struct mgc_fit f = classify_recorded("stair-creep-941.txt", 331, MGC_PROCESS_MIN_GROWTH_STEP);
-	printf("staircase creeping through its pause, to step 3300: %s (%s)\n", mgc_verdict_name(f.verdict), f.why);
+	struct mgc_fit f = classify_recorded("stair-creep-941.txt", 331, 331, MGC_PROCESS_MIN_GROWTH_STEP);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
@@ -556,8 +544,7 @@ static void test_shift_no_stair(void)
 {
 	static const size_t at[] = {648, 1157};
 	for (size_t i = 0; i < 2; i++) {
-		struct mgc_fit f = classify_recorded_head("shift-saw-941.txt", 1157, at[i], MGC_PROCESS_MIN_GROWTH_STEP);
-		printf("level shift under AR noise, %zu steps: %s (%s)\n", at[i], mgc_verdict_name(f.verdict), f.why);
+		struct mgc_fit f = classify_recorded("shift-saw-941.txt", 1157, at[i], MGC_PROCESS_MIN_GROWTH_STEP);
 		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%s", f.why);
 	}
 }
