@@ -610,8 +610,9 @@ static int write_case(FILE *tsv, const char *dir, const struct tseries *s, size_
 }
 
 /* A few prefixes of a few series of every kind (every step and every 10 steps, spikes, epochs)
- * into dir, for tests/classify/test_series_path.py to run through the real mgreport. */
-static int write_cases(const struct tset *set, const char *dir)
+ * into dir, for tests/classify/test_series_path.py to run through the real mgreport; with `only`,
+ * the whole of each series whose name or family contains it instead (to debug one). */
+static int write_cases(const struct tset *set, const char *dir, const char *only)
 {
 	static const char *const names[] = {"ramp80-seeds", "late2500-20M-dx10", "val800-6M-at1800",
 					    "stair300M-g150", "cache-1000-8G", "slow0.1-20G", "ar0.95-b",
@@ -620,7 +621,10 @@ static int write_cases(const struct tset *set, const char *dir)
 	snprintf(path, sizeof path, "%s/expected.tsv", dir);
 	FILE *tsv = fopen(path, "w");
 	int rc = tsv ? 0 : -1;
-	for (size_t i = 0; i < set->n && rc == 0; i++)
+	for (size_t i = 0; i < set->n && rc == 0 && only; i++)
+		if (strstr(set->v[i].name, only) || strstr(set->v[i].family, only))
+			rc = write_case(tsv, dir, &set->v[i], set->v[i].n, 0);
+	for (size_t i = 0; i < set->n && rc == 0 && !only; i++)
 		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && rc == 0; k++) {
 			const struct tseries *s = &set->v[i];
 			if (strcmp(s->name, names[k]))
@@ -643,7 +647,8 @@ static void usage(void)
 			"  --quick N    score about N prefixes per series (default: every prefix)\n"
 			"  --only NAME  only the training-like series whose name or family contains NAME\n"
 			"  --jobs N     classify each series' prefixes in N processes (the same figures)\n"
-			"  --csv DIR    only write a few prefixes as CSV files and their verdicts (expected.tsv)\n");
+			"  --csv DIR    only write a few prefixes as CSV files and their verdicts (expected.tsv);\n"
+			"               with --only, each matching series whole\n");
 }
 
 int main(int argc, char **argv)
@@ -675,7 +680,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (csv_dir) {
-		int rc = write_cases(&set, csv_dir);
+		int rc = write_cases(&set, csv_dir, only);
 		tset_free(&set);
 		return rc ? 1 : 0;
 	}
