@@ -27,6 +27,7 @@ enum {
 	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
 	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
+	MGC_FRESH_MAX = 3,     /* a jump on this many newest points is too recent to judge */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
@@ -1709,7 +1710,7 @@ static double mgc_horizon(const struct mgc_classify_opts *opts)
 /* Classifies the (already checked) series; `delta_abs` is the smallest growth per x that matters
  * to the caller, `headroom` says whether the limit's headroom applies (a process's memory, not a
  * site's). */
-static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
+static int mgc_classify_core(const double *x0, const double *y0, size_t n0,
 			     const struct mgc_classify_opts *opts, double delta_abs, int headroom,
 			     struct mgc_fit *out)
 {
@@ -1744,6 +1745,59 @@ static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
 	c.n = w.fn;
 	mgc_decide(&c, out);
 	free(mem);
+	return 0;
+}
+
+/* How many of the newest points (1 to MGC_FRESH_MAX) jumped MGC_SPIKE_SIGMAS sigmas above the
+ * median of the 8 before them, the one before them not (sigma the step-to-step noise of the 32
+ * points before the newest few), with the least of their jumps in *jump: a jump this recent
+ * cannot be told from a spike that opens (spikes are known by the drop that closes them). 0 when
+ * none did. */
+static size_t mgc_fresh_jump(const double *y, size_t n, double *jump)
+{
+	enum { REF = 8, NOISE = 32 };
+	double t[2 * NOISE];
+	if (n < NOISE + MGC_FRESH_MAX + 1)
+		return 0;
+	double thr = MGC_SPIKE_SIGMAS * mgc_noise_scratch(y + n - NOISE - MGC_FRESH_MAX - 1, NOISE, t);
+	for (size_t j = 1; j <= MGC_FRESH_MAX; j++) {
+		double ref = mgc_median_copy(y + n - j - REF, REF, t), least = INFINITY;
+		for (size_t i = n - j; i < n; i++)
+			least = fmin(least, y[i] - ref);
+		if (least > thr && !(y[n - j - 1] - ref > thr)) {
+			*jump = least;
+			return j;
+		}
+	}
+	return 0;
+}
+
+/* mgc_classify_core, but a `growing` that only a jump on the newest points made is the verdict of
+ * the points before it, at confidence 0.5 at most: the first validation or checkpoint spike, or a
+ * pair of heavy-tailed outliers, no longer flips a plateau to `growing` and back. A jump that
+ * holds is judged as whatever it then is, MGC_FRESH_MAX points later. */
+static int mgc_classify_impl(const double *x0, const double *y0, size_t n0,
+			     const struct mgc_classify_opts *opts, double delta_abs, int headroom,
+			     struct mgc_fit *out)
+{
+	char b1[32];
+	double jump;
+	int rc = mgc_classify_core(x0, y0, n0, opts, delta_abs, headroom, out);
+	size_t j = rc == 0 && out->verdict == MGC_VERDICT_GROWING ? mgc_fresh_jump(y0, n0, &jump) : 0;
+	if (j == 0)
+		return rc;
+	struct mgc_fit before;
+	mgc_fit_init(&before);
+	if (mgc_classify_core(x0, y0, n0 - j, opts, delta_abs, headroom, &before) ||
+	    before.verdict == MGC_VERDICT_GROWING)
+		return 0;
+	*out = before;
+	out->confidence = fmin(out->confidence, 0.5);
+	if (j == 1)
+		mgc_why_add(out, "; the last point jumped %s", mgc_bytes(jump, b1, sizeof b1));
+	else
+		mgc_why_add(out, "; the last %zu points jumped %s", j, mgc_bytes(jump, b1, sizeof b1));
+	mgc_why_add(out, ": a spike or a new step, too recent to tell");
 	return 0;
 }
 

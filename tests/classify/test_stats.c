@@ -204,6 +204,32 @@ static void test_floor_under_spikes(void)
 	printf("floor under spikes: %s\n", f.why);
 }
 
+/* A jump on the newest points is too recent to tell a spike from a step: a warmup that levelled
+ * (10 GiB filled by step 300) keeps its plateau, at lower confidence, while the checkpoint spike
+ * of steps 1000-1002 (5 GiB; the shape also raises its first two points) has opened on its last
+ * two or three points, instead of flipping to `growing` and back (it read "growing 1.5 GiB per
+ * step since step 998"). A jump that holds is judged as the level shift it then is, without the
+ * note. */
+static void test_fresh_jump(void)
+{
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	struct shape sh = {.level = 20 * GIB, .fill = 10 * GIB, .fill_end = 300, .spike = 5 * GIB,
+			   .period = 1000, .dur = 3, .noise = 30 * MIB};
+	struct mgc_fit f = run(&sh, 999, &o);
+	MG_STR(mgc_verdict_name(f.verdict), "plateau");
+	for (size_t n = 1000; n <= 1003; n++) {
+		f = run(&sh, n, &o);
+		MG_STR(mgc_verdict_name(f.verdict), "plateau");
+		MG_TRUE(n == 1000 || n == 1003 || (f.confidence <= 0.5 && strstr(f.why, "too recent")),
+			"to step %zu: %.2f %s", n, f.confidence, f.why);
+	}
+	f = run(&sh, 1002, &o);
+	printf("fresh jump, to step 1002: %s %.2f: %s\n", mgc_verdict_name(f.verdict), f.confidence, f.why);
+	sh.dur = 100; /* the same jump, held */
+	f = run(&sh, 1008, &o);
+	MG_TRUE(f.verdict == MGC_VERDICT_PLATEAU && !strstr(f.why, "too recent"), "held: %s", f.why);
+}
+
 /* Growth matters when it reaches the limit within the run horizon, not when it is large next to
  * the level: 0.5 MiB/step at 40 GiB (the old level-relative floor was 4 MiB/step) from step 600 is
  * a leak by step 1100, and its why says "per step" in IEC units. */
@@ -628,6 +654,7 @@ int main(int argc, char **argv)
 	test_seed_run1();
 	test_seed_run2();
 	test_floor_under_spikes();
+	test_fresh_jump();
 	test_slow_leak_at_high_level();
 	test_epochs();
 	test_heavy_tails();
