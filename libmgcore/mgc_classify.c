@@ -27,7 +27,7 @@ enum {
 	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
 	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
-	MGC_FRESH_MAX = 3,     /* a jump on this many newest points is too recent to judge */
+	MGC_FRESH_MAX = 3,     /* the newest points too few to tell a spike that opens from a step */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
@@ -1035,6 +1035,13 @@ static int mgc_held_step(const struct mgc_ctx *c, size_t a)
 	return mgc_largest_step(c, a, c->n, 2 * MGC_MIN_PLATEAU) > MGC_STEP_SIGMAS * c->sig_lvl;
 }
 
+/* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
+ * flat stretch before a late one. */
+static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	return MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+}
+
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
  * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
  * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
@@ -1050,7 +1057,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 {
 	double x_end = k->x_on + k->climb;
 	const char *rule = NULL;
-	double need = MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+	double need = mgc_rise_needed(c, k);
 	if (!(k->lo > c->delta) || !(k->rate > c->delta) || !(k->rise >= need) || mgc_grown(c, k) < mgc_min_rise(c))
 		return NULL;
 	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
@@ -1078,7 +1085,7 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	if (!(k->rate > 0))
 		return INFINITY;
 	double xl = c->in->x_last;
-	double need = MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+	double need = mgc_rise_needed(c, k);
 	double t = fmax(k->x_on + mgc_min_rise(c), xl + (need - k->rise) / k->rate);
 	if (!(k->rate > c->delta))
 		return INFINITY;
@@ -1392,9 +1399,10 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 	double step = mgc_tail_step(c, L, &from);
 	if (step > 0)
 		return mgc_say_jump(c, c->w->px[from - 1], c->w->px[from], step, out);
-	if (m >= 6 && mgc_jumped(c, L, 3))
-		return mgc_say_jump(c, c->x[n - 4], c->x[n - 3],
-				    mgc_level_now(c) - mgc_median_copy(c->y + L->a, m - 3, c->w->s1), out);
+	size_t f = MGC_FRESH_MAX;
+	if (m >= 2 * f && mgc_jumped(c, L, f))
+		return mgc_say_jump(c, c->x[n - f - 1], c->x[n - f],
+				    mgc_level_now(c) - mgc_median_copy(c->y + L->a, m - f, c->w->s1), out);
 	if (m < 2 * MGC_LMIN + 2)
 		return 0;
 	struct mgc_trend tt;
@@ -1424,7 +1432,7 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
  * confidence). */
 static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 {
-	size_t m = L->b - L->a, j = 3, pn = c->w->pn;
+	size_t m = L->b - L->a, j = MGC_FRESH_MAX, pn = c->w->pn;
 	if (m <= 2 * j || pn < j)
 		return 0;
 	double med = mgc_median_copy(c->y + L->a, m - j, c->w->s1), bins = INFINITY;

@@ -609,31 +609,46 @@ static int write_case(FILE *tsv, const char *dir, const struct tseries *s, size_
 	return 0;
 }
 
-/* A few prefixes of a few series of every kind (every step and every 10 steps, spikes, epochs)
- * into dir, for tests/classify/test_series_path.py to run through the real mgreport; with `only`,
- * the whole of each series whose name or family contains it instead (to debug one). */
-static int write_cases(const struct tset *set, const char *dir, const char *only)
+/* The series write_cases writes by default: a few of every kind (every step and every 10 steps,
+ * spikes, epochs). */
+static int listed(const char *name)
 {
 	static const char *const names[] = {"ramp80-seeds", "late2500-20M-dx10", "val800-6M-at1800",
 					    "stair300M-g150", "cache-1000-8G", "slow0.1-20G", "ar0.95-b",
 					    "fast150-at300", "val950-long-dx1", "from0-5M-epoch1000"};
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (!strcmp(name, names[k]))
+			return 1;
+	return 0;
+}
+
+/* Four prefixes of s (and its half with the epoch column when it marks epochs), or s whole. */
+static int write_series(FILE *tsv, const char *dir, const struct tseries *s, int whole)
+{
+	int rc = 0;
+	if (whole)
+		return write_case(tsv, dir, s, s->n, 0);
+	for (size_t q = 1; q <= 4 && rc == 0; q++)
+		rc = write_case(tsv, dir, s, s->n * q / 4, 0);
+	if (s->nepochs && rc == 0)
+		rc = write_case(tsv, dir, s, s->n / 2, 1);
+	return rc;
+}
+
+/* A few prefixes of the listed series into dir, for tests/classify/test_series_path.py to run
+ * through the real mgreport; with `only`, the whole of each series whose name or family contains
+ * it instead (to debug one). */
+static int write_cases(const struct tset *set, const char *dir, const char *only)
+{
 	char path[512];
 	snprintf(path, sizeof path, "%s/expected.tsv", dir);
 	FILE *tsv = fopen(path, "w");
 	int rc = tsv ? 0 : -1;
-	for (size_t i = 0; i < set->n && rc == 0 && only; i++)
-		if (strstr(set->v[i].name, only) || strstr(set->v[i].family, only))
-			rc = write_case(tsv, dir, &set->v[i], set->v[i].n, 0);
-	for (size_t i = 0; i < set->n && rc == 0 && !only; i++)
-		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]) && rc == 0; k++) {
-			const struct tseries *s = &set->v[i];
-			if (strcmp(s->name, names[k]))
-				continue;
-			for (size_t q = 1; q <= 4 && rc == 0; q++)
-				rc = write_case(tsv, dir, s, s->n * q / 4, 0);
-			if (s->nepochs && rc == 0)
-				rc = write_case(tsv, dir, s, s->n / 2, 1);
-		}
+	for (size_t i = 0; i < set->n && rc == 0; i++) {
+		const struct tseries *s = &set->v[i];
+		if (only ? strstr(s->name, only) || strstr(s->family, only) : listed(s->name))
+			rc = write_series(tsv, dir, s, only != NULL);
+	}
 	if (tsv)
 		fclose(tsv);
 	if (rc)
