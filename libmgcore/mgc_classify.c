@@ -1298,9 +1298,10 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
 
 /* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
  * paused for as long as ends that leak (mgc_retract), at the end or before a new rise
- * (mgc_ended_since), nor fallen back. The nearest earlier prefix
- * that was a leak decides. (A new change point near the end must not undo the evidence that had
- * accumulated.) */
+ * (mgc_ended_since), nor fallen back. A flat last segment whose level stands within 2 level
+ * sigmas of where the leak's rate would have taken it is no pause (a spike under 6 sigmas at its
+ * start tilts its line down). The nearest earlier prefix that was a leak decides. (A new change
+ * point near the end must not undo the evidence that had accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
@@ -1314,10 +1315,12 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 	if (i == nc)
 		return 0;
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
-	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a];
-	double pause = L->flat ? c->in->x_last - fmin(paused_at, c->x[L->a]) : 0, retract = mgc_retract(&e, &k), since;
+	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
+	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(&e, &k), since;
 	if (pause >= retract && L->flat && mgc_creep(c, &since) > 0 && since <= paused_at)
 		pause = 0; /* flat pieces that still creep up are no pause */
+	if (pause >= retract && c->level >= mgc_level_at(&e, from) + k.rate * (c->in->x_last - from) - 2 * c->sig_lvl)
+		pause = 0; /* it rose as the leak rises: no pause (a spike at its start tilts its line) */
 	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
 		return 0;
 	k.pause = pause;

@@ -562,6 +562,20 @@ static void test_creep_no_pause(void)
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
+/* Leaks under spikes that the noise hides (under 6 sigmas, so no spike is set aside): a spike at
+ * the start of the last segment tilts its line down, the segment reads flat, and the leak said
+ * before paused for as long as ends it. `plain` (crosscheck.py, seed 965: 12 MiB per step,
+ * validation spikes of 1.6 GiB) read `growing` ("flat since step 2297.5") at step 2371, 33 steps
+ * after the spike closed; `under-spikes` (seed 966: 9.4 MiB per step, every 10 steps) at step 4910.
+ * Both had risen over that "pause" as the leak rises: no pause, the leak stands. */
+static void test_spike_no_pause(void)
+{
+	struct mgc_fit f = classify_recorded("leak-val-965.txt", 2372, 2372, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+	f = classify_recorded("leak-spikes-966.txt", 492, 492, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+}
+
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
  * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
  * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
@@ -666,6 +680,7 @@ int main(int argc, char **argv)
 	test_dip_no_step();
 	test_creep_no_plateau();
 	test_creep_no_pause();
+	test_spike_no_pause();
 	test_shift_no_stair();
 	test_seconds();
 	test_sampled_floor();
