@@ -6,7 +6,8 @@ written apart from eval_train.c (its own families, parameters and noise), every 
 scored as issue 12 scores: false `leak` on non-leak prefixes, recall once knowable (onset +
 max(200 steps, 20 samples, the steps the rise takes to reach 5 noise sigmas); a staircase from its
 4th step), knowable leaks called `plateau`/`stable`, leak series that said `leak` and later
-something else while still growing, finite steps_to_oom on settled non-leak prefixes.
+something else while still growing, finite steps_to_oom on settled non-leak prefixes, and
+whether a `growing` prefix's decidable_at, once a later scored prefix passes it, finds it decided.
 
 eval_classify is what the classifier was built against; this script is a check against
 over-fitting to it: run it with seeds never used while changing the classifier.
@@ -152,7 +153,7 @@ def knowable(d):
 
 
 def classify(mgreport, d, tmp, name):
-    """(step, verdict, steps_to_oom) at each of PREFIXES cuts of series d."""
+    """(step, verdict, steps_to_oom, decidable_at) at each of PREFIXES cuts of series d."""
     rows = list(range(0, d["n"], d["every"]))
     out = []
     for c in sorted(set(int(k) for k in np.linspace(12, len(rows), PREFIXES))):
@@ -166,7 +167,7 @@ def classify(mgreport, d, tmp, name):
         if p.returncode != 0:
             sys.exit(f"crosscheck: mgreport failed on {name} at {c} rows: {p.stderr.strip()}")
         j = json.loads(p.stdout)["series"][0]
-        out.append((rows[c - 1], j["verdict"], j["steps_to_oom"]))
+        out.append((rows[c - 1], j["verdict"], j["steps_to_oom"], j["decidable_at"]))
     return out
 
 
@@ -181,7 +182,8 @@ class Score:
         if d["leak"]:
             k = knowable(d)
             c["leak series"] += 1
-        for step, v, oom in said:
+        self.honesty(said)
+        for step, v, oom, _ in said:
             if not d["leak"]:
                 c["non-leak prefixes"] += 1
                 c["false leak"] += v == "leak"
@@ -206,6 +208,16 @@ class Score:
             c["leak then not"] += 1
             self.misses.append((label, None, "leak, then not leak"))
 
+    def honesty(self, said):
+        """decidable_at: when a `growing` prefix's promise has passed (within the prefixes scored),
+        is the first prefix at or after it decided?"""
+        for _, v, _, dec in said:
+            if v != "growing" or dec is None or dec > said[-1][0]:
+                continue
+            later = next(w for s, w, _, _ in said if s >= dec)
+            self.c["promises"] += 1
+            self.c["kept"] += later != "growing"
+
     def report(self):
         c = self.c
         pct = lambda a, b: f"{100.0 * c[a] / max(c[b], 1):6.2f}% ({c[a]} of {c[b]})"
@@ -214,6 +226,7 @@ class Score:
         print(f"knowable leaks plateau or stable    {pct('flat', 'knowable')}")
         print(f"leak, then not leak while growing   {c['leak then not']} of {c['leak series']} leak series")
         print(f"finite steps_to_oom, settled non-leak {pct('settled oom', 'settled')}")
+        print(f"decidable_at passed and decided     {pct('kept', 'promises')}")
         print("recall by family: " + ", ".join(f"{f} {100.0 * r / max(k, 1):.1f}% ({r}/{k})" for f, (k, r) in
                                               sorted(self.fam.items())))
         kinds = collections.Counter((label.split(":")[0], what) for label, _, what in self.misses)
@@ -243,7 +256,7 @@ def main():
             for d, label, said in zip(series, labels, runs):
                 score.add(d, said, label)
                 if a.v:
-                    seq = "".join(v[0] if v != "leak" else "L" for _, v, _ in said)
+                    seq = "".join(v[0] if v != "leak" else "L" for _, v, *_ in said)
                     print(f"{label:18s} {d['noise']:6s} {d['spikes']:9s} dx {d['every']:2d} "
                           f"onset {d['onset']} stop {d['stop']} {seq}")
     score.report()

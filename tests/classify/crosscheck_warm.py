@@ -193,7 +193,7 @@ def main():
             for d, label, said in zip(series, labels, runs):
                 score.add(d, said, label)
                 if a.v:
-                    seq = "".join(v[0] if v != "leak" else "L" for _, v, _ in said)
+                    seq = "".join(v[0] if v != "leak" else "L" for _, v, *_ in said)
                     print(f"{label:18s} dx {d['every']:2d} onset {d['onset']} stop {d['stop']} "
                           f"{d['noise']} sigma {d['sigma'] / MiB:.0f}M {seq}")
     score.report()
