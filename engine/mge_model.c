@@ -260,26 +260,17 @@ static int ensure_grads(struct mge_model *m)
 	return 0;
 }
 
-int mge_model_train_step(struct mge_model *m, const struct mge_tensor *x, const int *labels,
-			 float *losses, float *loss, int *correct)
+/* Softmax cross-entropy over n rows of C logits: each row's loss in losses, the gradient of the
+ * batch's mean loss in dl, the rows whose largest logit is the label counted in *correct.
+ * Returns the losses' sum. */
+static double softmax_xent(const float *logits, const int *labels, int n, int C, float *dl, float *losses,
+			   int *correct)
 {
-	struct acts a;
-	int n = x->dims[0], C = m->classes;
-	int feat = m->chans[3] * (MGE_RES >> 3) * (MGE_RES >> 3);
-	struct mge_tensor *dl = NULL, *dfeat = NULL, *dconv = NULL, *dpool = NULL;
-	int ldims[2] = { n, C }, err = -ENOMEM, s;
 	double total = 0.0;
-
-	if (ensure_grads(m) || forward(m, x, &a))
-		return -ENOMEM;
-	dl = mge_tensor_new(m->pool, 2, ldims);
-	if (!dl)
-		goto out;
 	*correct = 0;
-	/* Softmax cross-entropy, mean over the batch. */
 	for (int b = 0; b < n; b++) {
-		const float *z = a.logits->data + b * C;
-		float *g = dl->data + b * C;
+		const float *z = logits + b * C;
+		float *g = dl + b * C;
 		float mx = z[argmax(z, C)], sum = 0.0f;
 		for (int k = 0; k < C; k++) {
 			g[k] = expf(z[k] - mx);
@@ -294,33 +285,55 @@ int mge_model_train_step(struct mge_model *m, const struct mge_tensor *x, const 
 		for (int k = 0; k < C; k++)
 			g[k] /= (float)n;
 	}
-	*loss = (float)(total / n);
+	return total;
+}
 
-	/* Linear head. */
-	{
-		const float *f = a.pool[2]->data;
-		int fdims[4] = { n, m->chans[3], MGE_RES >> 3, MGE_RES >> 3 };
-		dfeat = mge_tensor_new(m->pool, 4, fdims);
-		if (!dfeat)
-			goto out;
-		memset(m->gw[3]->data, 0, m->gw[3]->numel * sizeof(float));
-		memset(m->gb[3]->data, 0, m->gb[3]->numel * sizeof(float));
-		memset(dfeat->data, 0, dfeat->numel * sizeof(float));
-		for (int b = 0; b < n; b++) {
-			for (int k = 0; k < C; k++) {
-				float g = dl->data[b * C + k];
-				float *gwr = m->gw[3]->data + (size_t)k * (size_t)feat;
-				const float *wr = m->w[3]->data + (size_t)k * (size_t)feat;
-				const float *fr = f + (size_t)b * (size_t)feat;
-				float *dfr = dfeat->data + (size_t)b * (size_t)feat;
-				m->gb[3]->data[k] += g;
-				for (int j = 0; j < feat; j++) {
-					gwr[j] += g * fr[j];
-					dfr[j] += g * wr[j];
-				}
+/* The linear head's backward pass: its weight and bias gradients from the features f (n rows of
+ * feat) and the logits' gradient dl, and the features' gradient into dfeat. */
+static void head_backward(struct mge_model *m, const float *f, const float *dl, float *dfeat, int n, int feat)
+{
+	int C = m->classes;
+	memset(m->gw[3]->data, 0, m->gw[3]->numel * sizeof(float));
+	memset(m->gb[3]->data, 0, m->gb[3]->numel * sizeof(float));
+	memset(dfeat, 0, (size_t)n * (size_t)feat * sizeof(float));
+	for (int b = 0; b < n; b++) {
+		for (int k = 0; k < C; k++) {
+			float g = dl[b * C + k];
+			float *gwr = m->gw[3]->data + (size_t)k * (size_t)feat;
+			const float *wr = m->w[3]->data + (size_t)k * (size_t)feat;
+			const float *fr = f + (size_t)b * (size_t)feat;
+			float *dfr = dfeat + (size_t)b * (size_t)feat;
+			m->gb[3]->data[k] += g;
+			for (int j = 0; j < feat; j++) {
+				gwr[j] += g * fr[j];
+				dfr[j] += g * wr[j];
 			}
 		}
 	}
+}
+
+int mge_model_train_step(struct mge_model *m, const struct mge_tensor *x, const int *labels,
+			 float *losses, float *loss, int *correct)
+{
+	struct acts a;
+	int n = x->dims[0], C = m->classes;
+	int feat = m->chans[3] * (MGE_RES >> 3) * (MGE_RES >> 3);
+	struct mge_tensor *dl = NULL, *dfeat = NULL, *dconv = NULL, *dpool = NULL;
+	int ldims[2] = { n, C }, err = -ENOMEM, s;
+
+	if (ensure_grads(m) || forward(m, x, &a))
+		return -ENOMEM;
+	dl = mge_tensor_new(m->pool, 2, ldims);
+	if (!dl)
+		goto out;
+	*loss = (float)(softmax_xent(a.logits->data, labels, n, C, dl->data, losses, correct) / n);
+
+	/* Linear head. */
+	int fdims[4] = { n, m->chans[3], MGE_RES >> 3, MGE_RES >> 3 };
+	dfeat = mge_tensor_new(m->pool, 4, fdims);
+	if (!dfeat)
+		goto out;
+	head_backward(m, a.pool[2]->data, dl->data, dfeat->data, n, feat);
 	/* Convolution blocks, last to first. dfeat is dL/d(pool output) of the current block. */
 	s = MGE_RES >> 2;
 	for (int l = 2; l >= 0; l--) {

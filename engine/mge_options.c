@@ -100,6 +100,49 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* Sets the option `name` (one that takes a value) from `val`: 0, or -EINVAL with the error in err. */
+static int set_option(struct mge_options *o, const char *name, const char *val, char *err, size_t errlen)
+{
+	uint64_t u;
+
+	if (!strcmp(name, "--steps")) {
+		if (parse_u64(val, 1, 100000000, &o->steps))
+			return fail(err, errlen, "bad --steps '%s': want an integer 1..100000000", val);
+	} else if (!strcmp(name, "--batch")) {
+		if (parse_u64(val, 1, 64, &u))
+			return fail(err, errlen, "bad --batch '%s': want an integer 1..64", val);
+		o->batch = (int)u;
+	} else if (!strcmp(name, "--threads")) {
+		if (parse_u64(val, 1, 16, &u))
+			return fail(err, errlen, "bad --threads '%s': want an integer 1..16", val);
+		o->threads = (int)u;
+	} else if (!strcmp(name, "--scale")) {
+		if (parse_double(val, 0.25, 16.0, &o->scale))
+			return fail(err, errlen, "bad --scale '%s': want a number 0.25..16", val);
+	} else if (!strcmp(name, "--seed")) {
+		if (parse_u64(val, 0, UINT64_MAX, &o->seed))
+			return fail(err, errlen, "bad --seed '%s': want an unsigned integer", val);
+	} else if (!strcmp(name, "--device")) {
+		if (!strcmp(val, "cpu"))
+			o->device = MGE_DEVICE_CPU;
+		else if (!strcmp(val, "cuda"))
+			o->device = MGE_DEVICE_CUDA;
+		else
+			return fail(err, errlen, "bad --device '%s': want cpu or cuda", val);
+	} else {
+		int found = -1;
+		for (int s = 0; s < MGE_SCENARIO_COUNT; s++)
+			if (!strcmp(val, scenario_names[s]))
+				found = s;
+		if (found < 0)
+			return fail(err, errlen,
+				    "bad --scenario '%s': want healthy, leak, slow-leak, late-leak, "
+				    "validation or retention", val);
+		o->scenario = (enum mge_scenario)found;
+	}
+	return 0;
+}
+
 int mge_options_parse(struct mge_options *o, int argc, char **argv, char *err, size_t errlen)
 {
 	*o = (struct mge_options){
@@ -111,7 +154,6 @@ int mge_options_parse(struct mge_options *o, int argc, char **argv, char *err, s
 		const char *val = NULL;
 		char name[32];
 		const char *eq = strchr(arg, '=');
-		uint64_t u;
 
 		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
 			o->help = 1;
@@ -149,41 +191,9 @@ int mge_options_parse(struct mge_options *o, int argc, char **argv, char *err, s
 				return fail(err, errlen, "option %s needs a value", name);
 			val = argv[++i];
 		}
-		if (!strcmp(name, "--steps")) {
-			if (parse_u64(val, 1, 100000000, &o->steps))
-				return fail(err, errlen, "bad --steps '%s': want an integer 1..100000000", val);
-		} else if (!strcmp(name, "--batch")) {
-			if (parse_u64(val, 1, 64, &u))
-				return fail(err, errlen, "bad --batch '%s': want an integer 1..64", val);
-			o->batch = (int)u;
-		} else if (!strcmp(name, "--threads")) {
-			if (parse_u64(val, 1, 16, &u))
-				return fail(err, errlen, "bad --threads '%s': want an integer 1..16", val);
-			o->threads = (int)u;
-		} else if (!strcmp(name, "--scale")) {
-			if (parse_double(val, 0.25, 16.0, &o->scale))
-				return fail(err, errlen, "bad --scale '%s': want a number 0.25..16", val);
-		} else if (!strcmp(name, "--seed")) {
-			if (parse_u64(val, 0, UINT64_MAX, &o->seed))
-				return fail(err, errlen, "bad --seed '%s': want an unsigned integer", val);
-		} else if (!strcmp(name, "--device")) {
-			if (!strcmp(val, "cpu"))
-				o->device = MGE_DEVICE_CPU;
-			else if (!strcmp(val, "cuda"))
-				o->device = MGE_DEVICE_CUDA;
-			else
-				return fail(err, errlen, "bad --device '%s': want cpu or cuda", val);
-		} else {
-			int found = -1;
-			for (int s = 0; s < MGE_SCENARIO_COUNT; s++)
-				if (!strcmp(val, scenario_names[s]))
-					found = s;
-			if (found < 0)
-				return fail(err, errlen,
-					    "bad --scenario '%s': want healthy, leak, slow-leak, late-leak, "
-					    "validation or retention", val);
-			o->scenario = (enum mge_scenario)found;
-		}
+		int rc = set_option(o, name, val, err, errlen);
+		if (rc)
+			return rc;
 	}
 	/* slow-leak reads the weights and validation runs the model on the host: CPU only. */
 	if (o->device == MGE_DEVICE_CUDA &&

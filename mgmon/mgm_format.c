@@ -258,6 +258,66 @@ static void put(char *cells, int w, int h, int c, int r, char ch, int over)
 		cells[r * w + c] = ch;
 }
 
+/* The series as columns of '#', each the last point at or before its x, scaled to [lo, hi]. */
+static void chart_columns(const double *x, const double *y, size_t n, double lo, double hi, int w, int h,
+			  char *cells)
+{
+	double x0 = x[0], span = x[n - 1] > x0 ? x[n - 1] - x0 : 1;
+	size_t i = 0;
+	for (int c = 0; c < w; c++) {
+		double xc = n == 1 ? x0 : x0 + span * c / (w - 1);
+		while (i + 1 < n && x[i + 1] <= xc + 1e-9)
+			i++;
+		if (n > 1 && x[0] > xc)
+			continue;
+		double lev = (y[i] - lo) / (hi - lo) * h;
+		int rows = (int)ceil(lev - 1e-9);
+		if (rows < 1)
+			rows = 1;
+		if (rows > h)
+			rows = h;
+		for (int r = 0; r < rows; r++)
+			put(cells, w, h, c, h - 1 - r, '#', 1);
+	}
+}
+
+/* The fit over the columns: a plateau's level ('-') and warmup end ('|'), or a rising verdict's
+ * line ('.') from its change point; and the legend that names it. */
+static void chart_fit(const struct mgm_view *v, double x0, double x1, double lo, double hi,
+		      const struct mgc_fit *f, int w, int h, char *cells, struct mgm_chart *lab)
+{
+	char a[32], b[32];
+	double span = x1 > x0 ? x1 - x0 : 1;
+	if (f->verdict == MGC_VERDICT_PLATEAU && isfinite(f->plateau_level)) {
+		int r = h - (int)ceil((f->plateau_level - lo) / (hi - lo) * h - 1e-9);
+		for (int c = 0; c < w; c++)
+			put(cells, w, h, c, r < 0 ? 0 : r, '-', 0);
+		if (isfinite(f->plateau_at) && f->plateau_at >= x0 && f->plateau_at <= x1) {
+			int c = (int)lround((f->plateau_at - x0) / span * (w - 1));
+			for (int r2 = 0; r2 < h; r2++)
+				put(cells, w, h, c, r2, '|', 0);
+		}
+		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s",
+			 mgc_human_bytes(f->plateau_level, a, sizeof a),
+			 mgc_human_x(f->plateau_at, v->a.x_is_steps, b, sizeof b));
+	} else if ((f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) && isfinite(f->slope)) {
+		double from = isfinite(f->change_at) && f->change_at > x0 ? f->change_at : x0;
+		for (int c = 0; c < w; c++) {
+			double xc = x0 + span * c / (w - 1);
+			if (xc < from)
+				continue;
+			double yf = f->level + f->slope * (xc - x1);
+			int r = h - (int)ceil((yf - lo) / (hi - lo) * h - 1e-9);
+			if (r >= 0 && r < h)
+				put(cells, w, h, c, r, '.', 0);
+		}
+		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s%s", mgc_verdict_name(f->verdict),
+			 mgc_human_bytes(f->slope, a, sizeof a), slash_x(v));
+	} else {
+		snprintf(lab->legend, sizeof lab->legend, "%s", mgc_verdict_name(f->verdict));
+	}
+}
+
 int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y, size_t n, int ok,
 		     const struct mgc_fit *f, int w, int h, char *cells, struct mgm_chart *lab)
 {
@@ -282,53 +342,10 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 	lo = lo > 0 ? lo * 0.9 : lo; /* the bottom row is never empty for a positive series */
 	if (hi - lo < 1)
 		hi = lo + 1;
-	double span = x1 > x0 ? x1 - x0 : 1;
-	/* Per column: the last point at or before its x. */
-	size_t i = 0;
-	for (int c = 0; c < w; c++) {
-		double xc = n == 1 ? x0 : x0 + span * c / (w - 1);
-		while (i + 1 < n && x[i + 1] <= xc + 1e-9)
-			i++;
-		if (n > 1 && x[0] > xc)
-			continue;
-		double lev = (y[i] - lo) / (hi - lo) * h;
-		int rows = (int)ceil(lev - 1e-9);
-		if (rows < 1)
-			rows = 1;
-		if (rows > h)
-			rows = h;
-		for (int r = 0; r < rows; r++)
-			put(cells, w, h, c, h - 1 - r, '#', 1);
-	}
+	chart_columns(x, y, n, lo, hi, w, h, cells);
+	if (ok)
+		chart_fit(v, x0, x1, lo, hi, f, w, h, cells, lab);
 	char a[32], b[32];
-	if (ok && f->verdict == MGC_VERDICT_PLATEAU && isfinite(f->plateau_level)) {
-		int r = h - (int)ceil((f->plateau_level - lo) / (hi - lo) * h - 1e-9);
-		for (int c = 0; c < w; c++)
-			put(cells, w, h, c, r < 0 ? 0 : r, '-', 0);
-		if (isfinite(f->plateau_at) && f->plateau_at >= x0 && f->plateau_at <= x1) {
-			int c = (int)lround((f->plateau_at - x0) / span * (w - 1));
-			for (int r2 = 0; r2 < h; r2++)
-				put(cells, w, h, c, r2, '|', 0);
-		}
-		snprintf(lab->legend, sizeof lab->legend, "- plateau %s  | warmup end %s",
-			 mgc_human_bytes(f->plateau_level, a, sizeof a),
-			 mgc_human_x(f->plateau_at, v->a.x_is_steps, b, sizeof b));
-	} else if (ok && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) && isfinite(f->slope)) {
-		double from = isfinite(f->change_at) && f->change_at > x0 ? f->change_at : x0;
-		for (int c = 0; c < w; c++) {
-			double xc = x0 + span * c / (w - 1);
-			if (xc < from)
-				continue;
-			double yf = f->level + f->slope * (xc - x1);
-			int r = h - (int)ceil((yf - lo) / (hi - lo) * h - 1e-9);
-			if (r >= 0 && r < h)
-				put(cells, w, h, c, r, '.', 0);
-		}
-		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s%s", mgc_verdict_name(f->verdict),
-			 mgc_human_bytes(f->slope, a, sizeof a), slash_x(v));
-	} else if (ok) {
-		snprintf(lab->legend, sizeof lab->legend, "%s", mgc_verdict_name(f->verdict));
-	}
 	mgc_human_bytes(hi, lab->ytop, sizeof lab->ytop);
 	mgc_human_bytes(lo, lab->ybot, sizeof lab->ybot);
 	if (v->a.x_is_steps) {
