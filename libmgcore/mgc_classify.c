@@ -1317,7 +1317,7 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
 	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
 	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(&e, &k), since;
-	if (pause >= retract && L->flat && mgc_creep(c, &since) > 0 && since <= paused_at)
+	if (pause >= retract && mgc_creep(c, &since) > 0 && since <= paused_at)
 		pause = 0; /* flat pieces that still creep up are no pause */
 	if (pause >= retract && c->level >= mgc_level_at(&e, from) + k.rate * (c->in->x_last - from) - 2 * c->sig_lvl)
 		pause = 0; /* it rose as the leak rises: no pause (a spike at its start tilts its line) */
