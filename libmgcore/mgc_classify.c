@@ -1298,9 +1298,10 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
 
 /* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
  * paused for as long as ends that leak (mgc_retract), at the end or before a new rise
- * (mgc_ended_since), nor fallen back. A flat last segment whose level stands within 2 level
- * sigmas of where the leak's rate would have taken it is no pause (a spike under 6 sigmas at its
- * start tilts its line down). The nearest earlier prefix that was a leak decides. (A new change
+ * (mgc_ended_since), nor fallen back. A flat last segment that stands, at the pause's middle,
+ * within 2 level sigmas of where the leak's rate would have taken it is no pause (a spike under 6
+ * sigmas at its start tilts its line down; a wander that lifted its start above the leak's line
+ * leaves its end under it). The nearest earlier prefix that was a leak decides. (A new change
  * point near the end must not undo the evidence that had accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
@@ -1319,8 +1320,9 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(&e, &k), since;
 	if (pause >= retract && mgc_creep(c, &since) > 0 && since <= paused_at)
 		pause = 0; /* flat pieces that still creep up are no pause */
-	if (pause >= retract && c->level >= mgc_level_at(&e, from) + k.rate * (c->in->x_last - from) - 2 * c->sig_lvl)
-		pause = 0; /* it rose as the leak rises: no pause (a spike at its start tilts its line) */
+	double mid = 0.5 * (from + c->in->x_last); /* its middle: a tilt moves neither end's error there */
+	if (pause >= retract && mgc_level_at(c, mid) >= mgc_level_at(&e, from) + k.rate * (mid - from) - 2 * c->sig_lvl)
+		pause = 0; /* it rose as the leak rises: no pause */
 	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
 		return 0;
 	k.pause = pause;

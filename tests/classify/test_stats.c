@@ -577,6 +577,17 @@ static void test_spike_no_pause(void)
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 }
 
+/* A leak under AR(0.9) noise and validation spikes (crosscheck.py's `plain`, seed 7103: 4.9 MiB
+ * per step from step 156) whose floor jumped 0.8 GiB above the leak's line at step 3840 and then
+ * rose slowly for 324 steps: the segment reads flat and ends 2.1 level sigmas under the line, so
+ * step 4164 read `growing` ("flat since step 3840") between two `leak`s. Across the pause it stood
+ * where the leak would have been: judged at the pause's middle, no pause, the leak stands. */
+static void test_wander_no_pause(void)
+{
+	struct mgc_fit f = classify_recorded("leak-ar-7103.txt", 4165, 4165, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+}
+
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
  * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
  * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
@@ -682,6 +693,7 @@ int main(int argc, char **argv)
 	test_creep_no_plateau();
 	test_creep_no_pause();
 	test_spike_no_pause();
+	test_wander_no_pause();
 	test_shift_no_stair();
 	test_seconds();
 	test_sampled_floor();
