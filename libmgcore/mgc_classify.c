@@ -44,6 +44,7 @@ static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its lo
 static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
+static const double MGC_PROMISE_REACH = 20.0; /* decidable_at reaches at most this many spans ahead */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
 /* ---------------------------------------------------------------- working memory */
@@ -1646,6 +1647,10 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 		mgc_judge_flat(c, eta, out);
 	else if (!L->flat)
 		mgc_judge_rising(c, eta, out);
+	/* a promise further ahead than MGC_PROMISE_REACH times the time seen is a guess (12 points of
+	 * a ramp promising step 500: half of those broke on layered warmups), none is made */
+	if (out->decidable_at - c->in->x_last > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first))
+		out->decidable_at = NAN;
 	if (c->fl.bins > 1)
 		mgc_why_add(out, "; judged on the floor under %zu spikes up to %.0f %ss long", c->fl.nexc,
 			    c->fl.spike_x, mgc_unit(c->in->x_is_steps));

@@ -183,6 +183,22 @@ static struct mgc_fit run(const struct shape *sh, size_t n, const struct mgc_cla
 	return f;
 }
 
+/* decidable_at reaches at most 20 times the time seen ahead: 12 steps of a 50 MiB/step rise make
+ * no promise (it would be for the start horizon, 1000 steps on), 60 steps of it make one. */
+static void test_promise_reach(void)
+{
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	struct shape sh = {.level = 10 * GIB, .rate = 50 * MIB, .noise = 30 * MIB};
+	struct mgc_fit f = run(&sh, 12, &o);
+	MG_STR(mgc_verdict_name(f.verdict), "growing");
+	MG_TRUE(isnan(f.decidable_at), "12 steps promised step %g", f.decidable_at);
+	f = run(&sh, 60, &o);
+	MG_STR(mgc_verdict_name(f.verdict), "growing");
+	MG_TRUE(isfinite(f.decidable_at) && f.decidable_at - 60 <= 20 * 59, "60 steps promised step %g",
+		f.decidable_at);
+	printf("50 MiB per step: no promise from 12 steps, step %.0f from 60\n", f.decidable_at);
+}
+
 /* Spikes never remove a trend: a 4 MiB/step leak from step 1000 under 6 GiB validation spikes
  * (20 steps every 300) is a leak judged on the floor, its OOM projected on the peaks; without the
  * leak, the same spikes are stable. */
@@ -692,6 +708,7 @@ int main(int argc, char **argv)
 	test_dip_no_step();
 	test_creep_no_plateau();
 	test_creep_no_pause();
+	test_promise_reach();
 	test_spike_no_pause();
 	test_wander_no_pause();
 	test_shift_no_stair();
