@@ -1321,7 +1321,7 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(&e, &k), since;
 	if (pause >= retract && mgc_creep(c, &since) > 0 && since <= paused_at)
 		pause = 0; /* flat pieces that still creep up are no pause */
-	double mid = 0.5 * (from + c->in->x_last); /* its middle: a tilt moves neither end's error there */
+	double mid = 0.5 * (from + c->in->x_last); /* a tilted line is least wrong at its middle */
 	if (pause >= retract && mgc_level_at(c, mid) >= mgc_level_at(&e, from) + k.rate * (mid - from) - 2 * c->sig_lvl)
 		pause = 0; /* it rose as the leak rises: no pause */
 	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
