@@ -258,11 +258,17 @@ static void put(char *cells, int w, int h, int c, int r, char ch, int over)
 		cells[r * w + c] = ch;
 }
 
-/* The series as columns of '#', each the last point at or before its x, scaled to [lo, hi]. */
-static void chart_columns(const double *x, const double *y, size_t n, double lo, double hi, int w, int h,
-			  char *cells)
+/* The row (0 at the top) that value yv reaches on a chart of h rows scaled to [lo, hi]. */
+static int chart_row(double yv, double lo, double hi, int h)
 {
-	double x0 = x[0], span = x[n - 1] > x0 ? x[n - 1] - x0 : 1;
+	return h - (int)ceil((yv - lo) / (hi - lo) * h - 1e-9);
+}
+
+/* The series as columns of '#', each the last point at or before its x, scaled to [lo, hi]. */
+static void chart_columns(const double *x, const double *y, size_t n, double span, double lo, double hi,
+			  int w, int h, char *cells)
+{
+	double x0 = x[0];
 	size_t i = 0;
 	for (int c = 0; c < w; c++) {
 		double xc = n == 1 ? x0 : x0 + span * c / (w - 1);
@@ -270,26 +276,20 @@ static void chart_columns(const double *x, const double *y, size_t n, double lo,
 			i++;
 		if (n > 1 && x[0] > xc)
 			continue;
-		double lev = (y[i] - lo) / (hi - lo) * h;
-		int rows = (int)ceil(lev - 1e-9);
-		if (rows < 1)
-			rows = 1;
-		if (rows > h)
-			rows = h;
-		for (int r = 0; r < rows; r++)
-			put(cells, w, h, c, h - 1 - r, '#', 1);
+		int top = chart_row(y[i], lo, hi, h);
+		for (int r = top < 0 ? 0 : top < h ? top : h - 1; r < h; r++)
+			put(cells, w, h, c, r, '#', 1);
 	}
 }
 
 /* The fit over the columns: a plateau's level ('-') and warmup end ('|'), or a rising verdict's
  * line ('.') from its change point; and the legend that names it. */
-static void chart_fit(const struct mgm_view *v, double x0, double x1, double lo, double hi,
+static void chart_fit(const struct mgm_view *v, double x0, double x1, double span, double lo, double hi,
 		      const struct mgc_fit *f, int w, int h, char *cells, struct mgm_chart *lab)
 {
 	char a[32], b[32];
-	double span = x1 > x0 ? x1 - x0 : 1;
 	if (f->verdict == MGC_VERDICT_PLATEAU && isfinite(f->plateau_level)) {
-		int r = h - (int)ceil((f->plateau_level - lo) / (hi - lo) * h - 1e-9);
+		int r = chart_row(f->plateau_level, lo, hi, h);
 		for (int c = 0; c < w; c++)
 			put(cells, w, h, c, r < 0 ? 0 : r, '-', 0);
 		if (isfinite(f->plateau_at) && f->plateau_at >= x0 && f->plateau_at <= x1) {
@@ -307,7 +307,7 @@ static void chart_fit(const struct mgm_view *v, double x0, double x1, double lo,
 			if (xc < from)
 				continue;
 			double yf = f->level + f->slope * (xc - x1);
-			int r = h - (int)ceil((yf - lo) / (hi - lo) * h - 1e-9);
+			int r = chart_row(yf, lo, hi, h);
 			if (r >= 0 && r < h)
 				put(cells, w, h, c, r, '.', 0);
 		}
@@ -325,7 +325,7 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 	memset(lab, 0, sizeof *lab);
 	if (n == 0 || w < 2 || h < 2)
 		return -1;
-	double x0 = x[0], x1 = x[n - 1];
+	double x0 = x[0], x1 = x[n - 1], span = x1 > x0 ? x1 - x0 : 1;
 	double lo = y[0], hi = y[0];
 	for (size_t i = 0; i < n; i++) {
 		if (y[i] < lo)
@@ -342,9 +342,9 @@ int mgm_chart_render(const struct mgm_view *v, const double *x, const double *y,
 	lo = lo > 0 ? lo * 0.9 : lo; /* the bottom row is never empty for a positive series */
 	if (hi - lo < 1)
 		hi = lo + 1;
-	chart_columns(x, y, n, lo, hi, w, h, cells);
+	chart_columns(x, y, n, span, lo, hi, w, h, cells);
 	if (ok)
-		chart_fit(v, x0, x1, lo, hi, f, w, h, cells, lab);
+		chart_fit(v, x0, x1, span, lo, hi, f, w, h, cells, lab);
 	char a[32], b[32];
 	mgc_human_bytes(hi, lab->ytop, sizeof lab->ytop);
 	mgc_human_bytes(lo, lab->ybot, sizeof lab->ybot);
