@@ -702,7 +702,30 @@ static double mgc_seg_top(const struct mgc_ctx *c, size_t s)
 	return fmax(mgc_seg_at(c, s, c->x[g->a]), mgc_seg_at(c, s, c->x[g->b - 1]));
 }
 
-/* Events, gaps and the pause of the regime from segment k->s. */
+/* The lower of segment s's ends. */
+static double mgc_seg_low(const struct mgc_ctx *c, size_t s)
+{
+	const struct mgc_seg *g = &c->seg[s];
+	return fmin(mgc_seg_at(c, s, c->x[g->a]), mgc_seg_at(c, s, c->x[g->b - 1]));
+}
+
+/* What rising segment s added and kept: from the higher of its start and the top of the segment
+ * before to the lower of its end and the start of the next. */
+static double mgc_seg_gain(const struct mgc_ctx *c, size_t s)
+{
+	const struct mgc_seg *g = &c->seg[s];
+	double from = mgc_seg_at(c, s, c->x[g->a]), to = mgc_seg_at(c, s, c->x[g->b - 1]);
+	if (s > 0)
+		from = fmax(from, mgc_seg_top(c, s - 1));
+	if (s + 1 < c->nseg)
+		to = fmin(to, mgc_seg_at(c, s + 1, c->x[g->b]));
+	return to - from;
+}
+
+/* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
+ * a segment wholly 3 level sigmas above the top of the one before, or a rising segment that added
+ * 2 and kept them (a blip of heavy-tailed noise the floor kept, up and back within a segment or
+ * two, is none: two level shifts and such blips read as a staircase of four steps). */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	size_t last = c->nseg - 1, pause_seg = c->seg[last].flat && last > k->s ? last : last + 1;
@@ -715,7 +738,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g);
-		if (i > 0 && mgc_seg_at(c, i, c->x[g->a]) - mgc_seg_top(c, i - 1) > 3 * c->sig_lvl)
+		if (i > 0 && mgc_seg_low(c, i) - mgc_seg_top(c, i - 1) > 3 * c->sig_lvl)
 			k->events++;
 		double gap;
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
@@ -724,7 +747,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 			k->gap = fmax(k->gap, gap);
 			k->flat += len;
 		} else if (!g->flat) {
-			k->events += g->slope * len > 2 * c->sig_lvl;
+			k->events += mgc_seg_gain(c, i) > 2 * c->sig_lvl;
 			k->continuous |= len >= 0.5 * k->dur;
 		} else if (i < pause_seg) {
 			k->gap = fmax(k->gap, len);
@@ -826,10 +849,13 @@ static double mgc_stair_lo(const struct mgc_cand *k)
 /* The longest time floor points [a, b) took to climb another MGC_STEP_SIGMAS level sigmas from
  * lvl_on (their level, the middle of three points, crossing rungs that far apart): the pauses a
  * rise made inside itself, whether its segments show them or not (the steps of a staircase under
- * noise merge into one rising segment). */
+ * noise merge into one rising segment). A rung the level then falls a rung under was a blip, no
+ * step (heavy-tailed noise the floor kept): it is taken back, and the next counted from where the
+ * level fell to. */
 static double mgc_rung_gap(const struct mgc_ctx *c, size_t a, size_t b, double lvl_on, struct mgc_cand *k)
 {
 	double h = MGC_STEP_SIGMAS * c->sig_lvl, next = lvl_on + h, last = c->x[a], gap = 0, sum = 0;
+	double held = -INFINITY, x_rung = 0, last0 = 0, gap0 = 0; /* the newest rung, to take back */
 	size_t at = a;
 	k->rungs = 0;
 	k->spread = 0;
@@ -837,14 +863,28 @@ static double mgc_rung_gap(const struct mgc_ctx *c, size_t a, size_t b, double l
 		return 0;
 	for (size_t i = a + 1; i + 1 < b; i++) {
 		double v = mgc_mid3(c->y, i - 1, b);
+		if (v < held - h) { /* it fell back under the newest rung */
+			k->rungs--;
+			sum -= x_rung;
+			last = last0;
+			gap = gap0;
+			next = v + h;
+			held = -INFINITY;
+			continue;
+		}
 		if (!(v >= next))
 			continue;
+		if (k->rungs == 0 || i - at > MGC_STEP_WIDTH) { /* a ramp's rungs in a row are one rise */
+			sum += x_rung = c->x[i];
+			k->rungs++;
+			last0 = last;
+			gap0 = gap;
+			held = v;
+		} else if (held > -INFINITY) {
+			held = v;
+		}
 		gap = fmax(gap, c->x[i] - last);
 		next = v + h; /* a rung above where it stands, not above a grid the noise may graze */
-		if (k->rungs == 0 || i - at > MGC_STEP_WIDTH) { /* a ramp's rungs in a row are one rise */
-			sum += c->x[i];
-			k->rungs++;
-		}
 		last = c->x[i];
 		at = i;
 	}
