@@ -38,6 +38,7 @@ static const double MGC_RUN_HORIZON = 1e6;    /* steps (or seconds) a run may la
 static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup horizons (1000 steps) */
 static const double MGC_RAMP_HORIZONS = 2.0;  /* no start-up ramp lasts longer (400 steps) */
 static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
+static const double MGC_EVENT_SHARE = 0.0625; /* an event is a sixteenth of its regime's largest */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
 static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this many sigmas thin out */
 static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its longest rung, and half again */
@@ -722,13 +723,32 @@ static double mgc_seg_gain(const struct mgc_ctx *c, size_t s)
 	return to - from;
 }
 
+/* How far segment s stands wholly above the top of the one before. */
+static double mgc_seg_jump(const struct mgc_ctx *c, size_t s)
+{
+	return s > 0 ? mgc_seg_low(c, s) - mgc_seg_top(c, s - 1) : 0;
+}
+
+/* The least rise that is an event of the regime from segment s: MGC_EVENT_SHARE of its largest
+ * jump or rising segment's gain (steps of one staircase are alike; a wiggle of 2 level sigmas
+ * beside a level shift of 250 is no step of it). */
+static double mgc_event_floor(const struct mgc_ctx *c, size_t s)
+{
+	double most = 0;
+	for (size_t i = s; i < c->nseg; i++)
+		most = fmax(most, c->seg[i].flat ? mgc_seg_jump(c, i) : fmax(mgc_seg_jump(c, i), mgc_seg_gain(c, i)));
+	return MGC_EVENT_SHARE * most;
+}
+
 /* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
  * a segment wholly 3 level sigmas above the top of the one before, or a rising segment that added
  * 2 and kept them (a blip of heavy-tailed noise the floor kept, up and back within a segment or
- * two, is none: two level shifts and such blips read as a staircase of four steps). */
+ * two, is none: two level shifts and such blips read as a staircase of four steps), and either
+ * at least mgc_event_floor. */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	size_t last = c->nseg - 1, pause_seg = c->seg[last].flat && last > k->s ? last : last + 1;
+	double least = mgc_event_floor(c, k->s);
 	k->pause = pause_seg <= last ? c->in->x_last - c->x[c->seg[last].a] : 0;
 	k->climb = (pause_seg <= last ? c->x[c->seg[last].a] : c->in->x_last) - k->x_on;
 	k->gap = 0;
@@ -738,7 +758,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g);
-		if (i > 0 && mgc_seg_low(c, i) - mgc_seg_top(c, i - 1) > 3 * c->sig_lvl)
+		if (mgc_seg_jump(c, i) > fmax(least, 3 * c->sig_lvl))
 			k->events++;
 		double gap;
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
@@ -747,7 +767,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 			k->gap = fmax(k->gap, gap);
 			k->flat += len;
 		} else if (!g->flat) {
-			k->events += mgc_seg_gain(c, i) > 2 * c->sig_lvl;
+			k->events += mgc_seg_gain(c, i) > fmax(least, 2 * c->sig_lvl);
 			k->continuous |= len >= 0.5 * k->dur;
 		} else if (i < pause_seg) {
 			k->gap = fmax(k->gap, len);

@@ -637,6 +637,24 @@ static void test_shifts_blips_no_stair(void)
 	MG_EQ(leaks, 0);
 }
 
+/* Two level shifts (+1.2 GiB at step 2900, +6.7 GiB at 4200) under Gaussian noise of 13 MiB
+ * (crosscheck_warm.py's `shift` family, seed 7104, every other step): a rising piece of 28 MiB
+ * before the first counted as a third step, and the shifts read as a staircase that "would
+ * plausibly pause this long" (`growing`; on every step, `leak` from 4743 to 5471). A step of
+ * one staircase is not 1/250 of another: after the second shift, `plateau`. */
+static void test_shifts_wiggle_no_stair(void)
+{
+	static double x[3000], y[3000];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	size_t n = read_series("shifts-gauss-7104.txt", x, y, 3000);
+	MG_EQ(n, 2799);
+	for (size_t use = 2150; use <= n; use += 25) {
+		struct mgc_fit f = {0};
+		MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
+		MG_TRUE(f.verdict == MGC_VERDICT_PLATEAU, "%zu points: %s (%s)", use, mgc_verdict_name(f.verdict), f.why);
+	}
+}
+
 /* x in seconds: the words say "per second". */
 static void test_seconds(void)
 {
@@ -733,6 +751,7 @@ int main(int argc, char **argv)
 	test_wander_no_pause();
 	test_shift_no_stair();
 	test_shifts_blips_no_stair();
+	test_shifts_wiggle_no_stair();
 	test_seconds();
 	test_sampled_floor();
 	test_small_step_in_exact_floor();
