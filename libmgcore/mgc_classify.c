@@ -695,31 +695,36 @@ static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 	return steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g) ? steps : 0;
 }
 
+/* Segment s's line at its first and at its last point. */
+static double mgc_seg_start(const struct mgc_ctx *c, size_t s)
+{
+	return mgc_seg_at(c, s, c->x[c->seg[s].a]);
+}
+
+static double mgc_seg_end(const struct mgc_ctx *c, size_t s)
+{
+	return mgc_seg_at(c, s, c->x[c->seg[s].b - 1]);
+}
+
 /* The higher end of segment s's line: a jump onto the next is measured from it, so a short
  * segment through a dip of AR noise (its line falling steeply) makes no jump of the wander back. */
 static double mgc_seg_top(const struct mgc_ctx *c, size_t s)
 {
-	const struct mgc_seg *g = &c->seg[s];
-	return fmax(mgc_seg_at(c, s, c->x[g->a]), mgc_seg_at(c, s, c->x[g->b - 1]));
+	return fmax(mgc_seg_start(c, s), mgc_seg_end(c, s));
 }
 
 /* The lower of segment s's ends. */
 static double mgc_seg_low(const struct mgc_ctx *c, size_t s)
 {
-	const struct mgc_seg *g = &c->seg[s];
-	return fmin(mgc_seg_at(c, s, c->x[g->a]), mgc_seg_at(c, s, c->x[g->b - 1]));
+	return fmin(mgc_seg_start(c, s), mgc_seg_end(c, s));
 }
 
 /* What rising segment s added and kept: from the higher of its start and the top of the segment
  * before to the lower of its end and the start of the next. */
 static double mgc_seg_gain(const struct mgc_ctx *c, size_t s)
 {
-	const struct mgc_seg *g = &c->seg[s];
-	double from = mgc_seg_at(c, s, c->x[g->a]), to = mgc_seg_at(c, s, c->x[g->b - 1]);
-	if (s > 0)
-		from = fmax(from, mgc_seg_top(c, s - 1));
-	if (s + 1 < c->nseg)
-		to = fmin(to, mgc_seg_at(c, s + 1, c->x[g->b]));
+	double from = s > 0 ? fmax(mgc_seg_start(c, s), mgc_seg_top(c, s - 1)) : mgc_seg_start(c, s);
+	double to = s + 1 < c->nseg ? fmin(mgc_seg_end(c, s), mgc_seg_start(c, s + 1)) : mgc_seg_end(c, s);
 	return to - from;
 }
 
@@ -736,7 +741,7 @@ static double mgc_event_floor(const struct mgc_ctx *c, size_t s)
 {
 	double most = 0;
 	for (size_t i = s; i < c->nseg; i++)
-		most = fmax(most, c->seg[i].flat ? mgc_seg_jump(c, i) : fmax(mgc_seg_jump(c, i), mgc_seg_gain(c, i)));
+		most = fmax(most, fmax(mgc_seg_jump(c, i), c->seg[i].flat ? 0 : mgc_seg_gain(c, i)));
 	return MGC_EVENT_SHARE * most;
 }
 
@@ -925,7 +930,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	memset(k, 0, sizeof(*k));
 	k->s = s;
 	k->x_on = c->x[a0]; /* the last point before the rise: the earliest onset the data allow */
-	k->lvl_on = mgc_seg_at(c, s ? s - 1 : 0, c->x[a0]);
+	k->lvl_on = s ? mgc_seg_end(c, s - 1) : mgc_seg_start(c, 0);
 	k->dur = c->in->x_last - k->x_on;
 	k->rise = c->level - k->lvl_on;
 	if (!(k->rise > 0) || !(k->dur > 0) || n - a0 < 4)
@@ -1303,7 +1308,7 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	size_t nc = 0, last = 0;
-	if (!(c->level - mgc_seg_at(c, 0, c->x[0]) >= MGC_RISE_SIGMAS * c->sig_lvl))
+	if (!(c->level - mgc_seg_start(c, 0) >= MGC_RISE_SIGMAS * c->sig_lvl))
 		return 0;
 	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN) {
 		cuts[nc++] = L->a;
@@ -1534,7 +1539,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	char b1[32], b2[32], b3[32];
 	const char *u = mgc_unit(c->in->x_is_steps);
-	double rise = c->level - mgc_seg_at(c, 0, c->x[0]);
+	double rise = c->level - mgc_seg_start(c, 0);
 	out->x_to_oom = INFINITY;
 	if (c->nseg == 1 || rise < fmax(3 * c->sig_lvl, mgc_meaningful_rise(c))) {
 		out->verdict = MGC_VERDICT_STABLE;
@@ -1606,7 +1611,7 @@ static void mgc_say_levelling(const struct mgc_ctx *c, const struct mgc_seg *L, 
 			      struct mgc_fit *out)
 {
 	char b1[32], b2[32];
-	double left = mgc_seg_at(c, c->nseg - 1, c->x[L->a]);
+	double left = mgc_seg_start(c, c->nseg - 1);
 	out->verdict = MGC_VERDICT_PLATEAU;
 	out->confidence = 0.8;
 	out->x_to_oom = INFINITY;
@@ -1637,7 +1642,7 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 	out->verdict = MGC_VERDICT_GROWING;
 	out->confidence = L->lo > 0 ? 0.9 : 0.7;
 	if (sat) /* it slows down: known when the fit has less than a level sigma left to rise */
-		eta = c->x[L->a] + e.tau_hat * log(fmax(1.0, (e.level_hat - mgc_seg_at(c, c->nseg - 1, c->x[L->a])) /
+		eta = c->x[L->a] + e.tau_hat * log(fmax(1.0, (e.level_hat - mgc_seg_start(c, c->nseg - 1)) /
 							 c->sig_lvl));
 	out->decidable_at = isfinite(eta) ? fmax(eta, xl + c->in->dx) : NAN;
 	out->projected_level = sat ? e.level_hat : NAN;

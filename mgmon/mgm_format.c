@@ -276,8 +276,12 @@ static void chart_columns(const double *x, const double *y, size_t n, double spa
 			i++;
 		if (n > 1 && x[0] > xc)
 			continue;
-		int top = chart_row(y[i], lo, hi, h);
-		for (int r = top < 0 ? 0 : top < h ? top : h - 1; r < h; r++)
+		int top = chart_row(y[i], lo, hi, h); /* every column shows at least its bottom row */
+		if (top < 0)
+			top = 0;
+		if (top > h - 1)
+			top = h - 1;
+		for (int r = top; r < h; r++)
 			put(cells, w, h, c, r, '#', 1);
 	}
 }
