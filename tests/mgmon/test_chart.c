@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test_chart: mgmon's chart grid (mgm_chart_render), cell by cell: the columns' heights scaled to
- * the series, a plateau's level and warmup end, the legend and the axis labels. */
+ * the series, a plateau's level and warmup end, a rising fit's line, the legend and the axis
+ * labels. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,9 +80,44 @@ static void test_plateau(void)
 	printf("%s\n", lab.legend);
 }
 
+/* Rows 0..H-2 of cells hold '.' exactly at row[c] in columns from `from` on. */
+static void check_line(const char *cells, const int *row, int from)
+{
+	for (int c = 0; c < W; c++)
+		for (int r = 0; r < H - 1; r++)
+			MG_TRUE((cells[r * W + c] == '.') == (c >= from && r == row[c]), "row %d column %d: '%c'", r, c,
+				cells[r * W + c]);
+}
+
+/* A leak's line ('.') over columns it does not touch: 1 GiB at steps 1..9, 10 GiB at step 10, the
+ * fit rising 1 GiB per step to 10 GiB, so at step s it stands on row 5 - ceil((s - 0.9) / 9.1 * 5)
+ * (row 4 and the last column are bars already). From change_at on only; a line above the chart is
+ * not drawn. */
+static void test_fit_line(void)
+{
+	double y[W];
+	for (int i = 0; i < W; i++)
+		y[i] = (i == W - 1 ? 10 : 1) * GIB;
+	struct mgc_fit f = {.verdict = MGC_VERDICT_LEAK, .slope = GIB, .level = 10 * GIB, .change_at = NAN,
+			    .plateau_level = NAN, .plateau_at = NAN};
+	char cells[W * H];
+	struct mgm_chart lab;
+	static const int want[W] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 5}, row[W] = {4, 4, 3, 3, 2, 2, 1, 1, 0, -1};
+	render(y, &f, want, cells, &lab);
+	check_line(cells, row, 0);
+	f.change_at = 5; /* step 5 is column 4 */
+	render(y, &f, want, cells, &lab);
+	check_line(cells, row, 4);
+	f.change_at = NAN;
+	f.level = 30 * GIB; /* the line over the top of the chart */
+	render(y, &f, want, cells, &lab);
+	MG_TRUE(memchr(cells, '.', sizeof cells) == NULL, "a line above the chart was drawn");
+}
+
 int main(void)
 {
 	test_rising();
 	test_plateau();
+	test_fit_line();
 	return mg_test_done("mgmon-chart");
 }
