@@ -311,9 +311,7 @@ static void chart_fit(const struct mgm_view *v, double x0, double x1, double spa
 			if (xc < from)
 				continue;
 			double yf = f->level + f->slope * (xc - x1);
-			int r = chart_row(yf, lo, hi, h);
-			if (r >= 0 && r < h)
-				put(cells, w, h, c, r, '.', 0);
+			put(cells, w, h, c, chart_row(yf, lo, hi, h), '.', 0); /* off the chart: not drawn */
 		}
 		snprintf(lab->legend, sizeof lab->legend, ". %s slope +%s%s", mgc_verdict_name(f->verdict),
 			 mgc_human_bytes(f->slope, a, sizeof a), slash_x(v));
