@@ -38,6 +38,7 @@ static const double MGC_RUN_HORIZON = 1e6;    /* steps (or seconds) a run may la
 static const double MGC_START_FACTOR = 5.0;   /* growth from the start: 5 warmup horizons (1000 steps) */
 static const double MGC_RAMP_HORIZONS = 2.0;  /* no start-up ramp lasts longer (400 steps) */
 static const double MGC_RISE_SIGMAS = 4.0;    /* a leak has risen this many level sigmas */
+static const double MGC_LADDER_SIGMAS = 3.0;  /* ... and a leak said earlier stands while it rose this */
 static const double MGC_EVENT_SHARE = 0.0625; /* an event is a sixteenth of its regime's largest */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
 static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this many sigmas thin out */
@@ -363,6 +364,7 @@ struct mgc_core_in {
 	const double *epochs; /* epoch boundaries (x), increasing; NULL: the run marks no epochs */
 	size_t nepochs;       /* boundaries crossed so far (0: still in the first epoch) */
 	int x_is_steps;
+	const double *x0, *y0; /* the input (n0 points): its earlier prefixes are read from it */
 };
 
 struct mgc_seg {
@@ -386,6 +388,44 @@ struct mgc_ctx {
 	struct mgc_seg seg[MGC_MAX_CP + 1];
 	size_t nseg;
 };
+
+/* The input points in a bin: the least power of two that leaves at most MGC_MAX_POINTS bins. */
+static size_t mgc_bin_size(size_t n0)
+{
+	size_t per = 1;
+	while ((n0 + per - 1) / per > MGC_MAX_POINTS)
+		per *= 2;
+	return per;
+}
+
+/* The first n0 points of the input, read as a series of their own: binned, and the floor under
+ * their spikes in c (mgc_noise and mgc_segments read on). c points into the struct: never copied. */
+struct mgc_prefix {
+	struct mgc_core_in in;
+	struct mgc_work w;
+	double *mem; /* the work arrays' allocation (free it) */
+	struct mgc_ctx c;
+};
+
+/* Opens the prefix of `base`'s input of n0 (>= 1) points in *p: 0, or -ENOMEM with nothing to free. */
+static int mgc_prefix_open(const struct mgc_core_in *base, size_t n0, struct mgc_prefix *p)
+{
+	size_t per = mgc_bin_size(n0), m = (n0 + per - 1) / per;
+	p->mem = mgc_work_alloc(&p->w, m > per ? m : per);
+	if (!p->mem)
+		return -ENOMEM;
+	p->w.pn = mgc_prepare(base->x0, base->y0, n0, per, &p->w);
+	p->in = *base;
+	p->in.n0 = n0;
+	p->in.x_last = base->x0[n0 - 1];
+	p->in.dx = n0 > 1 ? (p->in.x_last - base->x0[0]) / (double)(n0 - 1) : 1;
+	p->c = (struct mgc_ctx){.in = &p->in, .w = &p->w};
+	mgc_floor(&p->w, base->x0, base->y0, n0, per, &p->c.fl);
+	p->c.x = p->w.fx;
+	p->c.y = p->w.fy;
+	p->c.n = p->w.fn;
+	return 0;
+}
 
 /* ---------------------------------------------------------------- step 3: noise */
 
@@ -1280,47 +1320,73 @@ static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char
 	return 0;
 }
 
-/* Was the series up to floor point m (its first m points) a leak? The context *e (on *in) is
- * that prefix's, the reading in *k. */
-static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t m, struct mgc_core_in *in, struct mgc_ctx *e,
-			   struct mgc_cand *k, const char **rule)
+/* Was the input's first n0 points, read on their own, a leak? Reads them into *p (mgc_prefix_open)
+ * and its reading into *k: 1 (free p->mem after), or 0 with nothing to free. */
+static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t n0, struct mgc_prefix *p, struct mgc_cand *k,
+			   const char **rule)
 {
 	double eta;
-	*in = *c->in;
-	in->x_last = c->x[m - 1];
-	*e = (struct mgc_ctx){.in = in, .w = c->w, .x = c->x, .y = c->y, .n = m, .fl = c->fl};
-	mgc_noise(e);
-	mgc_segments(e);
-	return mgc_find_leak(e, k, rule, &eta);
+	if (n0 < 2 * MGC_LMIN || mgc_prefix_open(c->in, n0, p))
+		return 0;
+	if (p->c.n >= 8) {
+		mgc_noise(&p->c);
+		mgc_segments(&p->c);
+		if (mgc_find_leak(&p->c, k, rule, &eta))
+			return 1;
+	}
+	free(p->mem);
+	return 0;
 }
 
-/* Where a leak said earlier is looked for: the start of the last segment, and its first point (the
- * top of the last step, where a staircase's reading is complete however long it has paused since
- * or however the pause and a new step are segmented), then floor points back at distances growing
- * by sqrt 2 (1, 2, 3, 4, 6, 8, 11, ...) as far as the series goes, the nearest first: a reading
- * that held for a while is found however far back it lies (a doubling ladder skips stretches of a
- * quarter of its reach; a short one loses a leak read before a long pause). The ladder costs up
- * to 20 classifications, tried only when no reading of the data is a leak by itself: only for a
- * process's memory (sites have their cohorts, and mgmon classifies many of them each frame), and
- * not after a pause of a quarter of the run (the last segment's first point still speaks). Only
- * when the floor rose 4 level sigmas in all. */
+/* The input points that floor point m (0 < m <= n) and those before it stand for: those up to
+ * halfway to the next. */
+static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
+{
+	if (m >= c->n)
+		return c->in->n0;
+	double x = 0.5 * (c->x[m - 1] + c->x[m]);
+	size_t lo = 0, hi = c->in->n0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->in->x0[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Where a leak said earlier is looked for, as prefixes of the input (each read as it was read
+ * then: its own bins, floor under spikes and noise; read from the floor under the spikes seen
+ * since, a reading that said `leak` was lost when a longer spike widened the floor's blocks): up
+ * to the start of the last segment, and its first point (the top of the last step, where a
+ * staircase's reading is complete however long it has paused since or however the pause and a new
+ * step are segmented), then bins back at distances growing by sqrt 2 (1, 2, 3, 4, 6, 8, 11, ...)
+ * as far as the series goes, the nearest first: a reading that held for a while is found however
+ * far back it lies (a doubling ladder skips stretches of a quarter of its reach; a short one loses
+ * a leak read before a long pause). The ladder costs up to 20 classifications, tried only when no
+ * reading of the data is a leak by itself: only for a process's memory (sites have their cohorts,
+ * and mgmon classifies many of them each frame), and not after a pause of a quarter of the run
+ * (the last segment's first point still speaks). Only when the floor rose MGC_LADDER_SIGMAS level
+ * sigmas in all (a wander back under that ends any leak). Cuts are input point counts. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	size_t nc = 0, last = 0;
-	if (!(c->level - mgc_seg_start(c, 0) >= MGC_RISE_SIGMAS * c->sig_lvl))
+	size_t nc = 0, last = 0, n0 = c->in->n0, per = mgc_bin_size(n0);
+	if (!(c->level - mgc_seg_start(c, 0) >= MGC_LADDER_SIGMAS * c->sig_lvl))
 		return 0;
 	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN) {
-		cuts[nc++] = L->a;
+		cuts[nc++] = mgc_input_count(c, L->a);
 		if (L->a + 1 < c->n)
-			cuts[nc++] = L->a + 1;
+			cuts[nc++] = mgc_input_count(c, L->a + 1);
 	}
 	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first)))
 		return nc;
-	for (double d = 1; nc < MGC_LADDER_CUTS && c->n >= 2 * MGC_LMIN + (size_t)lround(d); d *= M_SQRT2) {
-		size_t j = (size_t)lround(d);
-		if (j != last && c->n - j != L->a && c->n - j != L->a + 1)
-			cuts[nc++] = c->n - j;
+	size_t head = nc;
+	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {
+		size_t j = (size_t)lround(d), cut = n0 - j * per;
+		if (j != last && (head < 1 || cut != cuts[0]) && (head < 2 || cut != cuts[1]))
+			cuts[nc++] = cut;
 		last = j;
 	}
 	return nc;
@@ -1362,41 +1428,50 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
 	return 0;
 }
 
-/* A leak said on an earlier prefix stands while nothing since has ended it: the growth has not
- * paused for as long as ends that leak (mgc_retract), at the end or before a new rise
- * (mgc_ended_since), nor fallen back. A flat last segment that stands, at the pause's middle,
- * within 2 level sigmas of where the leak's rate would have taken it is no pause (a spike under 6
- * sigmas at its start tilts its line down; a wander that lifted its start above the leak's line
- * leaves its end under it). The nearest earlier prefix that was a leak decides. (A new change
- * point near the end must not undo the evidence that had accumulated.) */
-static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
+/* A leak said on an earlier prefix (its context e, its reading k) stands while nothing since has
+ * ended it: the growth has not paused for as long as ends that leak (mgc_retract), at the end or
+ * before a new rise (mgc_ended_since), nor fallen back. A flat last segment that stands, at the
+ * pause's middle, within 2 level sigmas of where the leak's rate would have taken it is no pause (a
+ * spike under 6 sigmas at its start tilts its line down; a wander that lifted its start above the
+ * leak's line leaves its end under it). Says it in *out: 1, or 0 when it has ended. */
+static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, struct mgc_cand *k,
+			   const char *rule, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	size_t cuts[MGC_LADDER_CUTS], nc = mgc_leak_cuts(c, cuts), i = 0;
-	struct mgc_core_in in;
-	struct mgc_ctx e;
-	struct mgc_cand k;
-	const char *rule;
-	while (i < nc && !mgc_leak_at_cut(c, cuts[i], &in, &e, &k, &rule))
-		i++;
-	if (i == nc)
-		return 0;
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
-	double paused_at = k.pause > 0 ? k.x_on + k.climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
-	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(&e, &k), since;
+	double paused_at = k->pause > 0 ? k->x_on + k->climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
+	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(e, k), since;
 	if (pause >= retract && mgc_creep(c, &since) > 0 && since <= paused_at)
 		pause = 0; /* flat pieces that still creep up are no pause */
 	double mid = 0.5 * (from + c->in->x_last); /* a tilted line is least wrong at its middle */
-	if (pause >= retract && mgc_level_at(c, mid) >= mgc_level_at(&e, from) + k.rate * (mid - from) - 2 * c->sig_lvl)
+	if (pause >= retract && mgc_level_at(c, mid) >= mgc_level_at(e, from) + k->rate * (mid - from) - 2 * c->sig_lvl)
 		pause = 0; /* it rose as the leak rises: no pause */
-	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, in.x_last), retract) || c->level < e.level - 2 * c->sig_lvl)
+	double said = e->in->x_last;
+	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, said), retract) || c->level < e->level - 2 * c->sig_lvl)
 		return 0;
-	k.pause = pause;
-	k.dur = c->in->x_last - k.x_on;
-	k.rise = c->level - k.lvl_on;
-	mgc_say_leak(c, &k, rule, out);
-	mgc_why_add(out, "; said since %s %g, nothing has ended it", mgc_unit(c->in->x_is_steps), in.x_last);
+	k->pause = pause;
+	k->dur = c->in->x_last - k->x_on;
+	k->rise = c->level - k->lvl_on;
+	mgc_say_leak(c, k, rule, out);
+	mgc_why_add(out, "; said since %s %g, nothing has ended it", mgc_unit(c->in->x_is_steps), said);
 	return 1;
+}
+
+/* Was an earlier prefix (mgc_leak_cuts) a leak that still stands? The nearest one decides. (A new
+ * change point near the end must not undo the evidence that had accumulated.) */
+static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
+{
+	size_t cuts[MGC_LADDER_CUTS], nc = mgc_leak_cuts(c, cuts), i = 0;
+	struct mgc_prefix p;
+	struct mgc_cand k;
+	const char *rule;
+	while (i < nc && !mgc_leak_at_cut(c, cuts[i], &p, &k, &rule))
+		i++;
+	if (i == nc)
+		return 0;
+	int said = mgc_leak_stands(c, &p.c, &k, rule, out);
+	free(p.mem);
+	return said;
 }
 
 /* The smallest rise that means growth: 8 x's worth of meaningful growth (a step of 60 KiB in a
@@ -1797,37 +1872,25 @@ static int mgc_classify_core(const double *x0, const double *y0, size_t n0,
 			     const struct mgc_classify_opts *opts, double delta_abs, int headroom,
 			     struct mgc_fit *out)
 {
-	size_t per = 1;
-	while ((n0 + per - 1) / per > MGC_MAX_POINTS)
-		per *= 2;
-	size_t m = (n0 + per - 1) / per;
-	struct mgc_work w;
-	double *mem = mgc_work_alloc(&w, m > per ? m : per);
-	if (!mem)
-		return -ENOMEM;
-	w.pn = mgc_prepare(x0, y0, n0, per, &w);
-	out->npoints = w.pn;
 	struct mgc_core_in in = {
 		.limit = opts ? opts->limit : 0,
 		.delta_abs = delta_abs,
 		.headroom = headroom,
 		.horizon = mgc_horizon(opts),
 		.start_horizon = MGC_START_FACTOR * mgc_horizon(opts),
-		.dx = n0 > 1 ? (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 1,
 		.x_first = x0[0],
-		.x_last = x0[n0 - 1],
-		.n0 = n0,
 		.epochs = opts ? opts->epochs : NULL,
 		.nepochs = opts && opts->epochs ? opts->nepochs : 0,
 		.x_is_steps = mgc_x_is_steps(opts),
+		.x0 = x0,
+		.y0 = y0,
 	};
-	struct mgc_ctx c = {.in = &in, .w = &w};
-	mgc_floor(&w, x0, y0, n0, per, &c.fl);
-	c.x = w.fx;
-	c.y = w.fy;
-	c.n = w.fn;
-	mgc_decide(&c, out);
-	free(mem);
+	struct mgc_prefix p;
+	if (mgc_prefix_open(&in, n0, &p))
+		return -ENOMEM;
+	out->npoints = p.w.pn;
+	mgc_decide(&p.c, out);
+	free(p.mem);
 	return 0;
 }
 
