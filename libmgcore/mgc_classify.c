@@ -1322,11 +1322,11 @@ static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char
 
 /* Was the input's first n0 points, read on their own, a leak? Reads them into *p (mgc_prefix_open)
  * and its reading into *k: 1 (free p->mem after), or 0 with nothing to free. */
-static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t n0, struct mgc_prefix *p, struct mgc_cand *k,
+static int mgc_leak_at_cut(const struct mgc_core_in *in, size_t n0, struct mgc_prefix *p, struct mgc_cand *k,
 			   const char **rule)
 {
 	double eta;
-	if (n0 < 2 * MGC_LMIN || mgc_prefix_open(c->in, n0, p))
+	if (n0 < 2 * MGC_LMIN || mgc_prefix_open(in, n0, p))
 		return 0;
 	if (p->c.n >= 8) {
 		mgc_noise(&p->c);
@@ -1338,12 +1338,10 @@ static int mgc_leak_at_cut(const struct mgc_ctx *c, size_t n0, struct mgc_prefix
 	return 0;
 }
 
-/* The input points that floor point m (0 < m <= n) and those before it stand for: those up to
- * halfway to the next. */
+/* The input points that the floor points before point m (0 < m < n) stand for: those up to
+ * halfway to point m. */
 static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
 {
-	if (m >= c->n)
-		return c->in->n0;
 	double x = 0.5 * (c->x[m - 1] + c->x[m]);
 	size_t lo = 0, hi = c->in->n0;
 	while (lo < hi) {
@@ -1385,7 +1383,10 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {
 		size_t j = (size_t)lround(d), cut = n0 - j * per;
-		if (j != last && (head < 1 || cut != cuts[0]) && (head < 2 || cut != cuts[1]))
+		int seen = j == last;
+		for (size_t i = 0; i < head; i++)
+			seen |= cuts[i] == cut;
+		if (!seen)
 			cuts[nc++] = cut;
 		last = j;
 	}
@@ -1465,7 +1466,7 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 	struct mgc_prefix p;
 	struct mgc_cand k;
 	const char *rule;
-	while (i < nc && !mgc_leak_at_cut(c, cuts[i], &p, &k, &rule))
+	while (i < nc && !mgc_leak_at_cut(c->in, cuts[i], &p, &k, &rule))
 		i++;
 	if (i == nc)
 		return 0;
