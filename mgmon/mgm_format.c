@@ -258,10 +258,12 @@ static void put(char *cells, int w, int h, int c, int r, char ch, int over)
 		cells[r * w + c] = ch;
 }
 
-/* The row (0 at the top) that value yv reaches on a chart of h rows scaled to [lo, hi]. */
+/* The row (0 at the top) that value yv reaches on a chart of h rows scaled to [lo, hi], from -1
+ * (above the chart, and NaN) to h + 1 (below it): a fit line far off the chart is no int overflow. */
 static int chart_row(double yv, double lo, double hi, int h)
 {
-	return h - (int)ceil((yv - lo) / (hi - lo) * h - 1e-9);
+	double above = ceil((yv - lo) / (hi - lo) * h - 1e-9);
+	return h - (int)fmax(-1.0, fmin(above, h + 1.0));
 }
 
 /* The series as columns of '#', each the last point at or before its x, scaled to [lo, hi]. */

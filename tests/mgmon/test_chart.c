@@ -91,8 +91,8 @@ static void check_line(const char *cells, const int *row, int from)
 
 /* A leak's line ('.') over columns it does not touch: 1 GiB at steps 1..9, 10 GiB at step 10, the
  * fit rising 1 GiB per step to 10 GiB, so at step s it stands on row 5 - ceil((s - 0.9) / 9.1 * 5)
- * (row 4 and the last column are bars already). From change_at on only; a line above the chart is
- * not drawn. */
+ * (row 4 and the last column are bars already). From change_at on only; a line above or far below
+ * the chart is not drawn (its row never overflows an int: mgmon-chart-asan checks the cast). */
 static void test_fit_line(void)
 {
 	double y[W];
@@ -112,6 +112,10 @@ static void test_fit_line(void)
 	f.level = 30 * GIB; /* the line over the top of the chart */
 	render(y, &f, want, cells, &lab);
 	MG_TRUE(memchr(cells, '.', sizeof cells) == NULL, "a line above the chart was drawn");
+	f.level = 10 * GIB;
+	f.slope = 1e300; /* a line steeper than any int row: far below the chart before the last column */
+	render(y, &f, want, cells, &lab);
+	MG_TRUE(memchr(cells, '.', sizeof cells) == NULL, "a line below the chart was drawn");
 }
 
 int main(void)
