@@ -12,7 +12,7 @@ whether a `growing` prefix's decidable_at, once a later scored prefix passes it,
 eval_classify is what the classifier was built against; this script is a check against
 over-fitting to it: run it with seeds never used while changing the classifier.
 
-usage: crosscheck.py MGREPORT [--seed N]... [--jobs N] [--per-family K] [-v]
+usage: crosscheck.py MGREPORT [--seed N]... [--jobs N] [--per-family K] [--family F]... [-v]
 Needs numpy (Debian: python3-numpy). Exit status: 0, or 2 on bad usage or a failed mgreport run.
 """
 import argparse
@@ -234,32 +234,47 @@ class Score:
             print(f"  {fam:14s} {what:22s} {k}")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+def run_sets(doc, draw, families, seed, per, jobs, groups=None):
+    """The command line every crosscheck generator shares: MGREPORT [--seed N]... [--per-family K]
+    [--jobs N] [--family F]... [--GROUP]... [-v]; draws families * per-family series per seed with
+    draw(rng, family), classifies every prefix through MGREPORT and prints the score. `groups`
+    names family lists that a flag of that name scores alone."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mgreport")
-    ap.add_argument("--seed", type=int, action="append", help="generator seed (repeatable; default 777)")
-    ap.add_argument("--per-family", type=int, default=4, help="series per family per seed (default 4)")
-    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, action="append", help=f"generator seed (repeatable; default {seed})")
+    ap.add_argument("--per-family", type=int, default=per, help=f"series per family per seed (default {per})")
+    ap.add_argument("--jobs", type=int, default=jobs)
+    ap.add_argument("--family", action="append",
+                    help="score only these families (all are drawn, so the series match a full run's)")
+    for name, fams in (groups or {}).items():
+        ap.add_argument(f"--{name}", action="store_true", help=f"score only {', '.join(fams)}")
     ap.add_argument("-v", action="store_true", help="print every verdict sequence")
     a = ap.parse_args()
     if not os.access(a.mgreport, os.X_OK):
-        ap.error(f"{a.mgreport}: not an executable")
+        ap.error(f"{a.mgreport}: not an executable (build mgreport first)")
+    only = set(a.family or []).union(*[f for g, f in (groups or {}).items() if getattr(a, g)])
     score = Score()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for seed in a.seed or [777]:
-            rng = np.random.default_rng(seed)
-            series = [draw(rng, f) for f in (NONLEAK + LEAK) * a.per_family]
-            labels = [f"{d['fam']}:{seed}:{i}" for i, d in enumerate(series)]
+        for sd in a.seed or [seed]:
+            rng = np.random.default_rng(sd)
+            series = [draw(rng, f) for f in families * a.per_family]
+            labels = [f"{d['fam']}:{sd}:{i}" for i, d in enumerate(series)]
+            keep = [i for i, d in enumerate(series) if not only or d["fam"] in only]
+            series, labels = [series[i] for i in keep], [labels[i] for i in keep]
             runs = pool.map(lambda p: classify(a.mgreport, p[0], tmp, p[1].replace(":", "-")),
                             zip(series, labels))
             for d, label, said in zip(series, labels, runs):
                 score.add(d, said, label)
                 if a.v:
                     seq = "".join(v[0] if v != "leak" else "L" for _, v, *_ in said)
-                    print(f"{label:18s} {d['noise']:6s} {d['spikes']:9s} dx {d['every']:2d} "
-                          f"onset {d['onset']} stop {d['stop']} {seq}")
+                    print(f"{label:18s} dx {d['every']:2d} onset {d['onset']} stop {d['stop']} {d['noise']} "
+                          f"{d['spikes']} sigma {d['sigma'] / MiB:.0f}M {seq}")
     score.report()
+
+
+def main():
+    run_sets(__doc__, draw, NONLEAK + LEAK, 777, 4, 2)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,8 @@ spikes, fixed, fast to 70 GiB). Scored exactly as crosscheck.py scores (its clas
 usage: crosscheck_warm.py MGREPORT [--seed N]... [--jobs N] [--per-family K] [--family F]... [-v]
 Needs numpy. Seeds 4242 and 4243 were looked at while changing the classifier in session 9;
 use others to judge it."""
-import argparse
-import concurrent.futures
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -171,32 +168,7 @@ def draw(rng, fam):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mgreport")
-    ap.add_argument("--seed", type=int, action="append")
-    ap.add_argument("--per-family", type=int, default=3)
-    ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--family", action="append", help="score only these families (all are drawn, so the series match a full run's)")
-    ap.add_argument("-v", action="store_true")
-    a = ap.parse_args()
-    score = cc.Score()
-    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for seed in a.seed or [4242]:
-            rng = np.random.default_rng(seed)
-            series = [draw(rng, f) for f in (NONLEAK + LEAK) * a.per_family]
-            labels = [f"{d['fam']}:{seed}:{i}" for i, d in enumerate(series)]
-            if a.family:
-                keep = [i for i, d in enumerate(series) if d["fam"] in a.family]
-                series, labels = [series[i] for i in keep], [labels[i] for i in keep]
-            runs = pool.map(lambda p: cc.classify(a.mgreport, p[0], tmp, p[1].replace(":", "-")),
-                            zip(series, labels))
-            for d, label, said in zip(series, labels, runs):
-                score.add(d, said, label)
-                if a.v:
-                    seq = "".join(v[0] if v != "leak" else "L" for _, v, *_ in said)
-                    print(f"{label:18s} dx {d['every']:2d} onset {d['onset']} stop {d['stop']} "
-                          f"{d['noise']} sigma {d['sigma'] / MiB:.0f}M {seq}")
-    score.report()
+    cc.run_sets(__doc__, draw, NONLEAK + LEAK, 4242, 3, 1)
 
 
 if __name__ == "__main__":
