@@ -45,6 +45,8 @@ static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this 
 static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its longest rung, and half again */
 static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
+static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretches: 5 level sigmas */
+static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this many level sigmas */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_PROMISE_REACH = 20.0; /* decidable_at reaches at most this many spans ahead */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
@@ -534,7 +536,10 @@ static size_t mgc_change_points(struct mgc_ctx *c, size_t *cp)
 
 /* Trailing change points between two flat stretches at nearly the same level (a prefetch queue
  * draining at the end of a run, a cache trimmed once) do not start a new regime: merged, so a
- * long plateau is not judged on its last few points. */
+ * long plateau is not judged on its last few points. "Nearly" is next to the series' range, and
+ * a warmup's rise makes that wide: a later step up of MGC_JUMP_SIGMAS is kept (two steps of
+ * 130 MiB in a pinned pool near 68 GiB, merged into one stretch rising 40 KiB per step, read
+ * `growing` for 3,000 steps with a promise of the next sample, `test_pool_steps_kept`). */
 static size_t mgc_merge_trailing(struct mgc_ctx *c, size_t *cp, size_t ncp)
 {
 	const double *x = c->x, *y = c->y;
@@ -559,6 +564,8 @@ static size_t mgc_merge_trailing(struct mgc_ctx *c, size_t *cp, size_t ncp)
 		double d2 = fabs(t2.slope) * (x[n - 1] - x[pb]);
 		if (d1 > 0.04 * range || d2 > 0.04 * range || fabs(l1 - l2) > 0.05 * range)
 			break;
+		if (l2 - l1 > MGC_JUMP_SIGMAS * c->sig_lvl)
+			break; /* a step up drains no queue: a pool that grew, a staircase's step */
 		ncp--;
 	}
 	return ncp;
@@ -991,6 +998,16 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
 	k->rate = tr.slope;
 	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
+	/* a continuous rise rose at least MGC_SURE_SIGMAS less than it did in its time; at that rate,
+	 * when the limit comes sooner than the rise has lasted, that is its rate's lower bound (a
+	 * line's interval widened for the noise's memory can span every slope of a short steep
+	 * stretch whose residuals are its bend at the onset: a 110 MiB per step leak read `growing`
+	 * to 77 GiB of 80, `test_fast_late_leak`; without the limit, a step on a floor of few coarse
+	 * blocks reads as such a rise) */
+	double least = (k->rise - MGC_SURE_SIGMAS * c->sig_lvl) / k->dur;
+	if (k->continuous && least > 0 && c->in->limit > 0 && c->in->headroom &&
+	    (c->in->limit - c->peak) / least < k->dur)
+		k->lo = fmax(k->lo, least);
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
 	k->decel = -1;
@@ -1791,6 +1808,9 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 	/* a promise further ahead than MGC_PROMISE_REACH times the time seen is a guess (12 points of
 	 * a ramp promising step 500: half of those broke on layered warmups), none is made */
 	if (out->decidable_at - c->in->x_last > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first))
+		out->decidable_at = NAN;
+	/* nor one already past (a step under spikes waits for the floor's blocks, not for its time) */
+	if (!(out->decidable_at > c->in->x_last))
 		out->decidable_at = NAN;
 	if (c->fl.bins > 1)
 		mgc_why_add(out, "; judged on the floor under %zu spikes up to %.0f %ss long", c->fl.nexc,

@@ -621,6 +621,56 @@ static void test_leak_said_before_spike(void)
 	MG_TRUE(strstr(f.why, "said since step 22") != NULL, "%s", f.why);
 }
 
+/* A pinned pool near 68 GiB that grew two steps of 130 MiB (steps 480 and 1640), then stayed flat
+ * (crosscheck_real.py's `pinned` family, seed 31, logged every 10 steps): the trailing merge took
+ * the steps for stretches "at nearly the same level" next to a 3.3 GiB warmup, and read one
+ * stretch rising 40 KiB per step, `growing` until the end, promising the next sample each time. */
+static void test_pool_steps_kept(void)
+{
+	struct mgc_fit f = classify_recorded("pinned-steps-r31.txt", 974, 425, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_STR(mgc_verdict_name(f.verdict), "plateau");
+	f = classify_recorded("pinned-steps-r31.txt", 974, 974, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_STR(mgc_verdict_name(f.verdict), "plateau");
+}
+
+/* A 110 MiB per step leak from step 3666, after a pool's doublings, to 77 GiB of an 80 GiB limit
+ * (crosscheck_real.py's `fast` family, seed 34): its rate's interval, widened for the noise's
+ * memory on 15 floor points whose residuals were the bend at the onset, reached 0, and it read
+ * `growing` "warmup or leak cannot be told yet" to the end. */
+static void test_fast_late_leak(void)
+{
+	static const size_t at[] = {400, 410, 421};
+	for (size_t i = 0; i < 3; i++) {
+		struct mgc_fit f = classify_recorded("fast-late-r34.txt", 421, at[i], MGC_PROCESS_MIN_GROWTH_STEP);
+		MG_STR(mgc_verdict_name(f.verdict), "leak");
+	}
+}
+
+/* decidable_at is a step still to come: a step under 170-step spikes (crosscheck_real.py's `val`
+ * family, seed 31: 220 MiB kept after step 1330) read "too recent to tell" while the floor's
+ * blocks caught up, promising step 1530 at step 1593 and still at 2280. Every prefix's promise of
+ * the three recorded series lies past its last point, or there is none. */
+static void test_no_past_promise(void)
+{
+	static const struct {
+		const char *name;
+		size_t n, from;
+	} rec[] = {{"val-kept-r31.txt", 2399, 1200}, {"pinned-steps-r31.txt", 974, 40}, {"fast-late-r34.txt", 421, 40}};
+	static double x[2400], y[2400];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	for (size_t r = 0; r < 3; r++) {
+		size_t n = read_series(rec[r].name, x, y, 2400), past = 0;
+		MG_EQ(n, rec[r].n);
+		for (size_t use = rec[r].from; use <= n; use += 3) {
+			struct mgc_fit f = {0};
+			MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
+			if (isfinite(f.decidable_at) && !(f.decidable_at > x[use - 1]) && past++ == 0)
+				printf("%s, %zu points: decidable_at %g (%s)\n", rec[r].name, use, f.decidable_at, f.why);
+		}
+		MG_EQ(past, 0);
+	}
+}
+
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
  * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
  * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
@@ -767,6 +817,9 @@ int main(int argc, char **argv)
 	test_spike_no_pause();
 	test_wander_no_pause();
 	test_leak_said_before_spike();
+	test_pool_steps_kept();
+	test_fast_late_leak();
+	test_no_past_promise();
 	test_shift_no_stair();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
