@@ -969,6 +969,15 @@ static double mgc_rung_gap(const struct mgc_ctx *c, size_t a, size_t b, double l
 	return gap;
 }
 
+/* Steps until the limit at `rate` from the peaks; INFINITY without a limit or a rise. */
+static double mgc_to_oom(const struct mgc_ctx *c, double rate)
+{
+	if (!(c->in->limit > 0) || !(rate > 0))
+		return INFINITY;
+	double head = c->in->limit - c->peak;
+	return head > 0 ? head / rate : 0;
+}
+
 /* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
 static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 {
@@ -1005,8 +1014,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	 * to 77 GiB of 80, `test_fast_late_leak`; without the limit, a step on a floor of few coarse
 	 * blocks reads as such a rise) */
 	double least = (k->rise - MGC_SURE_SIGMAS * c->sig_lvl) / k->dur;
-	if (k->continuous && least > 0 && c->in->limit > 0 && c->in->headroom &&
-	    (c->in->limit - c->peak) / least < k->dur)
+	if (k->continuous && least > 0 && c->in->headroom && mgc_to_oom(c, least) < k->dur)
 		k->lo = fmax(k->lo, least);
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
@@ -1233,15 +1241,6 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 }
 
 /* ---------------------------------------------------------------- step 6: the verdict */
-
-/* Steps until the limit at `rate` from the peaks; INFINITY without a limit or a rise. */
-static double mgc_to_oom(const struct mgc_ctx *c, double rate)
-{
-	if (!(c->in->limit > 0) || !(rate > 0))
-		return INFINITY;
-	double head = c->in->limit - c->peak;
-	return head > 0 ? head / rate : 0;
-}
 
 static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, const char *rule,
 			 struct mgc_fit *out)
