@@ -1382,12 +1382,17 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
  * reading of the data is a leak by itself: only for a process's memory (sites have their cohorts,
  * and mgmon classifies many of them each frame), and not after a pause of a quarter of the run
  * (the last segment's first point still speaks). Only when the floor rose MGC_LADDER_SIGMAS level
- * sigmas in all (a wander back under that ends any leak). Cuts are input point counts. */
+ * sigmas above its lowest within the warmup horizon (a wander back under that ends any leak; not
+ * above its first segment alone: a run that starts high, its loading peak freed, would never look
+ * back; not above a later dip: AR noise wanders). Cuts are input point counts. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	size_t nc = 0, last = 0, n0 = c->in->n0, per = mgc_bin_size(n0);
-	if (!(c->level - mgc_seg_start(c, 0) >= MGC_LADDER_SIGMAS * c->sig_lvl))
+	double low = INFINITY; /* the floor's lowest in the warmup horizon: not a start-up peak */
+	for (size_t s = 0; s < c->nseg && (s == 0 || c->x[c->seg[s].a] <= c->in->x_first + c->in->horizon); s++)
+		low = fmin(low, fmin(mgc_seg_start(c, s), mgc_seg_end(c, s)));
+	if (!(c->level - low >= MGC_LADDER_SIGMAS * c->sig_lvl))
 		return 0;
 	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN) {
 		cuts[nc++] = mgc_input_count(c, L->a);

@@ -671,6 +671,26 @@ static void test_no_past_promise(void)
 	}
 }
 
+/* A leak said stands while nothing has ended it, and looking back for it must not depend on
+ * where the run started: a 0.5 MiB/step leak at 23 GiB whose run started at 28 GiB, its loading
+ * peak freed (crosscheck_real.py, seed 47), was said `leak` from step 390, then `growing` from 580
+ * on: the floor had not risen 3 sigmas above its first segment, so no earlier prefix was looked
+ * at. Every prefix from step 600 to 800 is a leak. */
+static void test_leak_said_stands(void)
+{
+	static double x[801], y[801];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	size_t n = read_series("slow-startpeak-r47.txt", x, y, 801), not_leak = 0;
+	MG_EQ(n, 801);
+	for (size_t use = 601; use <= n; use += 10) {
+		struct mgc_fit f = {0};
+		MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
+		if (f.verdict != MGC_VERDICT_LEAK && not_leak++ == 0)
+			printf("slow-startpeak-r47.txt, %zu points: %s (%s)\n", use, mgc_verdict_name(f.verdict), f.why);
+	}
+	MG_EQ(not_leak, 0);
+}
+
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
  * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
  * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
@@ -820,6 +840,7 @@ int main(int argc, char **argv)
 	test_pool_steps_kept();
 	test_fast_late_leak();
 	test_no_past_promise();
+	test_leak_said_stands();
 	test_shift_no_stair();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
