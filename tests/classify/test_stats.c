@@ -679,7 +679,7 @@ static void test_no_past_promise(void)
 static void test_leak_said_stands(void)
 {
 	static double x[801], y[801];
-	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
 	size_t n = read_series("slow-startpeak-r47.txt", x, y, 801), not_leak = 0;
 	MG_EQ(n, 801);
 	for (size_t use = 601; use <= n; use += 10) {
@@ -689,6 +689,31 @@ static void test_leak_said_stands(void)
 			printf("slow-startpeak-r47.txt, %zu points: %s (%s)\n", use, mgc_verdict_name(f.verdict), f.why);
 	}
 	MG_EQ(not_leak, 0);
+}
+
+/* A promise is a time to come, and kept: near 70 GiB under validation spikes (crosscheck_real.py,
+ * seed 46) a saturating fit whose own levelling time had passed while the floor still crept up
+ * promised the next sample, prefix after prefix (step 1101 at step 1100, 1151 at 1150, ...), and
+ * the next sample was `growing` again. For every prefix from 1000 to 2200 points, 50 apart, a
+ * finite decidable_at is decided when it comes. */
+static void test_promise_kept(void)
+{
+	static double x[2201], y[2201];
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	size_t n = read_series("val-slow-r46.txt", x, y, 2201), broken = 0;
+	MG_EQ(n, 2201);
+	for (size_t use = 1000; use <= n; use += 50) {
+		struct mgc_fit f = {0}, g = {0};
+		MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
+		if (f.verdict != MGC_VERDICT_GROWING || !isfinite(f.decidable_at) || f.decidable_at > x[n - 1])
+			continue;
+		size_t at = (size_t)ceil(f.decidable_at) + 1; /* points up to the promised step (x = index) */
+		MG_EQ(mgc_classify(x, y, at, &o, &g), 0);
+		if (g.verdict == MGC_VERDICT_GROWING && broken++ == 0)
+			printf("val-slow-r46.txt, %zu points: decidable_at %g, still growing there (%s)\n", use,
+			       f.decidable_at, g.why);
+	}
+	MG_EQ(broken, 0);
 }
 
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
@@ -841,6 +866,7 @@ int main(int argc, char **argv)
 	test_fast_late_leak();
 	test_no_past_promise();
 	test_leak_said_stands();
+	test_promise_kept();
 	test_shift_no_stair();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
