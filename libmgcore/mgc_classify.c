@@ -1102,11 +1102,12 @@ static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 /* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
  * fewer than MGC_MIN_SAMPLES points, only up to that step (the time after a step is no climb until
  * the next one; counted, a step just after the horizon reads as a leak for a prefix or two and
- * the pause that follows takes it back). */
+ * the pause that follows takes it back). A rise in sloped pieces is no staircase: a 60 MiB per
+ * step leak under noise segments into many, and its newest piece is climb like the others. */
 static double mgc_grown(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	if (k->continuous || L->flat || L->a <= k->a0 || L->b - L->a >= MGC_MIN_SAMPLES)
+	if (k->continuous || !mgc_is_stair(k) || L->flat || L->a <= k->a0 || L->b - L->a >= MGC_MIN_SAMPLES)
 		return k->climb;
 	return c->x[L->a] - k->x_on;
 }

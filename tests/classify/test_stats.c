@@ -716,6 +716,18 @@ static void test_promise_kept(void)
 	MG_EQ(broken, 0);
 }
 
+/* A steep leak under noise segments into many sloped pieces; its newest piece is climb like the
+ * others, not a staircase's step whose time after it does not count yet. A 60 MiB/step leak from
+ * step 3074 (crosscheck_real.py, seed 46), after 3,000 flat steps: `growing` until step 3350, 16
+ * GiB in, while it had grown for the warmup horizon from step 3274. Leak from step 3290 on. */
+static void test_fast_late_pieces(void)
+{
+	for (size_t use = 3291; use <= 3421; use += 10) {
+		struct mgc_fit f = classify_recorded("fast-pieces-r46.txt", 3421, use, 0);
+		MG_STR(mgc_verdict_name(f.verdict), "leak");
+	}
+}
+
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
  * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
  * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
@@ -867,6 +879,7 @@ int main(int argc, char **argv)
 	test_no_past_promise();
 	test_leak_said_stands();
 	test_promise_kept();
+	test_fast_late_pieces();
 	test_shift_no_stair();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
