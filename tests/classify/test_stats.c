@@ -718,7 +718,7 @@ static void test_promise_kept(void)
 
 /* A steep leak under noise segments into many sloped pieces; its newest piece is climb like the
  * others, not a staircase's step whose time after it does not count yet. A 60 MiB/step leak from
- * step 3074 (crosscheck_real.py, seed 46), after 3,000 flat steps: `growing` until step 3350, 16
+ * step 3074 (crosscheck_real.py, seed 46), after 3,000 flat steps: `growing` up to step 3340, 16
  * GiB in, while it had grown for the warmup horizon from step 3274. Leak from step 3290 on. */
 static void test_fast_late_pieces(void)
 {
