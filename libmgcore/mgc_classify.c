@@ -1453,7 +1453,9 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
 
 /* A leak said on an earlier prefix (its context e, its reading k) stands while nothing since has
  * ended it: the growth has not paused for as long as ends that leak (mgc_retract), at the end or
- * before a new rise (mgc_ended_since), nor fallen back. A flat last segment that stands, at the
+ * before a new rise (mgc_ended_since), nor fallen back (under that prefix's level, or, when this
+ * floor has seen more spikes, under the lower of it and this floor's level there: a prefix that
+ * ended on a rising spike took the spike for its level). A flat last segment that stands, at the
  * pause's middle, within 2 level sigmas of where the leak's rate would have taken it is no pause (a
  * spike under 6 sigmas at its start tilts its line down; a wander that lifted its start above the
  * leak's line leaves its end under it). Says it in *out: 1, or 0 when it has ended. */
@@ -1469,8 +1471,10 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
 	double mid = 0.5 * (from + c->in->x_last); /* a tilted line is least wrong at its middle */
 	if (pause >= retract && mgc_level_at(c, mid) >= mgc_level_at(e, from) + k->rate * (mid - from) - 2 * c->sig_lvl)
 		pause = 0; /* it rose as the leak rises: no pause */
-	double said = e->in->x_last;
-	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, said), retract) || c->level < e->level - 2 * c->sig_lvl)
+	double said = e->in->x_last, then = e->level;
+	if (c->fl.nexc > e->fl.nexc) /* a spike seen since: that prefix's level may have stood on it */
+		then = fmin(then, mgc_level_at(c, said));
+	if (pause >= retract || mgc_ended_since(c, fmin(paused_at, said), retract) || c->level < then - 2 * c->sig_lvl)
 		return 0;
 	k->pause = pause;
 	k->dur = c->in->x_last - k->x_on;
