@@ -1728,9 +1728,9 @@ static void mgc_say_levelling(const struct mgc_ctx *c, const struct mgc_seg *L, 
 
 /* The last segment rises and no reading makes it a leak yet: `growing`, when we will know, and the
  * OOM at this rate once the rise is clear (3 level sigmas, or the wander of all that came before
- * it, over MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the limit. When we
- * will know is never a time already past: a reading whose conditions should have been met by now
- * and were not has no time to promise (it once promised the next sample, prefix after prefix). */
+ * it, over MGC_MIN_SAMPLES points, or 10) and no saturating fit levels below the limit. A time
+ * already past is not moved to the next sample: such a reading has no time to promise (it once
+ * promised the next sample, prefix after prefix, past mgc_decide's guard). */
 static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
@@ -1751,7 +1751,7 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 		if (fit > xl) /* else that time has passed and it still rises: the fit says nothing */
 			eta = fit;
 	}
-	out->decidable_at = eta > xl ? eta : NAN; /* a time already past is no promise */
+	out->decidable_at = isfinite(eta) ? eta : NAN; /* one already past is dropped in mgc_decide */
 	out->projected_level = sat ? e.level_hat : NAN;
 	double seg_rise = L->slope * (xl - c->x[L->a]);
 	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
