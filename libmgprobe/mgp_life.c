@@ -6,8 +6,10 @@
 #include "mgp_life.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "mgc_format.h"
@@ -272,10 +274,40 @@ __attribute__((destructor)) static void mgp_fini(void)
 	finish(MGC_END_EXIT, 0);
 }
 
+/* finish() writes the last snapshot, several KiB of stack. _exit is what a crash handler calls,
+ * often on a small alternate signal stack (a SIGSTKSZ one, of which AVX-512 signal frames and the
+ * handler's backtrace() leave a few hundred bytes): where a capture would not fit
+ * (mgp_capture_room), it runs on this stack instead, one caller at a time (a second one finishes
+ * where it is, as before). Untouched pages of it cost no memory. */
+static char exit_stack[128 << 10] __attribute__((aligned(64)));
+static atomic_flag exit_stack_busy = ATOMIC_FLAG_INIT;
+static int exit_status;
+
+static void finish_exit(void)
+{
+	finish(MGC_END__EXIT, exit_status);
+}
+
+static void finish_on_room(int status)
+{
+	ucontext_t here, there;
+	if (mgp_capture_room() || atomic_flag_test_and_set(&exit_stack_busy) || getcontext(&there)) {
+		finish(MGC_END__EXIT, status);
+		return;
+	}
+	exit_status = status;
+	there.uc_stack.ss_sp = exit_stack;
+	there.uc_stack.ss_size = sizeof exit_stack;
+	there.uc_link = &here;
+	makecontext(&there, finish_exit, 0);
+	swapcontext(&here, &there);
+	atomic_flag_clear(&exit_stack_busy);
+}
+
 MGP_EXPORT void _exit(int status)
 {
 	__typeof__(mgp_real._exit) real = MGP_REAL(_exit);
-	finish(MGC_END__EXIT, status);
+	finish_on_room(status);
 	real(status);
 	__builtin_unreachable();
 }
@@ -283,7 +315,7 @@ MGP_EXPORT void _exit(int status)
 MGP_EXPORT void _Exit(int status)
 {
 	__typeof__(mgp_real._Exit) real = MGP_REAL(_Exit);
-	finish(MGC_END__EXIT, status);
+	finish_on_room(status);
 	real(status);
 	__builtin_unreachable();
 }

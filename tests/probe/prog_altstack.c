@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* prog_altstack.c: allocations where the stack has little room left (issue 13, point 2).
  * "altstack": the issue's repro: a SIGSEGV handler on a SIGSTKSZ alternate stack calls
- * backtrace() (which allocates) and backtrace_symbols(), then exits 42. SIGSTKSZ is the larger of
- * the legacy 8 KiB and sysconf(_SC_SIGSTKSZ), glibc's size for this CPU: with AVX-512 signal frames
- * the handler alone used 7,848 of the legacy 8,192 bytes, which no interposer's call fits in
- * (14,528 bytes there). "measure": the handler on
+ * backtrace() (which allocates) and backtrace_symbols(), then exits 42; a guard page under the
+ * stack makes any overflow a crash wherever the buffer lies (one on the heap took an overflow
+ * silently; with AVX-512 signal frames the handler alone uses 7,848 of its 8,192 bytes).
+ * "measure": the handler on
  * a 256 KiB painted alternate stack prints how much of it was used (the hook's need is the
  * difference under the probe). Built -O0 -rdynamic, as the issue's. */
 #include <execinfo.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define PAINT 0xa5
@@ -43,9 +44,16 @@ static void on_segv(int sig)
 
 static int crash_on_altstack(size_t size)
 {
-	long dyn = sysconf(_SC_SIGSTKSZ); /* what glibc says this CPU's signal frames need */
-	altsz = size ? size : dyn > SIGSTKSZ ? (size_t)dyn : SIGSTKSZ;
-	alt = malloc(altsz);
+	altsz = size ? size : SIGSTKSZ;
+	if (size) {
+		alt = malloc(size);
+	} else { /* SIGSTKSZ is a multiple of the page */
+		long pg = sysconf(_SC_PAGESIZE);
+		alt = mmap(NULL, altsz + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (alt == MAP_FAILED || mprotect(alt, pg, PROT_NONE))
+			return 2;
+		alt += pg;
+	}
 	memset(alt, PAINT, altsz);
 	stack_t ss = {.ss_sp = alt, .ss_size = altsz};
 	sigaltstack(&ss, NULL);
