@@ -1374,7 +1374,8 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
 /* Where a leak said earlier is looked for, as prefixes of the input (each read as it was read
  * then: its own bins, floor under spikes and noise; read from the floor under the spikes seen
  * since, a reading that said `leak` was lost when a longer spike widened the floor's blocks): up
- * to the start of the last segment, and its first point (the top of the last step, where a
+ * to the start of the last segment (however few of this floor's blocks lie before it: a 90-step
+ * spike makes blocks of 90 steps), and its first point (the top of the last step, where a
  * staircase's reading is complete however long it has paused since or however the pause and a new
  * step are segmented), then bins back at distances growing by sqrt 2 (1, 2, 3, 4, 6, 8, 11, ...)
  * as far as the series goes, the nearest first: a reading that held for a while is found however
@@ -1395,7 +1396,7 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 		low = fmin(low, fmin(mgc_seg_start(c, s), mgc_seg_end(c, s)));
 	if (!(c->level - low >= MGC_LADDER_SIGMAS * c->sig_lvl))
 		return 0;
-	if (c->nseg >= 2 && L->a >= 2 * MGC_LMIN) {
+	if (c->nseg >= 2 && mgc_input_count(c, L->a) >= 2 * MGC_LMIN) {
 		cuts[nc++] = mgc_input_count(c, L->a);
 		if (L->a + 1 < c->n)
 			cuts[nc++] = mgc_input_count(c, L->a + 1);

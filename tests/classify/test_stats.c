@@ -672,25 +672,31 @@ static void test_no_past_promise(void)
 }
 
 /* A leak said stands while nothing has ended it, and looking back for it must depend neither on
- * where the run started nor on a spike at the end of the prefix it was said on. Two recorded leaks
- * (crosscheck_real.py, seed 47): a 0.5 MiB/step leak at 23 GiB whose run started at 28 GiB, its
- * loading peak freed, said `leak` from step 390, then `growing` from 580 on (the floor had not
- * risen 3 sigmas above its first segment, so no earlier prefix was looked at); and a 7 MiB/step
- * leak under irregular spikes, `growing` at step 760 (the prefix it was said on ended on a rising
- * spike, and the level "fell back" under it). Every prefix from step 600 to 800 is a leak. */
+ * where the run started, nor on a spike at the end of the prefix it was said on, nor on how coarse
+ * the floor's blocks are. Three recorded leaks (crosscheck_real.py): a 0.5 MiB/step leak at 23 GiB
+ * whose run started at 28 GiB, its loading peak freed, said `leak` from step 390, then `growing`
+ * from 580 on (the floor had not risen 3 sigmas above its first segment, so no earlier prefix was
+ * looked at); a 7 MiB/step leak under irregular spikes, `growing` at step 760 (the prefix it was
+ * said on ended on a rising spike, and the level "fell back" under it); a 0.36 MiB/step leak under
+ * 90-step validation spikes, `plateau` at steps 1190-1210: its floor had 14 blocks, the last
+ * segment began at the 10th, and an earlier prefix was looked for only from the 11th block on.
+ * Every prefix from step `from` on is a leak. */
 static void test_leak_said_stands(void)
 {
-	static const char *rec[] = {"slow-startpeak-r47.txt", "fixed-spike-r47.txt"};
-	static double x[801], y[801];
+	static const struct {
+		const char *name;
+		size_t n, from;
+	} rec[] = {{"slow-startpeak-r47.txt", 801, 601}, {"fixed-spike-r47.txt", 801, 601}, {"slow-valend-r58.txt", 1301, 1001}};
+	static double x[1301], y[1301];
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	for (size_t r = 0; r < 2; r++) {
-		size_t n = read_series(rec[r], x, y, 801), not_leak = 0;
-		MG_EQ(n, 801);
-		for (size_t use = 601; use <= n; use += 10) {
+	for (size_t r = 0; r < 3; r++) {
+		size_t n = read_series(rec[r].name, x, y, 1301), not_leak = 0;
+		MG_EQ(n, rec[r].n);
+		for (size_t use = rec[r].from; use <= n; use += 10) {
 			struct mgc_fit f = {0};
 			MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
 			if (f.verdict != MGC_VERDICT_LEAK && not_leak++ == 0)
-				printf("%s, %zu points: %s (%s)\n", rec[r], use, mgc_verdict_name(f.verdict), f.why);
+				printf("%s, %zu points: %s (%s)\n", rec[r].name, use, mgc_verdict_name(f.verdict), f.why);
 		}
 		MG_EQ(not_leak, 0);
 	}
