@@ -1312,7 +1312,7 @@ static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char
 {
 	double gap;
 	size_t s0 = mgc_regime_start(c, &gap);
-	int slowing = 0; /* the whole regime decelerates: no promise from a part of it */
+	int slowing = 0, tested = 0; /* the whole regime decelerates: no promise from a part of it */
 	*eta = INFINITY;
 	for (size_t s = 0; s < c->nseg; s++) {
 		if (!mgc_candidate(c, s, k))
@@ -1323,7 +1323,7 @@ static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char
 				mgc_prefer_late(c, s + 1, s0, k, rule);
 			return 1;
 		}
-		if (s == s0)
+		if (s >= s0 && !tested++) /* its first reading (s0 is none when the regime starts the run) */
 			slowing = mgc_cand_decel(c, k);
 		if (slowing && !k->late)
 			continue;
