@@ -686,7 +686,9 @@ static void test_leak_said_stands(void)
 	static const struct {
 		const char *name;
 		size_t n, from;
-	} rec[] = {{"slow-startpeak-r47.txt", 801, 601}, {"fixed-spike-r47.txt", 801, 601}, {"slow-valend-r58.txt", 1301, 1001}};
+	} rec[] = {{"slow-startpeak-r47.txt", 801, 601},
+		   {"fixed-spike-r47.txt", 801, 601},
+		   {"slow-valend-r58.txt", 1301, 1001}};
 	static double x[1301], y[1301];
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
 	for (size_t r = 0; r < 3; r++) {
