@@ -978,6 +978,45 @@ static double mgc_to_oom(const struct mgc_ctx *c, double rate)
 	return head > 0 ? head / rate : 0;
 }
 
+/* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
+ * flat stretch before a late one. */
+static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	return MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+}
+
+/* How fast regime k rose at least, read at the input's bin resolution: the bins' lower envelope
+ * (the least minimum of a bin and of those after it: a spike only adds) at the quarters of its
+ * time, which must rise as much as a leak needs (mgc_rise_needed) in each of the last three (the
+ * first may still hold the flat before an onset the floor's coarse blocks place early); the least
+ * of their rates, or 0. Under 90-step spikes the floor's blocks are 90 steps wide and lag the
+ * input: a fast leak shows two floor points of its rise and a line through its reading any slope,
+ * while its bins rise steadily; a level shift raises one quarter, not three (2 level sigmas a
+ * quarter let AR(0.9) wanders through: `--quick 150` false leak 0.93 -> 1.08%). */
+static double mgc_bins_rate_lo(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	const struct mgc_work *w = c->w;
+	size_t pn = w->pn;
+	if (pn < 8)
+		return 0;
+	double env[5], least = w->pmin[pn - 1], q = 0.25 * k->dur, lo = INFINITY;
+	int j = 3;
+	env[4] = least;
+	for (size_t i = pn; i-- > 0 && j >= 0;) {
+		while (j >= 0 && w->px[i] < k->x_on + j * q)
+			env[j--] = least;
+		least = fmin(least, w->pmin[i]);
+	}
+	while (j >= 0)
+		env[j--] = least;
+	for (j = 1; j < 4; j++) {
+		if (!(env[j + 1] - env[j] >= mgc_rise_needed(c, k)))
+			return 0;
+		lo = fmin(lo, (env[j + 1] - env[j]) / q);
+	}
+	return lo;
+}
+
 /* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
 static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 {
@@ -1016,6 +1055,8 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	double least = (k->rise - MGC_SURE_SIGMAS * c->sig_lvl) / k->dur;
 	if (k->continuous && least > 0 && c->in->headroom && mgc_to_oom(c, least) < k->dur)
 		k->lo = fmax(k->lo, least);
+	if (k->continuous && k->late) /* after the run had settled: no ramp of a warmup */
+		k->lo = fmax(k->lo, fmin(k->rate, mgc_bins_rate_lo(c, k)));
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
 	k->decel = -1;
@@ -1165,13 +1206,6 @@ static double mgc_largest_step(const struct mgc_ctx *c, size_t a, size_t b, size
 static int mgc_held_step(const struct mgc_ctx *c, size_t a)
 {
 	return mgc_largest_step(c, a, c->n, 2 * MGC_MIN_PLATEAU) > MGC_STEP_SIGMAS * c->sig_lvl;
-}
-
-/* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
- * flat stretch before a late one. */
-static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
-{
-	return MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level

@@ -487,10 +487,10 @@ static size_t read_series(const char *name, double *x, double *y, size_t cap)
  * --series --limit 80G` reads a process's memory. */
 static struct mgc_fit classify_recorded(const char *name, size_t want, size_t use, double min_growth)
 {
-	static double x[5000], y[5000];
+	static double x[5400], y[5400];
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = min_growth};
 	struct mgc_fit f = {0};
-	size_t n = read_series(name, x, y, 5000);
+	size_t n = read_series(name, x, y, 5400);
 	MG_EQ(n, want);
 	use = use < n ? use : n;
 	MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
@@ -761,6 +761,19 @@ static void test_fast_late_pieces(void)
 	}
 }
 
+/* A 70 MiB/step leak from step 4801 under validation spikes of about 90 steps (crosscheck_real.py,
+ * seed 57, series 22): the floor under the spikes has blocks of 90 steps that lag the input, so
+ * the line through the leak's reading had a rate interval reaching below zero, and it read
+ * `growing` to step 5220, 29 GiB in. Its input bins rose steadily in each quarter of its time,
+ * which bounds its rate from below: leak from step 5090 on. */
+static void test_fast_under_spikes(void)
+{
+	for (size_t use = 5091; use <= 5301; use += 10) {
+		struct mgc_fit f = classify_recorded("fast-val-r57.txt", 5301, use, 0);
+		MG_STR(mgc_verdict_name(f.verdict), "leak");
+	}
+}
+
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
  * `shift` family, seed 941): the wander before and after it made a few more 3-sigma events, and
  * the shift read as a staircase, `leak` ("after the run had settled", "in steps") from step 647
@@ -913,6 +926,7 @@ int main(int argc, char **argv)
 	test_leak_said_stands();
 	test_promise_kept();
 	test_fast_late_pieces();
+	test_fast_under_spikes();
 	test_shift_no_stair();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
