@@ -1564,7 +1564,11 @@ static int mgc_say_jump(const struct mgc_ctx *c, double before, double at, doubl
 	out->confidence = 0.5;
 	out->change_at = at;
 	out->x_to_oom = INFINITY;
-	out->decidable_at = at + mgc_min_rise(c);
+	/* told once the floor shows the step as a segment of its own, MGC_LMIN + 1 of its blocks after
+	 * it (under spikes a block outlasts the longest, and the floor lags the input by one), and a
+	 * reading of it has risen for the warmup horizon */
+	double block = (double)c->fl.bins * (c->in->x_last - c->in->x_first) / (double)c->w->pn;
+	out->decidable_at = at + fmax(mgc_min_rise(c), (MGC_LMIN + 1) * block);
 	mgc_why(out, "flat until %s %g, then a step of %s: a new rise or a level shift, too recent to tell",
 		mgc_unit(c->in->x_is_steps), before, mgc_bytes(step, b1, sizeof b1));
 	return 1;

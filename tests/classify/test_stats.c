@@ -712,9 +712,12 @@ static void test_leak_said_stands(void)
  * 1 - exp(-t/tau) from the start (seed 56, series 51, every 10 steps) is read in pieces each
  * slower than the last, and each piece promised a leak soon (66 promises from step 1200 to 2400,
  * none kept): now the regime's first reading decelerating takes every promise from its pieces
- * (that reading was the segment the regime starts at, which is none when it starts the run). Every
- * finite decidable_at within the recording is decided when it comes (the prefix up to the first
- * point at or after it); the last two series make promises (at least 20 are checked). */
+ * (that reading was the segment the regime starts at, which is none when it starts the run); a
+ * leak from step 1334 under validation spikes (seed 58, series 71, every 10 steps) was "too recent
+ * to tell" from step 1450 on, promising the warmup horizon after its step, while the floor under
+ * the spikes, in blocks of 120 steps that lag the input, needs several blocks after the step to
+ * show it (22 promises from step 1450 to 1750, none kept). Every finite decidable_at within the recording is decided when
+ * it comes (the prefix up to the first point at or after it); at least 40 are checked. */
 static void test_promise_kept(void)
 {
 	static const struct {
@@ -722,11 +725,12 @@ static void test_promise_kept(void)
 		size_t n, from, to, every;
 	} rec[] = {{"val-slow-r46.txt", 2201, 1000, 2201, 50},
 		   {"fast-pieces-r46.txt", 3421, 3081, 3281, 10},
-		   {"cache-exp-r56.txt", 852, 121, 241, 1}};
+		   {"cache-exp-r56.txt", 852, 121, 241, 1},
+		   {"fixed-val-r58.txt", 890, 146, 176, 1}};
 	static double x[3421], y[3421];
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
 	size_t checked = 0, broken = 0;
-	for (size_t r = 0; r < 3; r++) {
+	for (size_t r = 0; r < 4; r++) {
 		size_t n = read_series(rec[r].name, x, y, 3421);
 		MG_EQ(n, rec[r].n);
 		for (size_t use = rec[r].from; use <= rec[r].to && use <= n; use += rec[r].every) {
@@ -745,7 +749,7 @@ static void test_promise_kept(void)
 		}
 	}
 	printf("promises kept: %zu of %zu checked\n", checked - broken, checked);
-	MG_TRUE(checked >= 20, "%zu promises checked", checked);
+	MG_TRUE(checked >= 40, "%zu promises checked", checked);
 	MG_EQ(broken, 0);
 }
 
