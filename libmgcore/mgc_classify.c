@@ -992,7 +992,7 @@ static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
  * of their rates, or 0. Under 90-step spikes the floor's blocks are 90 steps wide and lag the
  * input: a fast leak shows two floor points of its rise and a line through its reading any slope,
  * while its bins rise steadily; a level shift raises one quarter, not three (2 level sigmas a
- * quarter let AR(0.9) wanders through: `--quick 150` false leak 0.93 -> 1.08%). */
+ * quarter let AR noise wanders through: `--quick 150` false leak 0.93 -> 1.08%). */
 static double mgc_bins_rate_lo(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	const struct mgc_work *w = c->w;
