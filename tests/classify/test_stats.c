@@ -646,29 +646,59 @@ static void test_fast_late_leak(void)
 	}
 }
 
+/* Prefixes of a recorded series: from `from` points to `to` (0: all), every `every`. */
+struct prefixes {
+	const char *name;
+	size_t n, from, to, every;
+};
+
+/* What a test asks of one prefix's fit: 1 when it fails, 0 when it holds, -1 when it says nothing
+ * (the prefix is not counted). On failure it writes why into say. */
+typedef int (*prefix_judge)(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
+			    const struct mgc_classify_opts *o, char *say, size_t cap);
+
+/* Classifies every prefix of the k recorded series with o and judges each fit; prints the first
+ * failure. Adds the judged prefixes to *judged and returns how many failed. */
+static size_t judge_prefixes(const struct prefixes *rec, size_t k, const struct mgc_classify_opts *o,
+			     prefix_judge judge, size_t *judged)
+{
+	static double x[5400], y[5400];
+	size_t failed = 0;
+	for (size_t r = 0; r < k; r++) {
+		size_t n = read_series(rec[r].name, x, y, 5400), to = rec[r].to ? rec[r].to : n;
+		MG_EQ(n, rec[r].n);
+		for (size_t use = rec[r].from; use <= to && use <= n; use += rec[r].every) {
+			struct mgc_fit f = {0};
+			char say[512];
+			MG_EQ(mgc_classify(x, y, use, o, &f), 0);
+			int bad = judge(x, y, use, n, &f, o, say, sizeof say);
+			*judged += bad >= 0;
+			if (bad > 0 && failed++ == 0)
+				printf("%s, %zu points: %s\n", rec[r].name, use, say);
+		}
+	}
+	return failed;
+}
+
 /* decidable_at is a step still to come: a step under 170-step spikes (crosscheck_real.py's `val`
  * family, seed 31: 220 MiB kept after step 1330) read "too recent to tell" while the floor's
  * blocks caught up, promising step 1530 at step 1593 and still at 2280. Every prefix's promise of
  * the three recorded series lies past its last point, or there is none. */
+static int promise_ahead(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
+			 const struct mgc_classify_opts *o, char *say, size_t cap)
+{
+	(void)y, (void)n, (void)o;
+	snprintf(say, cap, "decidable_at %g (%s)", f->decidable_at, f->why);
+	return isfinite(f->decidable_at) && !(f->decidable_at > x[use - 1]);
+}
+
 static void test_no_past_promise(void)
 {
-	static const struct {
-		const char *name;
-		size_t n, from;
-	} rec[] = {{"val-kept-r31.txt", 2399, 1200}, {"pinned-steps-r31.txt", 974, 40}, {"fast-late-r34.txt", 421, 40}};
-	static double x[2400], y[2400];
+	static const struct prefixes rec[] = {
+		{"val-kept-r31.txt", 2399, 1200, 0, 3}, {"pinned-steps-r31.txt", 974, 40, 0, 3}, {"fast-late-r34.txt", 421, 40, 0, 3}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
-	for (size_t r = 0; r < 3; r++) {
-		size_t n = read_series(rec[r].name, x, y, 2400), past = 0;
-		MG_EQ(n, rec[r].n);
-		for (size_t use = rec[r].from; use <= n; use += 3) {
-			struct mgc_fit f = {0};
-			MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
-			if (isfinite(f.decidable_at) && !(f.decidable_at > x[use - 1]) && past++ == 0)
-				printf("%s, %zu points: decidable_at %g (%s)\n", rec[r].name, use, f.decidable_at, f.why);
-		}
-		MG_EQ(past, 0);
-	}
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, 3, &o, promise_ahead, &judged), 0);
 }
 
 /* A leak said stands while nothing has ended it, and looking back for it must depend neither on
@@ -681,27 +711,22 @@ static void test_no_past_promise(void)
  * 90-step validation spikes, `plateau` at steps 1190-1210: its floor had 14 blocks, the last
  * segment began at the 10th, and an earlier prefix was looked for only from the 11th block on.
  * Every prefix from step `from` on is a leak. */
+static int still_leak(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
+		      const struct mgc_classify_opts *o, char *say, size_t cap)
+{
+	(void)x, (void)y, (void)use, (void)n, (void)o;
+	snprintf(say, cap, "%s (%s)", mgc_verdict_name(f->verdict), f->why);
+	return f->verdict != MGC_VERDICT_LEAK;
+}
+
 static void test_leak_said_stands(void)
 {
-	static const struct {
-		const char *name;
-		size_t n, from;
-	} rec[] = {{"slow-startpeak-r47.txt", 801, 601},
-		   {"fixed-spike-r47.txt", 801, 601},
-		   {"slow-valend-r58.txt", 1301, 1001}};
-	static double x[1301], y[1301];
+	static const struct prefixes rec[] = {{"slow-startpeak-r47.txt", 801, 601, 0, 10},
+					      {"fixed-spike-r47.txt", 801, 601, 0, 10},
+					      {"slow-valend-r58.txt", 1301, 1001, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	for (size_t r = 0; r < 3; r++) {
-		size_t n = read_series(rec[r].name, x, y, 1301), not_leak = 0;
-		MG_EQ(n, rec[r].n);
-		for (size_t use = rec[r].from; use <= n; use += 10) {
-			struct mgc_fit f = {0};
-			MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
-			if (f.verdict != MGC_VERDICT_LEAK && not_leak++ == 0)
-				printf("%s, %zu points: %s (%s)\n", rec[r].name, use, mgc_verdict_name(f.verdict), f.why);
-		}
-		MG_EQ(not_leak, 0);
-	}
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, 3, &o, still_leak, &judged), 0);
 }
 
 /* A promise is a time to come, and kept: near 70 GiB under validation spikes (crosscheck_real.py,
@@ -718,36 +743,28 @@ static void test_leak_said_stands(void)
  * the spikes, in blocks of 120 steps that lag the input, needs several blocks after the step to
  * show it (22 promises from step 1450 to 1750, none kept). Every finite decidable_at within the recording is decided when
  * it comes (the prefix up to the first point at or after it); at least 40 are checked. */
+static int promise_broken(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
+			  const struct mgc_classify_opts *o, char *say, size_t cap)
+{
+	if (f->verdict != MGC_VERDICT_GROWING || !isfinite(f->decidable_at) || f->decidable_at > x[n - 1])
+		return -1;
+	size_t at = use;
+	while (x[at - 1] < f->decidable_at) /* points up to the promised x */
+		at++;
+	struct mgc_fit g = {0};
+	MG_EQ(mgc_classify(x, y, at, o, &g), 0);
+	snprintf(say, cap, "decidable_at %g, still growing there (%s)", f->decidable_at, g.why);
+	return g.verdict == MGC_VERDICT_GROWING;
+}
+
 static void test_promise_kept(void)
 {
-	static const struct {
-		const char *name;
-		size_t n, from, to, every;
-	} rec[] = {{"val-slow-r46.txt", 2201, 1000, 2201, 50},
-		   {"fast-pieces-r46.txt", 3421, 3081, 3281, 10},
-		   {"cache-exp-r56.txt", 852, 121, 241, 1},
-		   {"fixed-val-r58.txt", 890, 146, 176, 1}};
-	static double x[3421], y[3421];
+	static const struct prefixes rec[] = {{"val-slow-r46.txt", 2201, 1000, 2201, 50},
+					      {"fast-pieces-r46.txt", 3421, 3081, 3281, 10},
+					      {"cache-exp-r56.txt", 852, 121, 241, 1},
+					      {"fixed-val-r58.txt", 890, 146, 176, 1}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t checked = 0, broken = 0;
-	for (size_t r = 0; r < 4; r++) {
-		size_t n = read_series(rec[r].name, x, y, 3421);
-		MG_EQ(n, rec[r].n);
-		for (size_t use = rec[r].from; use <= rec[r].to && use <= n; use += rec[r].every) {
-			struct mgc_fit f = {0}, g = {0};
-			MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
-			if (f.verdict != MGC_VERDICT_GROWING || !isfinite(f.decidable_at) || f.decidable_at > x[n - 1])
-				continue;
-			size_t at = use;
-			while (x[at - 1] < f.decidable_at) /* points up to the promised x */
-				at++;
-			MG_EQ(mgc_classify(x, y, at, &o, &g), 0);
-			checked++;
-			if (g.verdict == MGC_VERDICT_GROWING && broken++ == 0)
-				printf("%s, %zu points: decidable_at %g, still growing there (%s)\n", rec[r].name, use,
-				       f.decidable_at, g.why);
-		}
-	}
+	size_t checked = 0, broken = judge_prefixes(rec, 4, &o, promise_broken, &checked);
 	printf("promises kept: %zu of %zu checked\n", checked - broken, checked);
 	MG_TRUE(checked >= 40, "%zu promises checked", checked);
 	MG_EQ(broken, 0);
