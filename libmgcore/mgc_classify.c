@@ -1486,9 +1486,31 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
 	return 0;
 }
 
+/* How long the floor has stood still at the end, however it is segmented (the end of a cache's
+ * fill and its flat top can make one sloped segment): the longest stretch of floor points up to
+ * now whose line rises under half the rate of the leak read before (its interval's top) and not
+ * meaningfully (its interval reaching down to the meaningful growth), by under 2 level sigmas in
+ * all, with the level now within 2 level sigmas of its end (a flat stretch and a steep rise after
+ * it have a line of about the flat's slope). Stretches grow by a quarter from MGC_MIN_SAMPLES
+ * points. */
+static double mgc_stalled(const struct mgc_ctx *c, double rate)
+{
+	struct mgc_trend tr;
+	double rs, still = 0, two = 2 * c->sig_lvl;
+	for (size_t m = MGC_MIN_SAMPLES; m <= c->n; m += m / 4) {
+		double x0 = c->x[c->n - m];
+		mgc_seg_trend(c->x, c->y, c->n - m, c->n, c->phi, c->w, &tr, &rs);
+		if (tr.slope_hi < 0.5 * rate && !(tr.slope_lo > c->delta) && tr.slope * (c->in->x_last - x0) < two &&
+		    mgc_level_now(c) - (tr.intercept + tr.slope * c->x[c->n - 1]) < two)
+			still = c->in->x_last - x0;
+	}
+	return still;
+}
+
 /* A leak said on an earlier prefix (its context e, its reading k) stands while nothing since has
- * ended it: the growth has not paused for as long as ends that leak (mgc_retract), at the end or
- * before a new rise (mgc_ended_since), nor fallen back (under that prefix's level, or, when this
+ * ended it: the growth has not paused for as long as ends that leak (mgc_retract), at the end (a
+ * flat last segment, or the floor standing still in a sloped one: mgc_stalled) or before a new
+ * rise (mgc_ended_since), nor fallen back (under that prefix's level, or, when this
  * floor has seen more spikes, under the lower of it and this floor's level there: a prefix that
  * ended on a rising spike took the spike for its level). A flat last segment that stands, at the
  * pause's middle, within 2 level sigmas of where the leak's rate would have taken it is no pause (a
@@ -1501,6 +1523,9 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
 	double paused_at = k->pause > 0 ? k->x_on + k->climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
 	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(e, k), since;
+	double still = pause < retract ? mgc_stalled(c, k->rate) : 0;
+	if (still >= retract) /* stood still at the end within a sloped segment */
+		pause = still, from = c->in->x_last - still;
 	if (pause >= retract && mgc_creep(c, &since) > 0 && since <= paused_at)
 		pause = 0; /* flat pieces that still creep up are no pause */
 	double mid = 0.5 * (from + c->in->x_last); /* a tilted line is least wrong at its middle */

@@ -729,6 +729,28 @@ static void test_leak_said_stands(void)
 	MG_EQ(judge_prefixes(rec, 3, &o, still_leak, &judged), 0);
 }
 
+static int says_leak(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
+		     const struct mgc_classify_opts *o, char *say, size_t cap)
+{
+	(void)x, (void)y, (void)use, (void)n, (void)o;
+	snprintf(say, cap, "%s (%s)", mgc_verdict_name(f->verdict), f->why);
+	return f->verdict == MGC_VERDICT_LEAK;
+}
+
+/* A leak said stands only while the growth goes on, however the floor is segmented: a dataset
+ * cache that filled until step 5000 under validation spikes (crosscheck_real.py, seed 65, series
+ * 51, every 10 steps) read `leak` while it filled, `plateau` at step 6500, and `leak` again from
+ * step 6800 ("said since step 4180, nothing has ended it"): the end of its fill and its flat top
+ * made one sloped segment, so no flat segment was the pause that ends the reading. No prefix from
+ * step 6500 on is a leak. */
+static void test_stall_ends_leak(void)
+{
+	static const struct prefixes rec[] = {{"cache-stall-r65.txt", 849, 651, 0, 5}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, &judged), 0);
+}
+
 /* A promise is a time to come, and kept: near 70 GiB under validation spikes (crosscheck_real.py,
  * seed 46, series 7) a saturating fit whose own levelling time had passed while the floor still
  * crept up promised the next sample, prefix after prefix (step 1101 at step 1100, 1151 at 1150,
@@ -946,6 +968,7 @@ int main(int argc, char **argv)
 	test_no_past_promise();
 	test_leak_said_stands();
 	test_promise_kept();
+	test_stall_ends_leak();
 	test_fast_late_pieces();
 	test_fast_under_spikes();
 	test_shift_no_stair();
