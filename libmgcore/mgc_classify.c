@@ -1208,6 +1208,27 @@ static int mgc_held_step(const struct mgc_ctx *c, size_t a)
 	return mgc_largest_step(c, a, c->n, 2 * MGC_MIN_PLATEAU) > MGC_STEP_SIGMAS * c->sig_lvl;
 }
 
+/* Does one jump carry a continuous regime's rise: the floor's points after it all stand above all
+ * those before, and without that gap the floor did not rise by `need`? Under spikes the floor's
+ * blocks are wide, and a level shift with two blocks after it makes a last segment of five points,
+ * a line rising since blocks before the jump (mgc_seg_steps finds a step inside a segment only
+ * with three points either side). A heavy-tailed point makes no such gap: the points after it
+ * fall back. */
+static int mgc_one_jump(const struct mgc_ctx *c, const struct mgc_cand *k, double need)
+{
+	double *after = c->w->s1, before = -INFINITY, gap = 0;
+	if (k->end < k->a0 + 2)
+		return 0;
+	after[k->end - 1] = c->y[k->end - 1]; /* the least of the points from i on */
+	for (size_t i = k->end - 1; i-- > k->a0 + 1;)
+		after[i] = fmin(after[i + 1], c->y[i]);
+	for (size_t i = k->a0 + 1; i < k->end; i++) {
+		before = fmax(before, c->y[i - 1]);
+		gap = fmax(gap, after[i] - before);
+	}
+	return gap > MGC_JUMP_SIGMAS * c->sig_lvl && c->y[k->end - 1] - c->y[k->a0] - gap < need;
+}
+
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
  * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
  * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
@@ -1230,6 +1251,8 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL;
 	if (!k->continuous && k->rise - mgc_largest_step(c, k->a0, c->n, MGC_MIN_PLATEAU) < need)
 		return NULL; /* without its largest step it did not rise: a level shift, no staircase */
+	if (k->continuous && mgc_one_jump(c, k, need))
+		return NULL; /* a gap between two floor points carries it: a level shift, no slope */
 	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
 	if (k->late)

@@ -751,6 +751,19 @@ static void test_stall_ends_leak(void)
 	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, &judged), 0);
 }
 
+/* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
+ * the floor's blocks are 60-145 steps wide, and a level shift of 1.7 GiB at step 1600 with two
+ * blocks after it made a last segment of five points whose line rose since step 1364: `leak`,
+ * 4.4 MiB per step, at steps 1800-2000. The floor's points after the jump all stand above those
+ * before, and without that gap it did not rise. No prefix from step 1600 to 2300 is a leak. */
+static void test_shift_no_slope(void)
+{
+	static const struct prefixes rec[] = {{"shift-saw-r64.txt", 2301, 1601, 0, 10}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, &judged), 0);
+}
+
 /* A promise is a time to come, and kept: near 70 GiB under validation spikes (crosscheck_real.py,
  * seed 46, series 7) a saturating fit whose own levelling time had passed while the floor still
  * crept up promised the next sample, prefix after prefix (step 1101 at step 1100, 1151 at 1150,
@@ -969,6 +982,7 @@ int main(int argc, char **argv)
 	test_leak_said_stands();
 	test_promise_kept();
 	test_stall_ends_leak();
+	test_shift_no_slope();
 	test_fast_late_pieces();
 	test_fast_under_spikes();
 	test_shift_no_stair();
