@@ -1514,13 +1514,13 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
  * now whose line rises under half the rate of the leak read before (its interval's top) and not
  * meaningfully (its interval reaching down to the meaningful growth), by under 2 level sigmas in
  * all, with the level now within 2 level sigmas of its end (a flat stretch and a steep rise after
- * it have a line of about the flat's slope). Stretches grow by a quarter from MGC_MIN_SAMPLES
- * points. */
+ * it have a line of about the flat's slope). Stretches grow by a quarter from 2 * MGC_LMIN points
+ * (under spikes a block is 60 steps and more, and 700 steps flat are 11 points). */
 static double mgc_stalled(const struct mgc_ctx *c, double rate)
 {
 	struct mgc_trend tr;
 	double rs, still = 0, two = 2 * c->sig_lvl;
-	for (size_t m = MGC_MIN_SAMPLES; m <= c->n; m += m / 4) {
+	for (size_t m = 2 * MGC_LMIN; m <= c->n; m += m / 4) {
 		double x0 = c->x[c->n - m];
 		mgc_seg_trend(c->x, c->y, c->n - m, c->n, c->phi, c->w, &tr, &rs);
 		if (tr.slope_hi < 0.5 * rate && !(tr.slope_lo > c->delta) && tr.slope * (c->in->x_last - x0) < two &&

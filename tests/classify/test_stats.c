@@ -741,14 +741,19 @@ static int says_leak(const double *x, const double *y, size_t use, size_t n, con
  * cache that filled until step 5000 under validation spikes (crosscheck_real.py, seed 65, series
  * 51, every 10 steps) read `leak` while it filled, `plateau` at step 6500, and `leak` again from
  * step 6800 ("said since step 4180, nothing has ended it"): the end of its fill and its flat top
- * made one sloped segment, so no flat segment was the pause that ends the reading. No prefix from
- * step 6500 on is a leak. */
+ * made one sloped segment, so no flat segment was the pause that ends the reading; a cache at 72
+ * GiB that filled until step 1400 (seed 63, series 51, every step), said `leak` "in steps" at step
+ * 1079, read `leak` again from step 1890 to 2620: its floor's blocks are 60 steps wide, and the
+ * 700 steps it had stood still were 11 floor points, fewer than the 20 a stall was first looked
+ * for on. No prefix of the first from step 6500 on, nor of the second from step 1900 on, is a
+ * leak. */
 static void test_stall_ends_leak(void)
 {
-	static const struct prefixes rec[] = {{"cache-stall-r65.txt", 849, 651, 0, 5}};
+	static const struct prefixes rec[] = {{"cache-stall-r65.txt", 849, 651, 0, 5},
+					      {"cache-stall-r63.txt", 2801, 1901, 0, 20}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
 	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, &judged), 0);
+	MG_EQ(judge_prefixes(rec, 2, &o, says_leak, &judged), 0);
 }
 
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
