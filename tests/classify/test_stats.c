@@ -694,8 +694,9 @@ static int promise_ahead(const double *x, const double *y, size_t use, size_t n,
 
 static void test_no_past_promise(void)
 {
-	static const struct prefixes rec[] = {
-		{"val-kept-r31.txt", 2399, 1200, 0, 3}, {"pinned-steps-r31.txt", 974, 40, 0, 3}, {"fast-late-r34.txt", 421, 40, 0, 3}};
+	static const struct prefixes rec[] = {{"val-kept-r31.txt", 2399, 1200, 0, 3},
+					      {"pinned-steps-r31.txt", 974, 40, 0, 3},
+					      {"fast-late-r34.txt", 421, 40, 0, 3}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
 	size_t judged = 0;
 	MG_EQ(judge_prefixes(rec, 3, &o, promise_ahead, &judged), 0);
