@@ -782,8 +782,9 @@ static void test_shift_no_slope(void)
  * leak from step 1334 under validation spikes (seed 58, series 71, every 10 steps) was "too recent
  * to tell" from step 1450 on, promising the warmup horizon after its step, while the floor under
  * the spikes, in blocks of 120 steps that lag the input, needs several blocks after the step to
- * show it (22 promises from step 1450 to 1750, none kept). Every finite decidable_at within the recording is decided when
- * it comes (the prefix up to the first point at or after it); at least 40 are checked. */
+ * show it (22 promises from step 1450 to 1750, none kept). Every finite decidable_at within the
+ * recording is decided when it comes (the prefix up to the first point at or after it); at least
+ * 40 are checked. */
 static int promise_broken(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
 			  const struct mgc_classify_opts *o, char *say, size_t cap)
 {
