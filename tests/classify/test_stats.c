@@ -458,8 +458,10 @@ static void test_fast_pieces(void)
 	MG_EQ(leaks, 60);
 }
 
-/* The data directory (the first argument), for the series kept there. */
+/* The data directory (the first argument), for the series kept there, and the most points a
+ * recorded series holds. */
 static const char *data_dir = ".";
+enum { REC_CAP = 5400 };
 
 /* Reads up to `cap` points from data_dir/name (`#` lines are comments): a line of one number is y
  * at x the line's index, a line of two is x and y. Returns how many. */
@@ -487,10 +489,10 @@ static size_t read_series(const char *name, double *x, double *y, size_t cap)
  * --series --limit 80G` reads a process's memory. */
 static struct mgc_fit classify_recorded(const char *name, size_t want, size_t use, double min_growth)
 {
-	static double x[5400], y[5400];
+	static double x[REC_CAP], y[REC_CAP];
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = min_growth};
 	struct mgc_fit f = {0};
-	size_t n = read_series(name, x, y, 5400);
+	size_t n = read_series(name, x, y, REC_CAP);
 	MG_EQ(n, want);
 	use = use < n ? use : n;
 	MG_EQ(mgc_classify(x, y, use, &o, &f), 0);
@@ -652,27 +654,35 @@ struct prefixes {
 	size_t n, from, to, every;
 };
 
+/* One prefix of a recorded series (its first `use` of n points) and its fit. */
+struct prefix {
+	const double *x, *y;
+	size_t use, n;
+	const struct mgc_fit *f;
+	const struct mgc_classify_opts *o;
+};
+
 /* What a test asks of one prefix's fit: 1 when it fails, 0 when it holds, -1 when it says nothing
  * (the prefix is not counted). On failure it writes why into say. */
-typedef int (*prefix_judge)(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
-			    const struct mgc_classify_opts *o, char *say, size_t cap);
+typedef int (*prefix_judge)(const struct prefix *p, char *say, size_t cap);
 
 /* Classifies every prefix of the k recorded series with o and judges each fit; prints the first
- * failure. Adds the judged prefixes to *judged and returns how many failed. */
+ * failure. Adds the judged prefixes to *judged (unless NULL) and returns how many failed. */
 static size_t judge_prefixes(const struct prefixes *rec, size_t k, const struct mgc_classify_opts *o,
 			     prefix_judge judge, size_t *judged)
 {
-	static double x[5400], y[5400];
+	static double x[REC_CAP], y[REC_CAP];
 	size_t failed = 0;
 	for (size_t r = 0; r < k; r++) {
-		size_t n = read_series(rec[r].name, x, y, 5400), to = rec[r].to ? rec[r].to : n;
+		size_t n = read_series(rec[r].name, x, y, REC_CAP), to = rec[r].to ? rec[r].to : n;
 		MG_EQ(n, rec[r].n);
 		for (size_t use = rec[r].from; use <= to && use <= n; use += rec[r].every) {
 			struct mgc_fit f = {0};
 			char say[512];
 			MG_EQ(mgc_classify(x, y, use, o, &f), 0);
-			int bad = judge(x, y, use, n, &f, o, say, sizeof say);
-			*judged += bad >= 0;
+			int bad = judge(&(struct prefix){x, y, use, n, &f, o}, say, sizeof say);
+			if (judged)
+				*judged += bad >= 0;
 			if (bad > 0 && failed++ == 0)
 				printf("%s, %zu points: %s\n", rec[r].name, use, say);
 		}
@@ -684,12 +694,10 @@ static size_t judge_prefixes(const struct prefixes *rec, size_t k, const struct 
  * family, seed 31: 220 MiB kept after step 1330) read "too recent to tell" while the floor's
  * blocks caught up, promising step 1530 at step 1593 and still at 2280. Every prefix's promise of
  * the three recorded series lies past its last point, or there is none. */
-static int promise_ahead(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
-			 const struct mgc_classify_opts *o, char *say, size_t cap)
+static int promise_ahead(const struct prefix *p, char *say, size_t cap)
 {
-	(void)y, (void)n, (void)o;
-	snprintf(say, cap, "decidable_at %g (%s)", f->decidable_at, f->why);
-	return isfinite(f->decidable_at) && !(f->decidable_at > x[use - 1]);
+	snprintf(say, cap, "decidable_at %g (%s)", p->f->decidable_at, p->f->why);
+	return isfinite(p->f->decidable_at) && !(p->f->decidable_at > p->x[p->use - 1]);
 }
 
 static void test_no_past_promise(void)
@@ -698,8 +706,7 @@ static void test_no_past_promise(void)
 					      {"pinned-steps-r31.txt", 974, 40, 0, 3},
 					      {"fast-late-r34.txt", 421, 40, 0, 3}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
-	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 3, &o, promise_ahead, &judged), 0);
+	MG_EQ(judge_prefixes(rec, 3, &o, promise_ahead, NULL), 0);
 }
 
 /* A leak said stands while nothing has ended it, and looking back for it must depend neither on
@@ -712,12 +719,15 @@ static void test_no_past_promise(void)
  * 90-step validation spikes, `plateau` at steps 1190-1210: its floor had 14 blocks, the last
  * segment began at the 10th, and an earlier prefix was looked for only from the 11th block on.
  * Every prefix from step `from` on is a leak. */
-static int still_leak(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
-		      const struct mgc_classify_opts *o, char *say, size_t cap)
+static int says_leak(const struct prefix *p, char *say, size_t cap)
 {
-	(void)x, (void)y, (void)use, (void)n, (void)o;
-	snprintf(say, cap, "%s (%s)", mgc_verdict_name(f->verdict), f->why);
-	return f->verdict != MGC_VERDICT_LEAK;
+	snprintf(say, cap, "%s (%s)", mgc_verdict_name(p->f->verdict), p->f->why);
+	return p->f->verdict == MGC_VERDICT_LEAK;
+}
+
+static int still_leak(const struct prefix *p, char *say, size_t cap)
+{
+	return !says_leak(p, say, cap);
 }
 
 static void test_leak_said_stands(void)
@@ -726,16 +736,7 @@ static void test_leak_said_stands(void)
 					      {"fixed-spike-r47.txt", 801, 601, 0, 10},
 					      {"slow-valend-r58.txt", 1301, 1001, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 3, &o, still_leak, &judged), 0);
-}
-
-static int says_leak(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
-		     const struct mgc_classify_opts *o, char *say, size_t cap)
-{
-	(void)x, (void)y, (void)use, (void)n, (void)o;
-	snprintf(say, cap, "%s (%s)", mgc_verdict_name(f->verdict), f->why);
-	return f->verdict == MGC_VERDICT_LEAK;
+	MG_EQ(judge_prefixes(rec, 3, &o, still_leak, NULL), 0);
 }
 
 /* A leak said stands only while the growth goes on, however the floor is segmented: a dataset
@@ -753,8 +754,7 @@ static void test_stall_ends_leak(void)
 	static const struct prefixes rec[] = {{"cache-stall-r65.txt", 849, 651, 0, 5},
 					      {"cache-stall-r63.txt", 2801, 1901, 0, 20}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 2, &o, says_leak, &judged), 0);
+	MG_EQ(judge_prefixes(rec, 2, &o, says_leak, NULL), 0);
 }
 
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
@@ -766,8 +766,7 @@ static void test_shift_no_slope(void)
 {
 	static const struct prefixes rec[] = {{"shift-saw-r64.txt", 2301, 1601, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, &judged), 0);
+	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, NULL), 0);
 }
 
 /* A promise is a time to come, and kept: near 70 GiB under validation spikes (crosscheck_real.py,
@@ -785,17 +784,17 @@ static void test_shift_no_slope(void)
  * show it (22 promises from step 1450 to 1750, none kept). Every finite decidable_at within the
  * recording is decided when it comes (the prefix up to the first point at or after it); at least
  * 40 are checked. */
-static int promise_broken(const double *x, const double *y, size_t use, size_t n, const struct mgc_fit *f,
-			  const struct mgc_classify_opts *o, char *say, size_t cap)
+static int promise_broken(const struct prefix *p, char *say, size_t cap)
 {
-	if (f->verdict != MGC_VERDICT_GROWING || !isfinite(f->decidable_at) || f->decidable_at > x[n - 1])
+	double promised = p->f->decidable_at;
+	if (p->f->verdict != MGC_VERDICT_GROWING || !isfinite(promised) || promised > p->x[p->n - 1])
 		return -1;
-	size_t at = use;
-	while (x[at - 1] < f->decidable_at) /* points up to the promised x */
+	size_t at = p->use;
+	while (p->x[at - 1] < promised) /* points up to the promised x */
 		at++;
 	struct mgc_fit g = {0};
-	MG_EQ(mgc_classify(x, y, at, o, &g), 0);
-	snprintf(say, cap, "decidable_at %g, still growing there (%s)", f->decidable_at, g.why);
+	MG_EQ(mgc_classify(p->x, p->y, at, p->o, &g), 0);
+	snprintf(say, cap, "decidable_at %g, still growing there (%s)", promised, g.why);
 	return g.verdict == MGC_VERDICT_GROWING;
 }
 
