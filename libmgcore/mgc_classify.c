@@ -48,6 +48,7 @@ static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much o
 static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretches: 5 level sigmas */
 static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this many level sigmas */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
+static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
 static const double MGC_PROMISE_REACH = 20.0; /* decidable_at reaches at most this many spans ahead */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
@@ -903,6 +904,13 @@ static int mgc_is_stair(const struct mgc_cand *k)
 	return k->events > 0 && k->flat >= 0.5 * k->climb;
 }
 
+/* A line through regime k rises at least half as fast as it did: its steps are spread over its
+ * time, not one or two jumps that carry it (two level shifts after a warmup are three steps). */
+static int mgc_steady_steps(const struct mgc_cand *k)
+{
+	return k->rate >= 0.5 * k->rise / k->dur;
+}
+
 /* The least rate a staircase's steps allow: its rate is known from how many steps it made, not
  * from a line through them (the residuals about a line are steps, strongly autocorrelated, and
  * widen its interval several times over). N separate rises read as a Poisson count over the
@@ -1140,6 +1148,24 @@ static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 	return longest;
 }
 
+/* A staircase of just MGC_MIN_EVENTS steps (`extra` of them not yet in its reading: a step too
+ * recent to be a segment), flat for half its climb, risen MGC_RISE_SIGMAS level sigmas, its steps
+ * spread over its time and not slowing down, that paused at x_end: no plateau is said before x_end
+ * plus the pause it would make with chance MGC_HOLD_ALPHA had it gone on (1.7 times its time;
+ * MGC_HOLD_EVENTS steps and more hold for mgc_stair_pause's far longer pause). Three steps of a
+ * few hundred MiB at irregular times read `plateau` at each pause once the third was 500 steps
+ * old. -INFINITY when no reading is such a staircase. */
+static double mgc_three_steps_hold(const struct mgc_ctx *c, double x_end, int extra)
+{
+	struct mgc_cand k;
+	double end = -INFINITY;
+	for (size_t s = 0; s + 1 < c->nseg; s++)
+		if (mgc_candidate(c, s, &k) && k.events + extra == MGC_MIN_EVENTS && mgc_is_stair(&k) &&
+		    k.rise >= MGC_RISE_SIGMAS * c->sig_lvl && mgc_steady_steps(&k) && !mgc_cand_decel(c, &k))
+			end = fmax(end, x_end + (x_end - k.x_on) * expm1(-log(MGC_HOLD_ALPHA) / MGC_MIN_EVENTS));
+	return end;
+}
+
 /* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
  * fewer than MGC_MIN_SAMPLES points, only up to that step (the time after a step is no climb until
  * the next one; counted, a step just after the horizon reads as a leak for a prefix or two and
@@ -1172,7 +1198,7 @@ static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, si
 		return 0;
 	/* steps spread over its time at a steady rate: not one or two jumps (a line through them
 	 * rises far less than they did), nor steps that thin out (pool doublings, running maxima) */
-	if (!(k->rate >= 0.5 * k->rise / k->dur) || k->spread < MGC_SPREAD_MIN)
+	if (!mgc_steady_steps(k) || k->spread < MGC_SPREAD_MIN)
 		return 0;
 	double len = mgc_seg_len(c, &c->seg[s0 - 1]);
 	return len <= mgc_poisson_pause(k->climb - len, k->events - 1);
@@ -1616,7 +1642,8 @@ static int mgc_say_jump(const struct mgc_ctx *c, double before, double at, doubl
 	 * it (under spikes a block outlasts the longest, and the floor lags the input by one), and a
 	 * reading of it has risen for the warmup horizon */
 	double block = (double)c->fl.bins * (c->in->x_last - c->in->x_first) / (double)c->w->pn;
-	out->decidable_at = at + fmax(mgc_min_rise(c), (MGC_LMIN + 1) * block);
+	out->decidable_at = fmax(at + fmax(mgc_min_rise(c), (MGC_LMIN + 1) * block),
+				 mgc_three_steps_hold(c, at, 1)); /* a third step holds a plateau after it */
 	mgc_why(out, "flat until %s %g, then a step of %s: a new rise or a level shift, too recent to tell",
 		mgc_unit(c->in->x_is_steps), before, mgc_bytes(step, b1, sizeof b1));
 	return 1;
@@ -1741,7 +1768,8 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	size_t s0 = mgc_regime_start(c, &gap), m = L->b - L->a;
 	double climb = c->x[L->a] - c->x[c->seg[s0].a];
 	double level = mgc_median_copy(c->y + L->a, m, c->w->s1);
-	double hold = mgc_stair_pause(c, MGC_HOLD_EVENTS, 1);
+	double hold = fmax(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1),
+			   mgc_three_steps_hold(c, c->x[L->a], 0) - c->x[L->a]);
 	if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * gap || flat_len < 0.25 * climb || flat_len < hold) {
 		out->verdict = MGC_VERDICT_GROWING;
 		out->confidence = 0.5;
@@ -1838,7 +1866,8 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 		if (fit > xl) /* else that time has passed and it still rises: the fit says nothing */
 			eta = fit;
 	}
-	out->decidable_at = isfinite(eta) ? eta : NAN; /* one already past is dropped in mgc_decide */
+	/* one already past is dropped in mgc_decide; a third step, rising now, holds a plateau after it */
+	out->decidable_at = isfinite(eta) ? fmax(eta, mgc_three_steps_hold(c, xl, 0)) : NAN;
 	out->projected_level = sat ? e.level_hat : NAN;
 	double seg_rise = L->slope * (xl - c->x[L->a]);
 	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));

@@ -757,6 +757,24 @@ static void test_stall_ends_leak(void)
 	MG_EQ(judge_prefixes(rec, 2, &o, says_leak, NULL), 0);
 }
 
+static int says_flat(const struct prefix *p, char *say, size_t cap)
+{
+	snprintf(say, cap, "%s (%s)", mgc_verdict_name(p->f->verdict), p->f->why);
+	return p->f->verdict == MGC_VERDICT_PLATEAU || p->f->verdict == MGC_VERDICT_STABLE;
+}
+
+/* A staircase of three steps is no plateau before it paused 1.7 times as long as it took: steps
+ * of 100-800 MiB at irregular times (crosscheck_real.py, seed 71, series 18, every 10 steps: at
+ * steps 182, 1257-1344, 2422, 2738 and 4298) read `plateau` at nearly every prefix from step
+ * 2930 to its end, 1,600 steps after its fourth step (knowable then). From step 3690 to 4590 no
+ * prefix is `plateau` or `stable` (41 of the 46 were on the old library). */
+static void test_three_steps_no_plateau(void)
+{
+	static const struct prefixes rec[] = {{"stair-three-r71.txt", 587, 370, 460, 2}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	MG_EQ(judge_prefixes(rec, 1, &o, says_flat, NULL), 0);
+}
+
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
  * the floor's blocks are 60-145 steps wide, and a level shift of 1.7 GiB at step 1600 with two
  * blocks after it made a last segment of five points whose line rose since step 1364: `leak`,
@@ -781,9 +799,12 @@ static void test_shift_no_slope(void)
  * leak from step 1334 under validation spikes (seed 58, series 71, every 10 steps) was "too recent
  * to tell" from step 1450 on, promising the warmup horizon after its step, while the floor under
  * the spikes, in blocks of 120 steps that lag the input, needs several blocks after the step to
- * show it (22 promises from step 1450 to 1750, none kept). Every finite decidable_at within the
- * recording is decided when it comes (the prefix up to the first point at or after it); at least
- * 40 are checked. */
+ * show it (22 promises from step 1450 to 1750, none kept); steps of 150-300 MiB every 433 steps
+ * (seed 69, series 68) promised at a third step, too recent to tell, the warmup horizon after
+ * it, where the pause after three steps now holds any plateau (test_three_steps_no_plateau):
+ * with that hold and without its promise, the 6 promises made from step 1330 to 1450 broke.
+ * Every finite decidable_at within the recording is decided when it comes (the prefix up to the
+ * first point at or after it); at least 40 are checked. */
 static int promise_broken(const struct prefix *p, char *say, size_t cap)
 {
 	double promised = p->f->decidable_at;
@@ -803,9 +824,10 @@ static void test_promise_kept(void)
 	static const struct prefixes rec[] = {{"val-slow-r46.txt", 2201, 1000, 2201, 50},
 					      {"fast-pieces-r46.txt", 3421, 3081, 3281, 10},
 					      {"cache-exp-r56.txt", 852, 121, 241, 1},
-					      {"fixed-val-r58.txt", 890, 146, 176, 1}};
+					      {"fixed-val-r58.txt", 890, 146, 176, 1},
+					      {"stair-steps-r69.txt", 2953, 1250, 1450, 5}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t checked = 0, broken = judge_prefixes(rec, 4, &o, promise_broken, &checked);
+	size_t checked = 0, broken = judge_prefixes(rec, 5, &o, promise_broken, &checked);
 	printf("promises kept: %zu of %zu checked\n", checked - broken, checked);
 	MG_TRUE(checked >= 40, "%zu promises checked", checked);
 	MG_EQ(broken, 0);
@@ -988,6 +1010,7 @@ int main(int argc, char **argv)
 	test_leak_said_stands();
 	test_promise_kept();
 	test_stall_ends_leak();
+	test_three_steps_no_plateau();
 	test_shift_no_slope();
 	test_fast_late_pieces();
 	test_fast_under_spikes();
