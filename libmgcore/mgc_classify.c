@@ -49,7 +49,7 @@ static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretche
 static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this many level sigmas */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
-static const double MGC_PROMISE_REACH = 20.0; /* decidable_at reaches at most this many spans ahead */
+static const double MGC_PROMISE_REACH = 20.0; /* decidable_at, and a `growing` OOM, reach this many spans ahead */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
 /* ---------------------------------------------------------------- working memory */
@@ -986,6 +986,15 @@ static double mgc_to_oom(const struct mgc_ctx *c, double rate)
 	return head > 0 ? head / rate : 0;
 }
 
+/* The limit at the rate of a `growing` rise, when it comes within MGC_PROMISE_REACH times the time
+ * seen; else INFINITY (a pinned pool's rare blocks, `growing` 66 KiB per step at step 2500 and
+ * 44 GiB, projected the limit at step 539,348: a guess, 200 times the time seen). */
+static double mgc_growing_oom(const struct mgc_ctx *c, double rate)
+{
+	double t = mgc_to_oom(c, rate);
+	return t > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first) ? INFINITY : t;
+}
+
 /* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
  * flat stretch before a late one. */
 static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
@@ -1704,7 +1713,7 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 	out->slope_lo = tt.slope_lo;
 	out->slope_hi = tt.slope_hi;
 	out->change_at = c->x[n - k];
-	out->x_to_oom = mgc_to_oom(c, tt.slope);
+	out->x_to_oom = mgc_growing_oom(c, tt.slope);
 	out->decidable_at = c->x[n - k] + mgc_min_rise(c);
 	mgc_why(out, "flat until %s %g, rising again since (%s per %s over the last %zu points)",
 		mgc_unit(c->in->x_is_steps), c->x[n - k], mgc_bytes(tt.slope, b1, sizeof b1),
@@ -1873,7 +1882,7 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
 	int clear = seg_rise >= 3 * noise && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
 	if (clear && (!sat || e.level_hat + c->fl.excess >= c->in->limit))
-		out->x_to_oom = mgc_to_oom(c, L->slope);
+		out->x_to_oom = mgc_growing_oom(c, L->slope);
 	if (sat)
 		mgc_why(out, "growing %s per %s; a saturating fit levels near %s, not yet confirmed",
 			mgc_bytes(L->slope, b1, sizeof b1), u, mgc_bytes(e.level_hat, b2, sizeof b2));
@@ -1895,7 +1904,7 @@ static void mgc_judge_few(const struct mgc_ctx *c, struct mgc_fit *out)
 	if (n >= 3 && s > c->delta && y[n - 1] - y[0] > 3 * c->sigma && L->lo > 0) {
 		out->verdict = MGC_VERDICT_GROWING;
 		out->confidence = 0.5;
-		out->x_to_oom = mgc_to_oom(c, L->slope);
+		out->x_to_oom = mgc_growing_oom(c, L->slope);
 		out->decidable_at = x[0] + 8 * c->in->dx;
 		mgc_why(out, "only %zu points, rising %s per %s; too few to tell a warmup from a leak", n,
 			mgc_bytes(L->slope, b1, sizeof b1), mgc_unit(c->in->x_is_steps));

@@ -775,6 +775,29 @@ static void test_three_steps_no_plateau(void)
 	MG_EQ(judge_prefixes(rec, 1, &o, says_flat, NULL), 0);
 }
 
+static int oom_beyond_reach(const struct prefix *p, char *say, size_t cap)
+{
+	double seen = p->x[p->use - 1] - p->x[0];
+	if (p->f->verdict != MGC_VERDICT_GROWING)
+		return -1;
+	snprintf(say, cap, "steps_to_oom %g after %g steps seen (%s)", p->f->x_to_oom, seen, p->f->why);
+	return isfinite(p->f->x_to_oom) && p->f->x_to_oom > 20 * seen;
+}
+
+/* A `growing` rise projects the limit only within 20 times the time seen: a pinned host pool
+ * (crosscheck_real.py, seed 72, series 29, every 10 steps) that pinned a 64 MiB block at step 500
+ * and an 80 MiB one at 2100, at 44 GiB under AR(0.6) noise of 22 MiB, read `growing` about 66 KiB
+ * per step from step 2350 to 3070 with the limit at steps 543,000-581,000 (36 prefixes, every
+ * other row). At least 30 `growing` prefixes from step 1490 to 3990 are judged. */
+static void test_growing_oom_within_reach(void)
+{
+	static const struct prefixes rec[] = {{"pinned-blocks-r72.txt", 616, 150, 400, 2}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, 1, &o, oom_beyond_reach, &judged), 0);
+	MG_TRUE(judged >= 30, "%zu growing prefixes judged", judged);
+}
+
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
  * the floor's blocks are 60-145 steps wide, and a level shift of 1.7 GiB at step 1600 with two
  * blocks after it made a last segment of five points whose line rose since step 1364: `leak`,
@@ -1011,6 +1034,7 @@ int main(int argc, char **argv)
 	test_promise_kept();
 	test_stall_ends_leak();
 	test_three_steps_no_plateau();
+	test_growing_oom_within_reach();
 	test_shift_no_slope();
 	test_fast_late_pieces();
 	test_fast_under_spikes();
