@@ -995,6 +995,12 @@ static double mgc_growing_oom(const struct mgc_ctx *c, double rate)
 	return t > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first) ? INFINITY : t;
 }
 
+/* The limit from `level` at `slope`; INFINITY when no limit is known or it does not rise. */
+static double mgc_level_oom(double limit, double level, double slope)
+{
+	return limit > 0 && slope > 0 ? fmax(0, limit - level) / slope : INFINITY;
+}
+
 /* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
  * flat stretch before a late one. */
 static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
@@ -2351,6 +2357,8 @@ static void site_cohorts(const struct mgc_site_evidence *ev, const struct mgc_cl
 		}
 		f->verdict = MGC_VERDICT_LEAK;
 		f->confidence = 0.95;
+		if (!isfinite(f->x_to_oom)) /* a `growing` one beyond reach was dropped; a leak's is not */
+			f->x_to_oom = mgc_level_oom(opts ? opts->limit : 0, f->level, f->slope);
 		f->decidable_at = NAN;
 		f->projected_level = NAN;
 		mgc_why(f, "leak: survivors from every recent step (%s per step born since step %.0f still live), "
@@ -2541,6 +2549,6 @@ int mgc_process_with_sites(struct mgc_fit *proc, const double *x, const double *
 	proc->confidence = leak_confidence;
 	proc->decidable_at = NAN;
 	if (limit > 0 && proc->slope > 0)
-		proc->x_to_oom = fmax(0, limit - level) / proc->slope;
+		proc->x_to_oom = mgc_level_oom(limit, level, proc->slope);
 	return 1;
 }
