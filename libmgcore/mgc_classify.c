@@ -977,13 +977,16 @@ static double mgc_rung_gap(const struct mgc_ctx *c, size_t a, size_t b, double l
 	return gap;
 }
 
+/* The limit from `level` at `slope`; INFINITY when no limit is known or it does not rise. */
+static double mgc_level_oom(double limit, double level, double slope)
+{
+	return limit > 0 && slope > 0 ? fmax(0, limit - level) / slope : INFINITY;
+}
+
 /* Steps until the limit at `rate` from the peaks; INFINITY without a limit or a rise. */
 static double mgc_to_oom(const struct mgc_ctx *c, double rate)
 {
-	if (!(c->in->limit > 0) || !(rate > 0))
-		return INFINITY;
-	double head = c->in->limit - c->peak;
-	return head > 0 ? head / rate : 0;
+	return mgc_level_oom(c->in->limit, c->peak, rate);
 }
 
 /* The limit at the rate of a `growing` rise, when it comes within MGC_PROMISE_REACH times the time
@@ -993,12 +996,6 @@ static double mgc_growing_oom(const struct mgc_ctx *c, double rate)
 {
 	double t = mgc_to_oom(c, rate);
 	return t > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first) ? INFINITY : t;
-}
-
-/* The limit from `level` at `slope`; INFINITY when no limit is known or it does not rise. */
-static double mgc_level_oom(double limit, double level, double slope)
-{
-	return limit > 0 && slope > 0 ? fmax(0, limit - level) / slope : INFINITY;
 }
 
 /* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
@@ -1116,10 +1113,16 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
 }
 
 /* The pause that `events` steps seen in `climb`, read as a Poisson process of unknown rate, make
- * next with chance MGC_RETRACT_ALPHA under the rate's posterior: climb ((1/alpha)^(1/events) - 1). */
+ * next with chance `alpha` under the rate's posterior: climb ((1/alpha)^(1/events) - 1). */
+static double mgc_pause_with_chance(double climb, double events, double alpha)
+{
+	return events > 0 ? climb * expm1(-log(alpha) / events) : 0;
+}
+
+/* ... with chance MGC_RETRACT_ALPHA: the pause that ends a staircase. */
 static double mgc_poisson_pause(double climb, double events)
 {
-	return events > 0 ? climb * expm1(-log(MGC_RETRACT_ALPHA) / events) : 0;
+	return mgc_pause_with_chance(climb, events, MGC_RETRACT_ALPHA);
 }
 
 /* The pause a staircase (flat for half its climb) would make with chance MGC_RETRACT_ALPHA had it
@@ -1177,7 +1180,7 @@ static double mgc_three_steps_hold(const struct mgc_ctx *c, double x_end, int ex
 	for (size_t s = 0; s + 1 < c->nseg; s++)
 		if (mgc_candidate(c, s, &k) && k.events + extra == MGC_MIN_EVENTS && mgc_is_stair(&k) &&
 		    k.rise >= MGC_RISE_SIGMAS * c->sig_lvl && mgc_steady_steps(&k) && !mgc_cand_decel(c, &k))
-			end = fmax(end, x_end + (x_end - k.x_on) * expm1(-log(MGC_HOLD_ALPHA) / MGC_MIN_EVENTS));
+			end = fmax(end, x_end + mgc_pause_with_chance(x_end - k.x_on, MGC_MIN_EVENTS, MGC_HOLD_ALPHA));
 	return end;
 }
 
