@@ -789,13 +789,20 @@ static int promise_before_hold(const struct prefix *p, char *say, size_t cap)
 	return !(p->f->decidable_at >= 1299 + 1.7 * 866);
 }
 
+/* One recorded series read as mgreport --series reads it: no prefix fails the judge, and at
+ * least `least` are judged. */
+static void judge_at_least(const struct prefixes *rec, prefix_judge judge, size_t least)
+{
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0};
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, 1, &o, judge, &judged), 0);
+	MG_TRUE(judged >= least, "%s: %zu prefixes judged", rec->name, judged);
+}
+
 static void test_three_steps_promise(void)
 {
-	static const struct prefixes rec[] = {{"stair-steps-r69.txt", 2953, 1331, 1451, 5}};
-	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 1, &o, promise_before_hold, &judged), 0);
-	MG_TRUE(judged >= 20, "%zu growing prefixes judged", judged);
+	static const struct prefixes rec = {"stair-steps-r69.txt", 2953, 1331, 1451, 5};
+	judge_at_least(&rec, promise_before_hold, 20);
 }
 
 static int oom_beyond_reach(const struct prefix *p, char *say, size_t cap)
@@ -814,11 +821,8 @@ static int oom_beyond_reach(const struct prefix *p, char *say, size_t cap)
  * other row). At least 30 `growing` prefixes from step 1490 to 3990 are judged. */
 static void test_growing_oom_within_reach(void)
 {
-	static const struct prefixes rec[] = {{"pinned-blocks-r72.txt", 616, 150, 400, 2}};
-	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t judged = 0;
-	MG_EQ(judge_prefixes(rec, 1, &o, oom_beyond_reach, &judged), 0);
-	MG_TRUE(judged >= 30, "%zu growing prefixes judged", judged);
+	static const struct prefixes rec = {"pinned-blocks-r72.txt", 616, 150, 400, 2};
+	judge_at_least(&rec, oom_beyond_reach, 30);
 }
 
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
