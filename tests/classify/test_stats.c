@@ -817,12 +817,54 @@ static int oom_beyond_reach(const struct prefix *p, char *say, size_t cap)
 /* A `growing` rise projects the limit only within 20 times the time seen: a pinned host pool
  * (crosscheck_real.py, seed 72, series 29, every 10 steps) that pinned a 64 MiB block at step 500
  * and an 80 MiB one at 2100, at 44 GiB under AR(0.6) noise of 22 MiB, read `growing` about 66 KiB
- * per step from step 2350 to 3070 with the limit at steps 543,000-581,000 (36 prefixes, every
- * other row). At least 30 `growing` prefixes from step 1490 to 3990 are judged. */
+ * per step from step 2350 to 3070 with the limit at steps 543,000-581,000 (it reads `plateau`
+ * now: test_step_between_flats_kept). A dataset cache filling at 47 GiB for 1875 steps (seed 73,
+ * series 1, every step) reads `growing` at 90 of the 91 prefixes from step 100 to 1000, its rate
+ * reaching the limit more than 20 times the time seen ahead at 60 of them. At least 80 `growing`
+ * prefixes are judged. */
 static void test_growing_oom_within_reach(void)
 {
-	static const struct prefixes rec = {"pinned-blocks-r72.txt", 616, 150, 400, 2};
-	judge_at_least(&rec, oom_beyond_reach, 30);
+	static const struct prefixes rec = {"cache-fill-r73.txt", 2538, 100, 1000, 10};
+	judge_at_least(&rec, oom_beyond_reach, 80);
+}
+
+static int says_not_plateau(const struct prefix *p, char *say, size_t cap)
+{
+	snprintf(say, cap, "%s (%s)", mgc_verdict_name(p->f->verdict), p->f->why);
+	return p->f->verdict != MGC_VERDICT_PLATEAU;
+}
+
+/* A step between two flat stretches is no slope through both: a validation pass that left 140
+ * MiB behind at step 1000 at 57 GiB, after a 1 GiB warmup, under heavy-tailed noise of 46 MiB
+ * on the floor (crosscheck_real.py, seed 75, series 7, every step), read `growing` about 100 KiB
+ * per step "since step 33" from step 1253 to its end, a promise broken at every prefix: the step
+ * was 3 level sigmas, under the 5 that kept a trailing change point, and the warmup made the
+ * series' range wide enough to merge it. The pinned pool of test_growing_oom_within_reach read
+ * `growing` and `leak` (a slow late onset) at most prefixes from step 2350 to 5000. Every
+ * prefix of the first from step 1100 on, and of the second from step 1990 on, is `plateau`. */
+static void test_step_between_flats_kept(void)
+{
+	static const struct prefixes rec[] = {{"val-step-r75.txt", 2549, 1100, 0, 25},
+					      {"pinned-blocks-r72.txt", 616, 200, 0, 4}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	MG_EQ(judge_prefixes(rec, 2, &o, says_not_plateau, NULL), 0);
+}
+
+/* The level a rise starts from after a steep warmup is no higher than its own line begins: a
+ * 0.3 MiB/step leak from step 232 at 18 GiB, under validation and checkpoint spikes and AR noise
+ * of 100 MiB (crosscheck_real.py, seed 76, series 17, every 10 steps), after a warmup of 1.8 GiB
+ * in 5 floor points whose line ended 600 MiB above the leak's start: its rise read 215 MiB of
+ * 830 at step 2800, under the 4 level sigmas a leak needs, and it read `growing` from step 50 at
+ * nearly every prefix to its end (7 promises broken). At least 55 of the 58 prefixes from step
+ * 1100 to 3950 are a leak (2 read `growing` now: AR noise made the leak's reading three steps,
+ * too few for a staircase). */
+static void test_onset_after_steep_warmup(void)
+{
+	static const struct prefixes rec[] = {{"slow-warm-r76.txt", 438, 111, 396, 5}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	size_t judged = 0, failed = judge_prefixes(rec, 1, &o, still_leak, &judged);
+	MG_EQ(judged, 58);
+	MG_TRUE(failed <= 3, "slow-warm-r76.txt: %zu of %zu prefixes not a leak", failed, judged);
 }
 
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
@@ -1059,6 +1101,8 @@ int main(int argc, char **argv)
 	test_three_steps_no_plateau();
 	test_three_steps_promise();
 	test_growing_oom_within_reach();
+	test_step_between_flats_kept();
+	test_onset_after_steep_warmup();
 	test_shift_no_slope();
 	test_fast_late_pieces();
 	test_fast_under_spikes();
