@@ -390,6 +390,8 @@ struct mgc_ctx {
 	double delta;        /* the smallest growth per x that matters */
 	struct mgc_seg seg[MGC_MAX_CP + 1];
 	size_t nseg;
+	double stair_on[2];  /* mgc_find_leak: the earliest onset of a reading that is a steady
+			      * staircase of MGC_MIN_EVENTS - i steps (mgc_three_steps_hold); INFINITY */
 };
 
 /* The input points in a bin: the least power of two that leaves at most MGC_MAX_POINTS bins. */
@@ -535,6 +537,12 @@ static size_t mgc_change_points(struct mgc_ctx *c, size_t *cp)
 	return ncp;
 }
 
+/* A rise under this is the level's noise: 2 level sigmas. */
+static double mgc_noise_rise(const struct mgc_ctx *c)
+{
+	return 2 * c->sig_lvl;
+}
+
 /* Trailing change points between two flat stretches at nearly the same level (a prefetch queue
  * draining at the end of a run, a cache trimmed once) do not start a new regime: merged, so a
  * long plateau is not judged on its last few points. "Nearly" is next to the series' range, and
@@ -570,7 +578,8 @@ static size_t mgc_merge_trailing(struct mgc_ctx *c, size_t *cp, size_t ncp)
 		if (d1 > 0.04 * range || d2 > 0.04 * range || fabs(l1 - l2) > 0.05 * range)
 			break;
 		double up = l2 - l1;
-		if (up > MGC_JUMP_SIGMAS * c->sig_lvl || (up > 2 * c->sig_lvl && fmax(d1, d2) < 2 * c->sig_lvl))
+		double noise = mgc_noise_rise(c);
+		if (up > MGC_JUMP_SIGMAS * c->sig_lvl || (up > noise && fmax(d1, d2) < noise))
 			break; /* a step up drains no queue: a pool that grew, a staircase's step */
 		ncp--;
 	}
@@ -587,7 +596,7 @@ static double mgc_seg_len(const struct mgc_ctx *c, const struct mgc_seg *s)
  * line by BIC (RSS floored at m sigma^2). */
 static int mgc_seg_is_flat(const struct mgc_ctx *c, const struct mgc_seg *s)
 {
-	if (s->slope * mgc_seg_len(c, s) < 2 * c->sig_lvl) /* it rose less than the noise: no growth yet */
+	if (s->slope * mgc_seg_len(c, s) < mgc_noise_rise(c)) /* no growth yet */
 		return 1;
 	if (s->lo > c->delta)
 		return 0;
@@ -1177,22 +1186,27 @@ static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 	return longest;
 }
 
+/* Regime k, of segment s, could be a staircase of a few steps that holds a plateau after it: not
+ * the last segment, flat for half its climb, risen MGC_RISE_SIGMAS level sigmas, its steps
+ * spread over its time and not slowing down. Records its onset in c->stair_on by its steps. */
+static void mgc_note_stair(struct mgc_ctx *c, size_t s, struct mgc_cand *k)
+{
+	int i = MGC_MIN_EVENTS - k->events;
+	if ((i == 0 || i == 1) && s + 1 < c->nseg && mgc_is_stair(k) && k->rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
+	    mgc_steady_steps(k) && !mgc_cand_decel(c, k))
+		c->stair_on[i] = fmin(c->stair_on[i], k->x_on);
+}
+
 /* A staircase of just MGC_MIN_EVENTS steps (`extra` of them not yet in its reading: a step too
- * recent to be a segment), flat for half its climb, risen MGC_RISE_SIGMAS level sigmas, its steps
- * spread over its time and not slowing down, that paused at x_end: no plateau is said before x_end
+ * recent to be a segment; mgc_note_stair) that paused at x_end: no plateau is said before x_end
  * plus the pause it would make with chance MGC_HOLD_ALPHA had it gone on (1.7 times its time;
  * MGC_HOLD_EVENTS steps and more hold for mgc_stair_pause's far longer pause). Three steps of a
  * few hundred MiB at irregular times read `plateau` at each pause once the third was 500 steps
- * old. -INFINITY when no reading is such a staircase. */
+ * old. The earliest such reading holds longest. -INFINITY when no reading is such a staircase. */
 static double mgc_three_steps_hold(const struct mgc_ctx *c, double x_end, int extra)
 {
-	struct mgc_cand k;
-	double end = -INFINITY;
-	for (size_t s = 0; s + 1 < c->nseg; s++)
-		if (mgc_candidate(c, s, &k) && k.events + extra == MGC_MIN_EVENTS && mgc_is_stair(&k) &&
-		    k.rise >= MGC_RISE_SIGMAS * c->sig_lvl && mgc_steady_steps(&k) && !mgc_cand_decel(c, &k))
-			end = fmax(end, x_end + mgc_pause_with_chance(x_end - k.x_on, MGC_MIN_EVENTS, MGC_HOLD_ALPHA));
-	return end;
+	double on = c->stair_on[extra];
+	return isfinite(on) ? x_end + mgc_pause_with_chance(x_end - on, MGC_MIN_EVENTS, MGC_HOLD_ALPHA) : -INFINITY;
 }
 
 /* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
@@ -1419,16 +1433,18 @@ static void mgc_prefer_late(const struct mgc_ctx *c, size_t from, size_t s0, str
 
 /* A leak by any reading of the growth, the earliest onset first (a late onset preferred): returns
  * 1 with the regime in *k and its rule, else 0 with the soonest x by which one reading will be
- * decided in *eta. */
-static int mgc_find_leak(const struct mgc_ctx *c, struct mgc_cand *k, const char **rule, double *eta)
+ * decided in *eta (and the staircases that hold a plateau in c->stair_on). */
+static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rule, double *eta)
 {
 	double gap;
 	size_t s0 = mgc_regime_start(c, &gap);
 	int slowing = 0, tested = 0; /* the whole regime decelerates: no promise from a part of it */
 	*eta = INFINITY;
+	c->stair_on[0] = c->stair_on[1] = INFINITY;
 	for (size_t s = 0; s < c->nseg; s++) {
 		if (!mgc_candidate(c, s, k))
 			continue;
+		mgc_note_stair(c, s, k);
 		*rule = mgc_leak_rule(c, k, s0);
 		if (*rule) {
 			if (!k->late)
