@@ -316,6 +316,34 @@ static void mgc_unspike(struct mgc_work *w, size_t a, size_t b, double top)
 		w->clean[i] = w->py[i] <= top ? w->py[i] : med;
 }
 
+/* The floor's line at x: between its points; before the first, the first; after the last, on
+ * the line through the last two (a leak's floor goes on rising past its last block minimum). */
+static double mgc_floor_at(const struct mgc_work *w, size_t *k, double x)
+{
+	size_t n = w->fn;
+	while (*k + 1 < n && w->fx[*k + 1] <= x)
+		++*k;
+	if (n < 2 || x <= w->fx[0])
+		return w->fy[0];
+	size_t i = *k + 1 < n ? *k : n - 2;
+	double run = w->fx[i + 1] - w->fx[i];
+	return run > 0 ? w->fy[i] + (w->fy[i + 1] - w->fy[i]) * (x - w->fx[i]) / run : w->fy[i + 1];
+}
+
+/* The highest the input stood above the floor's line from x `from` on: the spikes, for the OOM
+ * projection. Measured from the line, not each block's minimum (a 100 MiB per step leak rises
+ * 6 GiB inside a 60-step block, and the peaks were projected 6 GiB too high); a transient that
+ * ended before `from` (cudnn autotuning, compile workers, a loading peak) does not come back. */
+static double mgc_spike_excess(const struct mgc_work *w, double from)
+{
+	double excess = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < w->pn; i++)
+		if (w->px[i] >= from)
+			excess = fmax(excess, w->pmax[i] - mgc_floor_at(w, &k, w->px[i]));
+	return excess;
+}
+
 /* The floor: with spikes, the minima of blocks of input points wider than the longest spike
  * (whole bins, aligned at the first point so a growing prefix keeps its blocks, a short last
  * block merged into the one before); without, the bins' medians. A rising floor is a rising
@@ -332,7 +360,6 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 	fl->bins = B;
 	fl->span = longest ? (longest + per) / per : 0;
 	fl->spike_x = longest && n0 > 1 ? (double)longest * (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 0;
-	fl->excess = 0;
 	size_t k = 0;
 	for (size_t a = 0; a < n;) {
 		size_t b = a + B <= n ? a + B : n, lo = a;
@@ -343,8 +370,6 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 				lo = i;
 		w->fx[k] = B > 1 ? w->pminx[lo] : w->px[a];
 		w->fy[k] = B > 1 ? w->pmin[lo] : w->py[a];
-		for (size_t i = a; i < b; i++)
-			fl->excess = fmax(fl->excess, w->pmax[i] - w->fy[k]);
 		mgc_unspike(w, a, b, w->fy[k] + 0.5 * MGC_SPIKE_SIGMAS * sigma);
 		k++;
 		a = b;
@@ -426,6 +451,9 @@ static int mgc_prefix_open(const struct mgc_core_in *base, size_t n0, struct mgc
 	p->in.dx = n0 > 1 ? (p->in.x_last - base->x0[0]) / (double)(n0 - 1) : 1;
 	p->c = (struct mgc_ctx){.in = &p->in, .w = &p->w};
 	mgc_floor(&p->w, base->x0, base->y0, n0, per, &p->c.fl);
+	/* the start-up's transients are left out once the run is twice the warmup horizon long */
+	double x0 = base->x0[0], from = p->in.x_last - x0 >= 2 * base->horizon ? x0 + base->horizon : x0;
+	p->c.fl.excess = mgc_spike_excess(&p->w, from);
 	p->c.x = p->w.fx;
 	p->c.y = p->w.fy;
 	p->c.n = p->w.fn;

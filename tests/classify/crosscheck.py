@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 """A second, independent opinion on the classifier: training-like RSS series drawn by a generator
 written apart from eval_train.c (its own families, parameters and noise), every series cut into
-50 prefixes, each prefix classified by the real `mgreport --series FILE --json --limit 80G`, and
-scored as issue 12 scores: false `leak` on non-leak prefixes, recall once knowable (onset +
+50 prefixes, each prefix classified by the real `mgreport --series FILE --json --limit 80G` (or
+the limit a generator set for a run it cut at its OOM), and scored as issue 12 scores: false `leak` on non-leak prefixes, recall once knowable (onset +
 max(200 steps, 20 samples, the steps the rise takes to reach 5 noise sigmas); a staircase from its
 4th step), knowable leaks called `plateau`/`stable`, leak series that said `leak` and later
-something else while still growing, finite steps_to_oom on settled non-leak prefixes, and
-whether a `growing` prefix's decidable_at, once a later scored prefix passes it, finds it decided.
+something else while still growing, finite steps_to_oom on settled non-leak prefixes,
+whether a `growing` prefix's decidable_at, once a later scored prefix passes it, finds it decided,
+and, on runs cut at their OOM, the error of steps_to_oom on `leak` verdicts after the onset.
 
 eval_classify is what the classifier was built against; this script is a check against
 over-fitting to it: run it with seeds never used while changing the classifier.
@@ -161,7 +162,7 @@ def classify(mgreport, d, tmp, name):
         with open(path, "w") as f:
             f.write("step,rss\n")
             f.writelines(f"{rows[k]},{int(d['y'][rows[k]])}\n" for k in range(c))
-        p = subprocess.run([mgreport, "--series", path, "--json", "--limit", "80G"],
+        p = subprocess.run([mgreport, "--series", path, "--json", "--limit", str(d.get("limit", "80G"))],
                            capture_output=True, text=True)
         os.unlink(path)
         if p.returncode != 0:
@@ -176,6 +177,7 @@ class Score:
         self.c = collections.Counter()
         self.misses = []
         self.fam = collections.defaultdict(lambda: [0, 0])  # knowable, recalled
+        self.oom_err = []  # |projected - true| / true steps to the OOM, leak verdicts
 
     def add(self, d, said, label):
         c, k, was_leak, flipped = self.c, None, False, False
@@ -194,6 +196,8 @@ class Score:
                     self.misses.append((label, step, "false leak"))
                 continue
             growing = d["stop"] is None or step < d["stop"]
+            if v == "leak" and oom is not None and d.get("oom_at", 0) > step >= d["onset"]:
+                self.oom_err.append(abs(oom - (d["oom_at"] - step)) / (d["oom_at"] - step))
             if growing and step >= k:
                 c["knowable"] += 1
                 c["recall"] += v == "leak"
@@ -227,6 +231,9 @@ class Score:
         print(f"leak, then not leak while growing   {c['leak then not']} of {c['leak series']} leak series")
         print(f"finite steps_to_oom, settled non-leak {pct('settled oom', 'settled')}")
         print(f"decidable_at passed and decided     {pct('kept', 'promises')}")
+        if self.oom_err:
+            print(f"OOM error on leak verdicts          median {100 * np.median(self.oom_err):.1f}%, "
+                  f"p90 {100 * np.percentile(self.oom_err, 90):.1f}% ({len(self.oom_err)} verdicts)")
         print("recall by family: " + ", ".join(f"{f} {100.0 * r / max(k, 1):.1f}% ({r}/{k})" for f, (k, r) in
                                               sorted(self.fam.items())))
         kinds = collections.Counter((label.split(":")[0], what) for label, _, what in self.misses)

@@ -469,8 +469,9 @@ def place_nonleak(rng, d, level, spk):
 
 
 def place_leak(rng, d, level, leak, spk):
-    """Base for a leak; then cut the run where it would reach 70-78 GiB (an OOM), or, if that is
-    too early, scale the leak down so it fits. Returns (base, leak, n)."""
+    """Base for a leak; then cut the run where it would reach 70-78 GiB (an OOM: that run is
+    classified with its limit there, and its steps_to_oom scored), or, if that is too early, scale
+    the leak down so it fits. Returns (base, leak, n)."""
     n, cap = d["n"], rng.uniform(70, 78) * GiB
     if d["fam"] == "slow":  # 20-60 GiB at the leak's onset
         base = max(rng.uniform(20, 60) * GiB - level[d["onset"]], 4 * GiB - level.min())
@@ -479,7 +480,8 @@ def place_leak(rng, d, level, leak, spk):
         hi = (0.35 if d["fam"] == "fast" else 0.6) * cap - (level + spk).max()
         base = lo + max(0.0, hi - lo) * rng.random() ** 2
     over = np.nonzero(base + level + leak + spk > cap)[0]
-    if len(over) and over[0] >= max(2500, d["onset"] + 100):
+    if len(over) and over[0] >= max(2500, d["onset"] + 100):  # the limit is where it crossed
+        d["oom_at"], d["limit"] = int(over[0]), int((base + level + leak + spk)[over[0]])
         return base, leak, int(over[0])
     if len(over):
         room = cap - base - (level + spk).max()
