@@ -1397,6 +1397,16 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 
 /* ---------------------------------------------------------------- step 6: the verdict */
 
+/* The rate the limit is projected at: the leak's average since its onset, or, when the floor
+ * rises faster now (its last segment rises over MGC_LMIN points or more, the low end of its
+ * interval above that average), that low end: a leak read from step 0 at 500 KiB per step, held
+ * while a 60 MiB per step one began, projected the limit at step 100,000 with 700 steps left. */
+static double mgc_oom_rate(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	return !L->flat && L->b - L->a >= MGC_LMIN && L->lo > k->rate ? L->lo : k->rate;
+}
+
 static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, const char *rule,
 			 struct mgc_fit *out)
 {
@@ -1408,9 +1418,11 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 	out->slope_lo = k->lo;
 	out->slope_hi = k->hi;
 	out->change_at = k->x_on;
-	out->x_to_oom = mgc_to_oom(c, k->rate);
+	double now = mgc_oom_rate(c, k);
+	out->x_to_oom = mgc_to_oom(c, now);
 	mgc_why(out, "leak: %s per %s since %s %g (%s in all%s)", mgc_bytes(k->rate, b1, sizeof b1), u, u,
 		k->x_on, mgc_bytes(k->rise, b2, sizeof b2), k->continuous ? "" : ", in steps");
+
 	if (!strcmp(rule, "late onset"))
 		mgc_why_add(out, ", after the run had settled: a late onset, no warmup");
 	else if (!strcmp(rule, "epoch"))
@@ -1422,6 +1434,8 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 			    out->x_to_oom, u);
 	if (k->pause > 0)
 		mgc_why_add(out, "; paused for %g", k->pause);
+	if (now > k->rate)
+		mgc_why_add(out, "; rising at least %s per %s now, the limit projected at that", mgc_bytes(now, b1, sizeof b1), u);
 }
 
 /* Where the regime that ends in the last segment began: after the last flat stretch that is long

@@ -201,6 +201,29 @@ static void test_peaks_above_floor_line(void)
 	printf("peaks over the floor's line: %.1f GiB, the limit in %.0f steps: %s\n", peaks / GIB, f.x_to_oom, f.why);
 }
 
+/* A leak read from the start at 0.5 MiB per step that turned into 60 MiB per step at step 1500:
+ * the limit is projected at the rate now, not the average since step 0 (which put it 100,000
+ * steps away with 873 left: 80 GiB - 10 GiB - 0.9 GiB - 17.6 GiB at 60.5 MiB per step). */
+static void test_oom_at_rate_now(void)
+{
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	struct mgc_fit f;
+	size_t n = 1800;
+	unsigned r = 7;
+	for (size_t i = 0; i < n; i++) {
+		double t = (double)(i + 1);
+		r = r * 1103515245u + 12345u;
+		bx[i] = t;
+		by[i] = 10 * GIB + 0.5 * MIB * t + (t > 1500 ? 60 * MIB * (t - 1500) : 0) +
+			((double)(r >> 8) / 16777216.0 - 0.5) * 40 * MIB;
+	}
+	MG_EQ(mgc_classify(bx, by, n, &o, &f), 0);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+	MG_NEAR(f.x_to_oom, (70 * GIB - 900 * MIB - 18000 * MIB) / (60.5 * MIB), 45);
+	MG_TRUE(strstr(f.why, "now") != NULL, "why: %s", f.why);
+	printf("faster now: the limit in %.0f steps: %s\n", f.x_to_oom, f.why);
+}
+
 /* decidable_at reaches at most 20 times the time seen ahead: 12 steps of a 50 MiB/step rise make
  * no promise (it would be for the start horizon, 1000 steps on), 60 steps of it make one. */
 static void test_promise_reach(void)
@@ -1120,6 +1143,7 @@ int main(int argc, char **argv)
 	test_three_steps_promise();
 	test_growing_oom_within_reach();
 	test_peaks_above_floor_line();
+	test_oom_at_rate_now();
 	test_step_between_flats_kept();
 	test_onset_after_steep_warmup();
 	test_shift_no_slope();
