@@ -908,6 +908,24 @@ static void test_onset_after_steep_warmup(void)
 	MG_TRUE(failed <= 3, "slow-warm-r76.txt: %zu of %zu prefixes not a leak", failed, judged);
 }
 
+/* No confident plateau while its own line rises faster than the meaningful growth: a 0.21 MiB per
+ * step leak from step 258 under 50 MiB of noise at 24 GiB (crosscheck_real.py, seed 75, series
+ * 42) read `plateau` 0.95 at steps 431-851, "flat at 24.5 GiB since step 16 (161 KiB per step)",
+ * with 55 KiB per step meaningful. From step 400 to 1000 no prefix is a flat verdict at 0.9 or
+ * more. */
+static int confident_flat(const struct prefix *p, char *say, size_t cap)
+{
+	snprintf(say, cap, "%s %.2f (%s)", mgc_verdict_name(p->f->verdict), p->f->confidence, p->f->why);
+	return (p->f->verdict == MGC_VERDICT_PLATEAU || p->f->verdict == MGC_VERDICT_STABLE) && p->f->confidence >= 0.9;
+}
+
+static void test_no_confident_rising_flat(void)
+{
+	static const struct prefixes rec[] = {{"slow-noisy-r75.txt", 1000, 400, 0, 10}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	MG_EQ(judge_prefixes(rec, 1, &o, confident_flat, NULL), 0);
+}
+
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
  * the floor's blocks are 60-145 steps wide, and a level shift of 1.7 GiB at step 1600 with two
  * blocks after it made a last segment of five points whose line rose since step 1364: `leak`,
@@ -1144,6 +1162,7 @@ int main(int argc, char **argv)
 	test_growing_oom_within_reach();
 	test_peaks_above_floor_line();
 	test_oom_at_rate_now();
+	test_no_confident_rising_flat();
 	test_step_between_flats_kept();
 	test_onset_after_steep_warmup();
 	test_shift_no_slope();
