@@ -317,7 +317,8 @@ static void mgc_unspike(struct mgc_work *w, size_t a, size_t b, double top)
 }
 
 /* The floor's line at x: between its points; before the first, the first; after the last, on
- * the line through the last two (a leak's floor goes on rising past its last block minimum). */
+ * the line through the last two when it rises (a leak's floor goes on rising past its last block
+ * minimum), else the last (a release at the end does not go on falling). */
 static double mgc_floor_at(const struct mgc_work *w, size_t *k, double x)
 {
 	size_t n = w->fn;
@@ -327,7 +328,8 @@ static double mgc_floor_at(const struct mgc_work *w, size_t *k, double x)
 		return w->fy[0];
 	size_t i = *k + 1 < n ? *k : n - 2;
 	double run = w->fx[i + 1] - w->fx[i];
-	return run > 0 ? w->fy[i] + (w->fy[i + 1] - w->fy[i]) * (x - w->fx[i]) / run : w->fy[i + 1];
+	double at = run > 0 ? w->fy[i] + (w->fy[i + 1] - w->fy[i]) * (x - w->fx[i]) / run : w->fy[i + 1];
+	return x > w->fx[n - 1] ? fmax(at, w->fy[n - 1]) : at;
 }
 
 /* The highest the input stood above the floor's line from x `from` on: the spikes, for the OOM
