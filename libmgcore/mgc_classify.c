@@ -1424,7 +1424,6 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 	out->x_to_oom = mgc_to_oom(c, now);
 	mgc_why(out, "leak: %s per %s since %s %g (%s in all%s)", mgc_bytes(k->rate, b1, sizeof b1), u, u,
 		k->x_on, mgc_bytes(k->rise, b2, sizeof b2), k->continuous ? "" : ", in steps");
-
 	if (!strcmp(rule, "late onset"))
 		mgc_why_add(out, ", after the run had settled: a late onset, no warmup");
 	else if (!strcmp(rule, "epoch"))
@@ -1437,7 +1436,8 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 	if (k->pause > 0)
 		mgc_why_add(out, "; paused for %g", k->pause);
 	if (now > k->rate)
-		mgc_why_add(out, "; rising at least %s per %s now, the limit projected at that", mgc_bytes(now, b1, sizeof b1), u);
+		mgc_why_add(out, "; rising at least %s per %s now, the limit projected at that",
+			    mgc_bytes(now, b1, sizeof b1), u);
 }
 
 /* Where the regime that ends in the last segment began: after the last flat stretch that is long
@@ -1897,8 +1897,8 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
-	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) && L->slope < c->delta &&
-			  flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
+	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) &&
+			  L->slope < c->delta && flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);

@@ -3,9 +3,9 @@
 """A second, independent opinion on the classifier: training-like RSS series drawn by a generator
 written apart from eval_train.c (its own families, parameters and noise), every series cut into
 50 prefixes, each prefix classified by the real `mgreport --series FILE --json --limit 80G` (or
-the limit a generator set for a run it cut at its OOM), and scored as issue 12 scores: false `leak` on non-leak prefixes, recall once knowable (onset +
-max(200 steps, 20 samples, the steps the rise takes to reach 5 noise sigmas); a staircase from its
-4th step), knowable leaks called `plateau`/`stable`, leak series that said `leak` and later
+the limit a generator set for a run it cut at its OOM), and scored as issue 12 scores: false
+`leak` on non-leak prefixes, recall once knowable (onset + max(200 steps, 20 samples, the steps
+the rise takes to reach 5 noise sigmas); a staircase from its 4th step), knowable leaks called `plateau`/`stable`, leak series that said `leak` and later
 something else while still growing, finite steps_to_oom on settled non-leak prefixes,
 whether a `growing` prefix's decidable_at, once a later scored prefix passes it, finds it decided,
 and, on runs cut at their OOM, the error of steps_to_oom on `leak` verdicts after the onset.
