@@ -349,9 +349,10 @@ static double mgc_spike_excess(const struct mgc_work *w, double from)
 /* The floor: with spikes, the minima of blocks of input points wider than the longest spike
  * (whole bins, aligned at the first point so a growing prefix keeps its blocks, a short last
  * block merged into the one before); without, the bins' medians. A rising floor is a rising
- * series: no point is dropped for its height. */
+ * series: no point is dropped for its height. And the highest the input stood above it from x
+ * spikes_from on (mgc_spike_excess). */
 static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, size_t n0, size_t per,
-		      struct mgc_floor *fl)
+		      double spikes_from, struct mgc_floor *fl)
 {
 	size_t n = w->pn;
 	double sigma = fmax(mgc_raw_noise(y0, n0, w->raw), 1.0);
@@ -377,6 +378,7 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 		a = b;
 	}
 	w->fn = k;
+	fl->excess = mgc_spike_excess(w, spikes_from);
 }
 
 /* ---------------------------------------------------------------- the decision's context */
@@ -452,10 +454,10 @@ static int mgc_prefix_open(const struct mgc_core_in *base, size_t n0, struct mgc
 	p->in.x_last = base->x0[n0 - 1];
 	p->in.dx = n0 > 1 ? (p->in.x_last - base->x0[0]) / (double)(n0 - 1) : 1;
 	p->c = (struct mgc_ctx){.in = &p->in, .w = &p->w};
-	mgc_floor(&p->w, base->x0, base->y0, n0, per, &p->c.fl);
-	/* the start-up's transients are left out once the run is twice the warmup horizon long */
-	double x0 = base->x0[0], from = p->in.x_last - x0 >= 2 * base->horizon ? x0 + base->horizon : x0;
-	p->c.fl.excess = mgc_spike_excess(&p->w, from);
+	/* the start-up's transients are left out of the spikes once the run is twice the warmup
+	 * horizon long */
+	double first = base->x0[0], from = p->in.x_last - first >= 2 * base->horizon ? first + base->horizon : first;
+	mgc_floor(&p->w, base->x0, base->y0, n0, per, from, &p->c.fl);
 	p->c.x = p->w.fx;
 	p->c.y = p->w.fy;
 	p->c.n = p->w.fn;
