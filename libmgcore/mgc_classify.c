@@ -1309,25 +1309,47 @@ static int mgc_held_step(const struct mgc_ctx *c, size_t a)
 	return mgc_largest_step(c, a, c->n, 2 * MGC_MIN_PLATEAU) > MGC_STEP_SIGMAS * c->sig_lvl;
 }
 
-/* Does one jump carry a continuous regime's rise: the floor's points after it all stand above all
- * those before, and without that gap the floor did not rise by `need`? Under spikes the floor's
- * blocks are wide, and a level shift with two blocks after it makes a last segment of five points,
- * a line rising since blocks before the jump (mgc_seg_steps finds a step inside a segment only
- * with three points either side). A heavy-tailed point makes no such gap: the points after it
- * fall back. */
-static int mgc_one_jump(const struct mgc_ctx *c, const struct mgc_cand *k, double need)
+/* The widest gap between floor points [lo, hi): how far all the points from some i on stand above
+ * all those before it (at that i, in *at). */
+static double mgc_gap_in(const struct mgc_ctx *c, size_t lo, size_t hi, size_t *at)
 {
 	double *after = c->w->s1, before = -INFINITY, gap = 0;
-	if (k->end < k->a0 + 2)
+	*at = lo;
+	if (hi < lo + 2)
 		return 0;
-	after[k->end - 1] = c->y[k->end - 1]; /* the least of the points from i on */
-	for (size_t i = k->end - 1; i-- > k->a0 + 1;)
+	after[hi - 1] = c->y[hi - 1]; /* the least of the points from i on */
+	for (size_t i = hi - 1; i-- > lo + 1;)
 		after[i] = fmin(after[i + 1], c->y[i]);
-	for (size_t i = k->a0 + 1; i < k->end; i++) {
+	for (size_t i = lo + 1; i < hi; i++) {
 		before = fmax(before, c->y[i - 1]);
-		gap = fmax(gap, after[i] - before);
+		if (after[i] - before > gap)
+			gap = after[i] - before, *at = i;
 	}
-	return gap > MGC_JUMP_SIGMAS * c->sig_lvl && c->y[k->end - 1] - c->y[k->a0] - gap < need;
+	return gap;
+}
+
+/* Do jumps, fewer than a staircase leak needs (MGC_MIN_EVENTS), carry a continuous regime's rise:
+ * the floor's points after each stand above all those before, and without those gaps the floor
+ * did not rise by `need`? Under spikes the floor's blocks are wide, and a level shift with two
+ * blocks after it makes a last segment of five points, a line rising since blocks before the jump
+ * (mgc_seg_steps finds a step inside a segment only with three points either side); two steps of
+ * 125 MiB 500 steps apart made a line of 269 KiB per step, a `leak` after the second that the
+ * pause before the third took back. Two jumps are steps when the level between them held for two
+ * floor points or more (a fast leak under spikes rises a gap from each wide block to the next). A
+ * heavy-tailed point makes no such gap: the points after it fall back. */
+static int mgc_few_jumps(const struct mgc_ctx *c, const struct mgc_cand *k, double need)
+{
+	size_t at;
+	double big = MGC_JUMP_SIGMAS * c->sig_lvl, rise = c->y[k->end - 1] - c->y[k->a0];
+	double gap = mgc_gap_in(c, k->a0, k->end, &at);
+	if (!(gap > big))
+		return 0;
+	if (rise - gap < need)
+		return 1;
+	size_t l, r;
+	double left = mgc_gap_in(c, k->a0, at, &l), right = mgc_gap_in(c, at, k->end, &r);
+	size_t held = left > right ? at - l : r - at; /* the points of the level between the two */
+	return fmax(left, right) > big && rise - gap - fmax(left, right) < need && held >= 2;
 }
 
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
@@ -1352,8 +1374,8 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL;
 	if (!k->continuous && k->rise - mgc_largest_step(c, k->a0, c->n, MGC_MIN_PLATEAU) < need)
 		return NULL; /* without its largest step it did not rise: a level shift, no staircase */
-	if (k->continuous && mgc_one_jump(c, k, need))
-		return NULL; /* a gap between two floor points carries it: a level shift, no slope */
+	if (k->continuous && mgc_few_jumps(c, k, need))
+		return NULL; /* gaps between floor points carry it: level shifts, no slope */
 	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
 	if (k->late)

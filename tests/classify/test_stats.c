@@ -1021,6 +1021,19 @@ static void test_shift_no_stair(void)
 	}
 }
 
+/* Two steps of a staircase (+125 MiB at step 507, +120 MiB at 1014, under 9 MiB of noise and
+ * validation spikes; crosscheck_real.py's `stair` family, seed 86) made one rising segment, a
+ * line of 269 KiB per step: `leak` ("a late onset") from step 1200 to 1450, `plateau` as the
+ * pause before the third step grew, and `growing` at the third. Two jumps with a held level
+ * between them carry the rise: two steps, one short of a staircase leak. */
+static void test_two_steps_no_leak(void)
+{
+	for (size_t use = 1200; use <= 1500; use += 10) {
+		struct mgc_fit f = classify_recorded("stair-two-r86.txt", 1500, use, MGC_PROCESS_MIN_GROWTH_STEP);
+		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
+	}
+}
+
 /* Two level shifts of about 4 GiB (steps 2800 and 3360) under clipped-Cauchy noise, logged every
  * 10 steps (crosscheck_warm.py's `shift` family, seed 7104): blips of the noise that the floor kept,
  * up and back within a segment, counted as steps and rungs, and the shifts read as a staircase of
@@ -1172,6 +1185,7 @@ int main(int argc, char **argv)
 	test_fast_late_pieces();
 	test_fast_under_spikes();
 	test_shift_no_stair();
+	test_two_steps_no_leak();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
 	test_seconds();
