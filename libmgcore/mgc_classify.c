@@ -1399,8 +1399,8 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	double xl = c->in->x_last;
 	double need = mgc_rise_needed(c, k);
 	double t = fmax(k->x_on + mgc_min_rise(c), xl + (need - k->rise) / k->rate);
-	if (!(k->rate > c->delta))
-		return INFINITY;
+	if (!(k->rate > c->delta) || (k->continuous && mgc_few_jumps(c, k, need)))
+		return INFINITY; /* (a step or two: a leak only after the next, whenever it comes) */
 	/* the rate's interval clears the meaningful growth: its half-width shrinks as time^-1.5 */
 	if (!(k->lo > c->delta))
 		t = fmax(t, k->x_on + k->dur * pow((k->rate - k->lo) / (k->rate - c->delta), 2.0 / 3.0));
