@@ -1333,10 +1333,10 @@ static double mgc_gap_in(const struct mgc_ctx *c, size_t lo, size_t hi, size_t *
  * did not rise by `need`? Under spikes the floor's blocks are wide, and a level shift with two
  * blocks after it makes a last segment of five points, a line rising since blocks before the jump
  * (mgc_seg_steps finds a step inside a segment only with three points either side); two steps of
- * 125 MiB 500 steps apart made a line of 269 KiB per step, a `leak` after the second that the
- * pause before the third took back. Two jumps are steps when the level between them held for two
- * floor points or more (a fast leak under spikes rises a gap from each wide block to the next). A
- * heavy-tailed point makes no such gap: the points after it fall back. */
+ * 134 and 267 MiB 500 steps apart made a line of 269 KiB per step, a `leak` after the second that
+ * the pause before the third took back. Two jumps are steps when the level between them held for
+ * two floor points or more (a fast leak under spikes rises a gap from each wide block to the
+ * next). A heavy-tailed point makes no such gap: the points after it fall back. */
 static int mgc_few_jumps(const struct mgc_ctx *c, const struct mgc_cand *k, double need)
 {
 	size_t at;

@@ -953,7 +953,7 @@ static void test_shift_no_slope(void)
  * leak from step 1334 under validation spikes (seed 58, series 71, every 10 steps) was "too recent
  * to tell" from step 1450 on, promising the warmup horizon after its step, while the floor under
  * the spikes, in blocks of 120 steps that lag the input, needs several blocks after the step to
- * show it (22 promises from step 1450 to 1750, none kept); one step of a staircase, 500 MiB at step
+ * show it (22 promises from step 1450 to 1750, none kept); one step of a staircase, 160 MiB at step
  * 786 (seed 75, series 18, every 10 steps), was read as a line rising since step 520 that would
  * be a leak by step 1451, and at step 1490, the second step not yet come, it was still `growing`
  * (a rise that a step or two carry is a leak only after the next step, whenever that comes: no
@@ -1026,7 +1026,7 @@ static void test_shift_no_stair(void)
 	}
 }
 
-/* Two steps of a staircase (+125 MiB at step 507, +120 MiB at 1014, under 9 MiB of noise and
+/* Two steps of a staircase (+134 MiB at step 507, +267 MiB at 1014, under 9 MiB of noise and
  * validation spikes; crosscheck_real.py's `stair` family, seed 86) made one rising segment, a
  * line of 269 KiB per step: `leak` ("a late onset") from step 1200 to 1450, `plateau` as the
  * pause before the third step grew, and `growing` at the third. Two jumps with a held level
