@@ -1328,9 +1328,11 @@ static double mgc_gap_in(const struct mgc_ctx *c, size_t lo, size_t hi, size_t *
 	return gap;
 }
 
-/* Do jumps, fewer than a staircase leak needs (MGC_MIN_EVENTS), carry a continuous regime's rise:
+/* Do jumps, fewer than a staircase leak needs (MGC_MIN_EVENTS: one or two), carry a continuous
+ * regime's rise (0 for a regime that is no continuous rise: its steps are counted as events):
  * the floor's points after each stand above all those before, and without those gaps the floor
- * did not rise by `need`? Under spikes the floor's blocks are wide, and a level shift with two
+ * did not rise by `need`? Such a rise is a leak only after a next step, whenever that comes: no
+ * leak rule passes it and it promises no decidable_at (mgc_leak_rule, mgc_leak_eta). Under spikes the floor's blocks are wide, and a level shift with two
  * blocks after it makes a last segment of five points, a line rising since blocks before the jump
  * (mgc_seg_steps finds a step inside a segment only with three points either side); two steps of
  * 134 and 267 MiB 500 steps apart made a line of 269 KiB per step, a `leak` after the second that
@@ -1339,6 +1341,9 @@ static double mgc_gap_in(const struct mgc_ctx *c, size_t lo, size_t hi, size_t *
  * next). A heavy-tailed point makes no such gap: the points after it fall back. */
 static int mgc_few_jumps(const struct mgc_ctx *c, const struct mgc_cand *k, double need)
 {
+	_Static_assert(MGC_MIN_EVENTS == 3, "mgc_few_jumps looks for up to two jumps");
+	if (!k->continuous)
+		return 0;
 	size_t at;
 	double big = MGC_JUMP_SIGMAS * c->sig_lvl, rise = c->y[k->end - 1] - c->y[k->a0];
 	double gap = mgc_gap_in(c, k->a0, k->end, &at);
@@ -1374,7 +1379,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL;
 	if (!k->continuous && k->rise - mgc_largest_step(c, k->a0, c->n, MGC_MIN_PLATEAU) < need)
 		return NULL; /* without its largest step it did not rise: a level shift, no staircase */
-	if (k->continuous && mgc_few_jumps(c, k, need))
+	if (mgc_few_jumps(c, k, need))
 		return NULL; /* gaps between floor points carry it: level shifts, no slope */
 	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
@@ -1399,8 +1404,8 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	double xl = c->in->x_last;
 	double need = mgc_rise_needed(c, k);
 	double t = fmax(k->x_on + mgc_min_rise(c), xl + (need - k->rise) / k->rate);
-	if (!(k->rate > c->delta) || (k->continuous && mgc_few_jumps(c, k, need)))
-		return INFINITY; /* (a step or two: a leak only after the next, whenever it comes) */
+	if (!(k->rate > c->delta) || mgc_few_jumps(c, k, need))
+		return INFINITY;
 	/* the rate's interval clears the meaningful growth: its half-width shrinks as time^-1.5 */
 	if (!(k->lo > c->delta))
 		t = fmax(t, k->x_on + k->dur * pow((k->rate - k->lo) / (k->rate - c->delta), 2.0 / 3.0));
