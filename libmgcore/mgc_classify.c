@@ -839,11 +839,20 @@ static double mgc_event_floor(const struct mgc_ctx *c, size_t s)
 	return MGC_EVENT_SHARE * most;
 }
 
+/* The events of a run of rising segments from x `from` to `to`, `n` counted in its pieces: one
+ * when it is over within the warmup horizon (a level shift allocated over 28 steps, segmented in
+ * two pieces, counted a jump and a gain for each: a staircase of four steps). */
+static int mgc_run_events(const struct mgc_ctx *c, int n, double from, double to)
+{
+	return n > 1 && to - from < mgc_min_rise(c) ? 1 : n;
+}
+
 /* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
  * a segment wholly 3 level sigmas above the top of the one before, or a rising segment that added
  * 2 and kept them (a blip of heavy-tailed noise the floor kept, up and back within a segment or
  * two, is none: two level shifts and such blips read as a staircase of four steps), and either
- * at least mgc_event_floor. */
+ * at least mgc_event_floor. Rising segments one after another are one rise: all its events count
+ * only when it lasted the warmup horizon (mgc_run_events). */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	size_t last = c->nseg - 1, pause_seg = c->seg[last].flat && last > k->s ? last : last + 1;
@@ -854,25 +863,32 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	k->flat = 0;
 	k->events = 0;
 	k->continuous = 0;
+	double run_from = 0;
+	int run = 0; /* the events of the rising segments since the last flat or step */
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
-		double len = mgc_seg_len(c, g);
-		if (mgc_seg_jump(c, i) > fmax(least, 3 * c->sig_lvl))
-			k->events++;
-		double gap;
+		double len = mgc_seg_len(c, g), gap;
+		int ev = mgc_seg_jump(c, i) > fmax(least, 3 * c->sig_lvl);
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
+		if (!g->flat && !steps) {
+			if (!run)
+				run_from = c->x[g->a];
+			run += ev + (mgc_seg_gain(c, i) > fmax(least, 2 * c->sig_lvl));
+			k->continuous |= len >= 0.5 * k->dur;
+			continue;
+		}
+		k->events += mgc_run_events(c, run, run_from, c->x[g->a]) + ev;
+		run = 0;
 		if (steps) { /* a few steps: flat between them */
 			k->events += steps;
 			k->gap = fmax(k->gap, gap);
 			k->flat += len;
-		} else if (!g->flat) {
-			k->events += mgc_seg_gain(c, i) > fmax(least, 2 * c->sig_lvl);
-			k->continuous |= len >= 0.5 * k->dur;
 		} else if (i < pause_seg) {
 			k->gap = fmax(k->gap, len);
 			k->flat += len;
 		}
 	}
+	k->events += mgc_run_events(c, run, run_from, c->in->x_last);
 }
 
 /* The saturating exponential profiled over floor points [a, b) (at least 8), binned to at most

@@ -1039,6 +1039,18 @@ static void test_two_steps_no_leak(void)
 	}
 }
 
+/* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
+ * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
+ * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
+ * 1100-1125. A rise over within the warmup horizon is one event: no prefix after it is a leak. */
+static void test_ramp_one_event(void)
+{
+	for (size_t use = 850; use <= 1600; use += 5) {
+		struct mgc_fit f = classify_recorded("shift-ramp-r84.txt", 3660, use, MGC_PROCESS_MIN_GROWTH_STEP);
+		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
+	}
+}
+
 /* Two level shifts of about 4 GiB (steps 2800 and 3360) under clipped-Cauchy noise, logged every
  * 10 steps (crosscheck_warm.py's `shift` family, seed 7104): blips of the noise that the floor kept,
  * up and back within a segment, counted as steps and rungs, and the shifts read as a staircase of
@@ -1191,6 +1203,7 @@ int main(int argc, char **argv)
 	test_fast_under_spikes();
 	test_shift_no_stair();
 	test_two_steps_no_leak();
+	test_ramp_one_event();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
 	test_seconds();
