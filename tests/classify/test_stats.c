@@ -1042,7 +1042,7 @@ static void test_two_steps_no_leak(void)
 /* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
  * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
  * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
- * 1100-1125. A rise over within the warmup horizon is one event: no prefix after it is a leak. */
+ * 1090-1130. A rise over within the warmup horizon is one event: no prefix after it is a leak. */
 static void test_ramp_one_event(void)
 {
 	for (size_t use = 850; use <= 1600; use += 5) {
