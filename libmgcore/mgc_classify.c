@@ -1600,10 +1600,14 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
  * a leak read before a long pause). The ladder costs up to 20 classifications, tried only when no
  * reading of the data is a leak by itself: only for a process's memory (sites have their cohorts,
  * and mgmon classifies many of them each frame), and not after a pause of a quarter of the run
- * (the last segment's first point still speaks). Only when the floor rose MGC_LADDER_SIGMAS level
- * sigmas above its lowest within the warmup horizon (a wander back under that ends any leak; not
- * above its first segment alone: a run that starts high, its loading peak freed, would never look
- * back; not above a later dip: AR noise wanders). Cuts are input point counts. */
+ * (the last segment's first point still speaks) unless a steady staircase of MGC_HOLD_EVENTS steps
+ * or more would plausibly pause longer (mgc_stair_pause, as mgc_judge_flat holds it: four steps
+ * then flat for the rest of the run read `leak`, then `growing` once the pause passed a quarter of
+ * the run; with three steps, a pool that doubled thrice was held `leak` through 4,600 steps of
+ * flat). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
+ * warmup horizon (a wander back under that ends any leak; not above its first segment alone: a run
+ * that starts high, its loading peak freed, would never look back; not above a later dip: AR noise
+ * wanders). Cuts are input point counts. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
@@ -1618,7 +1622,8 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 		if (L->a + 1 < c->n)
 			cuts[nc++] = mgc_input_count(c, L->a + 1);
 	}
-	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first)))
+	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first) &&
+				 !(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1) > mgc_seg_len(c, L))))
 		return nc;
 	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {

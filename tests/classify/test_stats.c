@@ -1039,6 +1039,18 @@ static void test_two_steps_no_leak(void)
 	}
 }
 
+/* A staircase of four steps (145, 1078, 1464 and 2253; crosscheck_real.py seed 87, series 18)
+ * that pauses for the rest of the run: `leak` from its fourth step on, then `growing` from step
+ * 3025, once the pause passed a quarter of the run and the look back at earlier prefixes stopped,
+ * although four steady steps would plausibly pause far longer. It stays `leak`. */
+static void test_stair_pause_holds_leak(void)
+{
+	for (size_t use = 2400; use <= 3455; use += 25) {
+		struct mgc_fit f = classify_recorded("stair-pause-r87.txt", 3455, use, MGC_PROCESS_MIN_GROWTH_STEP);
+		MG_TRUE(f.verdict == MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
+	}
+}
+
 /* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
  * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
  * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
@@ -1204,6 +1216,7 @@ int main(int argc, char **argv)
 	test_shift_no_stair();
 	test_two_steps_no_leak();
 	test_ramp_one_event();
+	test_stair_pause_holds_leak();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
 	test_seconds();
