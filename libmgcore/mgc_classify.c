@@ -863,22 +863,22 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	k->flat = 0;
 	k->events = 0;
 	k->continuous = 0;
-	double run_from = 0;
-	int run = 0; /* the events of the rising segments since the last flat or step */
+	double run_from = NAN; /* where the rising segments since the last flat or step began */
+	int run = 0;           /* ... and their events */
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g), gap;
 		int ev = mgc_seg_jump(c, i) > fmax(least, 3 * c->sig_lvl);
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
 		if (!g->flat && !steps) {
-			if (!run)
+			if (isnan(run_from))
 				run_from = c->x[g->a];
 			run += ev + (mgc_seg_gain(c, i) > fmax(least, 2 * c->sig_lvl));
 			k->continuous |= len >= 0.5 * k->dur;
 			continue;
 		}
 		k->events += mgc_run_events(c, run, run_from, c->x[g->a]) + ev;
-		run = 0;
+		run = 0, run_from = NAN;
 		if (steps) { /* a few steps: flat between them */
 			k->events += steps;
 			k->gap = fmax(k->gap, gap);
@@ -1348,9 +1348,10 @@ static double mgc_gap_in(const struct mgc_ctx *c, size_t lo, size_t hi, size_t *
  * regime's rise (0 for a regime that is no continuous rise: its steps are counted as events):
  * the floor's points after each stand above all those before, and without those gaps the floor
  * did not rise by `need`? Such a rise is a leak only after a next step, whenever that comes: no
- * leak rule passes it and it promises no decidable_at (mgc_leak_rule, mgc_leak_eta). Under spikes the floor's blocks are wide, and a level shift with two
- * blocks after it makes a last segment of five points, a line rising since blocks before the jump
- * (mgc_seg_steps finds a step inside a segment only with three points either side); two steps of
+ * leak rule passes it and it promises no decidable_at (mgc_leak_rule, mgc_leak_eta). Under spikes
+ * the floor's blocks are wide, and a level shift with two blocks after it makes a last segment of
+ * five points, a line rising since blocks before the jump (mgc_seg_steps finds a step inside a
+ * segment only with three points either side); two steps of
  * 134 and 267 MiB 500 steps apart made a line of 269 KiB per step, a `leak` after the second that
  * the pause before the third took back. Two jumps are steps when the level between them held for
  * two floor points or more (a fast leak under spikes rises a gap from each wide block to the
