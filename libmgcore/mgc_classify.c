@@ -43,6 +43,7 @@ static const double MGC_EVENT_SHARE = 0.0625; /* an event is a sixteenth of its 
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
 static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this many sigmas thin out */
 static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its longest rung, and half again */
+static const double MGC_SAME_SLOPE = 0.8;     /* rising pieces this close in slope are one line */
 static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretches: 5 level sigmas */
@@ -847,6 +848,27 @@ static int mgc_run_events(const struct mgc_ctx *c, int n, double from, double to
 	return n > 1 && to - from < mgc_min_rise(c) ? 1 : n;
 }
 
+/* The rising pieces regime k begins with (one after another, no flat between, no steps inside)
+ * are one sustained rise when they cover half its time at about one slope: heavy-tailed noise
+ * splits a steady leak's line at a change point or two (a 182 KiB per step leak in pieces of
+ * 177-199 KiB per step, none half its time, read `growing` at one prefix); a warmup that slows
+ * down is pieces each slower than the one before (three such are no line, however close). */
+static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	double slow = INFINITY, fast = 0, prev = INFINITY, gap;
+	int falls = 1;
+	size_t i = k->s;
+	for (; i < c->nseg && !c->seg[i].flat && !mgc_seg_steps(c, &c->seg[i], &gap); i++) {
+		double m = c->seg[i].slope;
+		falls &= m < prev;
+		prev = m, slow = fmin(slow, m), fast = fmax(fast, m);
+	}
+	if (i < k->s + 2)
+		return 0; /* none, or one piece: continuous by its own length or not at all */
+	double len = c->x[c->seg[i - 1].b - 1] - c->x[c->seg[k->s].a];
+	return len >= 0.5 * k->dur && slow >= MGC_SAME_SLOPE * fast && !(i - k->s >= 3 && falls);
+}
+
 /* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
  * a segment wholly 3 level sigmas above the top of the one before, or a rising segment that added
  * 2 and kept them (a blip of heavy-tailed noise the floor kept, up and back within a segment or
@@ -889,6 +911,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 		}
 	}
 	k->events += mgc_run_events(c, run, run_from, c->in->x_last);
+	k->continuous |= mgc_first_run_steady(c, k);
 }
 
 /* The saturating exponential profiled over floor points [a, b) (at least 8), binned to at most
@@ -1895,7 +1918,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	char b1[32], b2[32], b3[32];
 	const char *u = mgc_unit(c->in->x_is_steps);
-	double rise = c->level - mgc_seg_start(c, 0);
+	double rise = c->level - mgc_seg_low(c, 0); /* not from a start-up peak that fell back */
 	out->x_to_oom = INFINITY;
 	if (c->nseg == 1 || rise < fmax(3 * c->sig_lvl, mgc_meaningful_rise(c))) {
 		out->verdict = MGC_VERDICT_STABLE;

@@ -1063,6 +1063,31 @@ static void test_ramp_one_event(void)
 	}
 }
 
+/* A slow leak of 182 KiB per step from step 139 under heavy-tailed noise, logged every 10 steps
+ * (crosscheck_real.py seed 93, series 17): the noise split its line at change points into rising
+ * pieces of 177-199 KiB per step, none covering half its time, so the reading from the start was
+ * no sustained rise, and a dip of 70 MiB at step 3480 ended the leak said before: `growing` at
+ * steps 3480-3500. Pieces at about one slope are one rise: every prefix from step 1000 is a leak. */
+static void test_slow_leak_in_pieces(void)
+{
+	for (size_t use = 101; use <= 450; use++) {
+		struct mgc_fit f = classify_recorded("slow-pieces-r93.txt", 450, use, MGC_PROCESS_MIN_GROWTH_STEP);
+		MG_TRUE(f.verdict == MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
+	}
+}
+
+/* A start-up transient of 3 GiB (steps 0-40) that fell back, then a staircase: +1.65 GiB at steps
+ * 240-280, +0.5 GiB at 510, ... (crosscheck_real.py seed 91, series 18, every 10 steps). Its growth
+ * was measured from the transient's top, above the level now: `stable` ("no meaningful growth")
+ * from step 310 to 1140 with 2.5 GiB grown. No prefix from step 310 to 1300 is stable. */
+static void test_start_peak_not_stable(void)
+{
+	for (size_t use = 32; use <= 131; use++) {
+		struct mgc_fit f = classify_recorded("stair-startpeak-r91.txt", 696, use, MGC_PROCESS_MIN_GROWTH_STEP);
+		MG_TRUE(f.verdict != MGC_VERDICT_STABLE, "%zu points: %s", use, f.why);
+	}
+}
+
 /* Two level shifts of about 4 GiB (steps 2800 and 3360) under clipped-Cauchy noise, logged every
  * 10 steps (crosscheck_warm.py's `shift` family, seed 7104): blips of the noise that the floor kept,
  * up and back within a segment, counted as steps and rungs, and the shifts read as a staircase of
@@ -1217,6 +1242,8 @@ int main(int argc, char **argv)
 	test_two_steps_no_leak();
 	test_ramp_one_event();
 	test_stair_pause_holds_leak();
+	test_slow_leak_in_pieces();
+	test_start_peak_not_stable();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
 	test_seconds();
