@@ -408,8 +408,11 @@ def case_agree(tmp):
     load = burners(2)
     for mode, steps in (("leak", 40), ("healthy", 60), ("both", 60)):
         trace = os.path.join(tmp, mode + ".mgt")
-        # no sampler ticks: the run is its step markers (30 ms apart: each one is published)
-        p = probed([TARGET, mode, "30", str(steps), "stop"], tmp, MGPROBE_OUTPUT=trace,
+        # no sampler ticks: the run is its step markers, 100 ms apart so that each one is
+        # published: a marker within 200 site scans' CPU time of the last full publish only
+        # updates the step (mgp_shm.c publish_step), and under ASan a scan of the 400 and more
+        # churned sites passed 150 us once, so markers 30 ms apart left 32 grid points of 40
+        p = probed([TARGET, mode, "100", str(steps), "stop"], tmp, MGPROBE_OUTPUT=trace,
                    MGPROBE_INTERVAL="600000", MGM_TEST_SITES="400")
         wait_stopped(p.pid)
         with open("/dev/shm/mgprobe.%d" % p.pid, "rb") as f:
