@@ -848,25 +848,24 @@ static int mgc_run_events(const struct mgc_ctx *c, int n, double from, double to
 	return n > 1 && to - from < mgc_min_rise(c) ? 1 : n;
 }
 
-/* The rising pieces regime k begins with (one after another, no flat between, no steps inside)
- * are one sustained rise when they cover half its time at about one slope: heavy-tailed noise
+/* The rising pieces regime k begins with, segments k->s to end (one after another, no flat
+ * between, no steps inside; mgc_cand_shape finds where they end), are one sustained rise when they cover half its time at about one slope: heavy-tailed noise
  * splits a steady leak's line at a change point or two (a 182 KiB per step leak in pieces of
  * 177-199 KiB per step, none half its time, read `growing` at one prefix); a warmup that slows
  * down is pieces each slower than the one before (three such are no line, however close). */
-static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
+static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *k, size_t end)
 {
-	double slow = INFINITY, fast = 0, prev = INFINITY, gap;
+	double slow = INFINITY, fast = 0, prev = INFINITY;
 	int falls = 1;
-	size_t i = k->s;
-	for (; i < c->nseg && !c->seg[i].flat && !mgc_seg_steps(c, &c->seg[i], &gap); i++) {
+	if (end < k->s + 2)
+		return 0; /* none, or one piece: continuous by its own length or not at all */
+	for (size_t i = k->s; i < end; i++) {
 		double m = c->seg[i].slope;
 		falls &= m < prev;
 		prev = m, slow = fmin(slow, m), fast = fmax(fast, m);
 	}
-	if (i < k->s + 2)
-		return 0; /* none, or one piece: continuous by its own length or not at all */
-	double len = c->x[c->seg[i - 1].b - 1] - c->x[c->seg[k->s].a];
-	return len >= 0.5 * k->dur && slow >= MGC_SAME_SLOPE * fast && !(i - k->s >= 3 && falls);
+	double len = c->x[c->seg[end - 1].b - 1] - c->x[c->seg[k->s].a];
+	return len >= 0.5 * k->dur && slow >= MGC_SAME_SLOPE * fast && !(end - k->s >= 3 && falls);
 }
 
 /* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
@@ -887,6 +886,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	k->continuous = 0;
 	double run_from = NAN; /* where the rising segments since the last flat or step began */
 	int run = 0;           /* ... and their events */
+	size_t first_end = c->nseg; /* where the rising segments k begins with end */
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g), gap;
@@ -901,6 +901,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 		}
 		k->events += mgc_run_events(c, run, run_from, c->x[g->a]) + ev;
 		run = 0, run_from = NAN;
+		first_end = first_end < c->nseg ? first_end : i;
 		if (steps) { /* a few steps: flat between them */
 			k->events += steps;
 			k->gap = fmax(k->gap, gap);
@@ -911,7 +912,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 		}
 	}
 	k->events += mgc_run_events(c, run, run_from, c->in->x_last);
-	k->continuous |= mgc_first_run_steady(c, k);
+	k->continuous |= mgc_first_run_steady(c, k, first_end);
 }
 
 /* The saturating exponential profiled over floor points [a, b) (at least 8), binned to at most
