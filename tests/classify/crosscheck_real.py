@@ -8,7 +8,8 @@ gradients and optimizer state at the first steps, CUDA caching-allocator segment
 workers and their copy-on-write growth, pinned host pools, glibc arenas, dataset caches, bucketed
 sequence lengths, validation and checkpoint spikes, gradient-accumulation buffers, gc cycles and
 fragmentation. Non-leak families level off (some late); leak families keep growing from `onset`
-(until `stop` for fixed leaks, or until the run nears 80 GiB and is cut, as an OOM would cut it).
+(until `stop` for fixed leaks and for an irregular staircase whose 40 drawn steps all came before
+the run ended, or until the run nears 80 GiB and is cut, as an OOM would cut it).
 Every series starts with a realistic warmup. It was written without reading the classifier or the
 other generators' family code; it shares only the scoring (crosscheck.classify, knowable, Score).
 
@@ -386,17 +387,18 @@ def slow(rng, n, w):
 def stair(rng, n, w):
     """A few hundred MiB leaked per event: a CUDA graph / compiled variant kept for each new eval
     shape (at some validations), or per rare batch shape (irregular times)."""
-    y, sp = np.zeros(n), None
+    y, sp, stop = np.zeros(n), None, None
     if rng.random() < 0.5:
         period = int(rng.integers(150, 800))
         sp = ("val", val_spikes(rng, n, period))
         steps = [t for t in range(period, n, period) if rng.random() < rng.uniform(0.5, 0.9)]
     else:
         steps = list(np.cumsum(rng.exponential(rng.uniform(150, 900), 40)).astype(int) + w)
+        stop = steps[-1] + 1 if steps[-1] < n else None  # all 40 taken: the leak has stopped
     steps = [int(t) for t in steps if t < n]
     for t in steps:
         y[t:] += loguni(rng, 100, 800) * MiB
-    return y, sp, (steps[0] if steps else n - 1), None, steps
+    return y, sp, (steps[0] if steps else n - 1), stop, steps
 
 
 def under_val(rng, n, w):
