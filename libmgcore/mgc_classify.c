@@ -713,6 +713,7 @@ static double mgc_level_now(const struct mgc_ctx *c)
 struct mgc_cand {
 	size_t s;            /* first segment */
 	int late;            /* it began after a flat stretch long enough to say the run had settled */
+	int joined;          /* ... only as flat segments joined into one stretch (mgc_flat_from) */
 	double x_on;         /* onset */
 	double lvl_on;       /* the floor's level just before */
 	double dur;          /* x from the onset to the last point */
@@ -848,11 +849,26 @@ static int mgc_run_events(const struct mgc_ctx *c, int n, double from, double to
 	return n > 1 && to - from < mgc_min_rise(c) ? 1 : n;
 }
 
+/* The first of the flat segments just before segment s that hold one level, no step between
+ * them (s when the one before is no flat): noise can split a flat stretch at a change point, and
+ * two halves of 65 steps are one stretch of 130, as long as the run must stay flat to have settled
+ * (a leak after it read `late` at one prefix and `growing` from the start at the next,
+ * `test_split_flat_still_late`). */
+static size_t mgc_flat_from(const struct mgc_ctx *c, size_t s)
+{
+	size_t f = s;
+	while (f > 0 && c->seg[f - 1].flat &&
+	       (f == s || fabs(mgc_seg_start(c, f) - mgc_seg_end(c, f - 1)) < MGC_STEP_SIGMAS * c->sig_lvl))
+		f--;
+	return f;
+}
+
 /* The rising pieces regime k begins with, segments k->s to end (one after another, no flat
- * between, no steps inside; mgc_cand_shape finds where they end), are one sustained rise when they cover half its time at about one slope: heavy-tailed noise
- * splits a steady leak's line at a change point or two (a 182 KiB per step leak in pieces of
- * 177-199 KiB per step, none half its time, read `growing` at one prefix); a warmup that slows
- * down is pieces each slower than the one before (three such are no line, however close). */
+ * between, no steps inside; mgc_cand_shape finds where they end), are one sustained rise when
+ * they cover half its time at about one slope: heavy-tailed noise splits a steady leak's line at
+ * a change point or two (a 182 KiB per step leak in pieces of 177-199 KiB per step, none half
+ * its time, read `growing` at one prefix); a warmup that slows down is pieces each slower than
+ * the one before (three such are no line, however close: `test_cache_pieces_no_leak`). */
 static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *k, size_t end)
 {
 	double slow = INFINITY, fast = 0, prev = INFINITY;
@@ -1123,8 +1139,9 @@ static double mgc_bins_rate_lo(const struct mgc_ctx *c, const struct mgc_cand *k
 	return lo;
 }
 
-/* Reads the regime that began with segment s. Returns 0 when it did not rise at all. */
-static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
+/* Reads the regime that began with segment s, the flat segments before it that hold one level
+ * joined into one stretch when `join` (mgc_flat_from). Returns 0 when it did not rise at all. */
+static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, int join)
 {
 	const struct mgc_seg *g = c->seg;
 	size_t n = c->n, a0 = s ? g[s].a - 1 : 0;
@@ -1150,9 +1167,11 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 	k->end = k->pause > 0 ? g[c->nseg - 1].a : n;
 	k->rung_gap = mgc_rung_gap(c, a0, k->end, k->lvl_on, k);
 	k->events = k->events > k->rungs ? k->events : k->rungs;
-	k->late = s > 0 && g[s - 1].flat && mgc_seg_len(c, &g[s - 1]) >= mgc_settle(c) &&
-		  mgc_seg_len(c, &g[s - 1]) >= k->gap;
-	k->wander = k->late ? mgc_wander(c, g[s - 1].a, g[s - 1].b, k->dur) : 0;
+	size_t f = join ? mgc_flat_from(c, s) : s - (s > 0 && g[s - 1].flat);
+	double settled = f < s ? c->x[g[s - 1].b - 1] - c->x[g[f].a] : 0;
+	k->late = settled >= mgc_settle(c) && settled >= k->gap;
+	k->joined = k->late && f + 1 < s; /* late only as flat segments joined */
+	k->wander = k->late ? mgc_wander(c, g[f].a, g[s - 1].b, k->dur) : 0;
 	struct mgc_trend tr;
 	double rs;
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
@@ -1252,7 +1271,7 @@ static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 	struct mgc_cand k;
 	double longest = 0, again;
 	for (size_t s = 0; s + 1 < c->nseg; s++)
-		if (mgc_candidate(c, s, &k) && k.events >= events && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
+		if (mgc_candidate(c, s, &k, 1) && k.events >= events && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
 		    (again = mgc_stair_again(&k)) > longest && !(steady && mgc_cand_decel(c, &k)))
 			longest = again;
 	return longest;
@@ -1534,7 +1553,7 @@ static void mgc_prefer_late(const struct mgc_ctx *c, size_t from, size_t s0, str
 {
 	struct mgc_cand late;
 	for (size_t s = from; s < c->nseg; s++) {
-		if (!c->seg[s - 1].flat || !mgc_candidate(c, s, &late) || !late.late)
+		if (!c->seg[s - 1].flat || !mgc_candidate(c, s, &late, 1) || !late.late)
 			continue;
 		const char *r = mgc_leak_rule(c, &late, s0);
 		if (r) {
@@ -1556,10 +1575,16 @@ static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rul
 	*eta = INFINITY;
 	c->stair_on[0] = c->stair_on[1] = INFINITY;
 	for (size_t s = 0; s < c->nseg; s++) {
-		if (!mgc_candidate(c, s, k))
+		if (!mgc_candidate(c, s, k, 1))
 			continue;
 		mgc_note_stair(c, s, k);
 		*rule = mgc_leak_rule(c, k, s0);
+		if (!*rule && k->joined) { /* no late onset: read as it was before the join (a late rise
+					    * must clear its settled stretch's wander, one from the
+					    * start the start horizon: `test_joined_flats_both_ways`) */
+			mgc_candidate(c, s, k, 0);
+			*rule = mgc_leak_rule(c, k, s0);
+		}
 		if (*rule) {
 			if (!k->late)
 				mgc_prefer_late(c, s + 1, s0, k, rule);

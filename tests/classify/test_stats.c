@@ -544,6 +544,17 @@ static struct mgc_fit classify_recorded(const char *name, size_t want, size_t us
 	return f;
 }
 
+/* Every `every`th prefix of a recorded series, from `from` to `to` points, classified as
+ * classify_recorded does: each is `verdict` (is 1) or each is not (is 0). */
+static void recorded_prefixes(const char *name, size_t want, size_t from, size_t to, size_t every,
+			      double min_growth, enum mgc_verdict verdict, int is)
+{
+	for (size_t use = from; use <= to; use += every) {
+		struct mgc_fit f = classify_recorded(name, want, use, min_growth);
+		MG_TRUE((f.verdict == verdict) == is, "%s, %zu points: %s", name, use, f.why);
+	}
+}
+
 /* A warmup, then flat under heavy-tailed noise (crosscheck_warm.py's `heavy` family, seed 4243):
  * no leak. A staircase's step count bounds its rate from below, and that bound once made a late
  * reading whose own rate was below zero a leak ("leak: -433 KiB per step since step 856.5"). */
@@ -994,10 +1005,7 @@ static void test_promise_kept(void)
  * GiB in, while it had grown for the warmup horizon from step 3274. Leak from step 3290 on. */
 static void test_fast_late_pieces(void)
 {
-	for (size_t use = 3291; use <= 3421; use += 10) {
-		struct mgc_fit f = classify_recorded("fast-pieces-r46.txt", 3421, use, 0);
-		MG_STR(mgc_verdict_name(f.verdict), "leak");
-	}
+	recorded_prefixes("fast-pieces-r46.txt", 3421, 3291, 3421, 10, 0, MGC_VERDICT_LEAK, 1);
 }
 
 /* A 70 MiB/step leak from step 4801 under validation spikes of about 90 steps (crosscheck_real.py,
@@ -1007,10 +1015,7 @@ static void test_fast_late_pieces(void)
  * which bounds its rate from below: leak from step 5090 on. */
 static void test_fast_under_spikes(void)
 {
-	for (size_t use = 5091; use <= 5301; use += 10) {
-		struct mgc_fit f = classify_recorded("fast-val-r57.txt", 5301, use, 0);
-		MG_STR(mgc_verdict_name(f.verdict), "leak");
-	}
+	recorded_prefixes("fast-val-r57.txt", 5301, 5091, 5301, 10, 0, MGC_VERDICT_LEAK, 1);
 }
 
 /* A level shift of about 7 GiB under AR(0.95) noise and an accumulation sawtooth (crosscheck.py's
@@ -1033,10 +1038,7 @@ static void test_shift_no_stair(void)
  * between them carry the rise: two steps, one short of a staircase leak. */
 static void test_two_steps_no_leak(void)
 {
-	for (size_t use = 1200; use <= 1500; use += 10) {
-		struct mgc_fit f = classify_recorded("stair-two-r86.txt", 1500, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
-	}
+	recorded_prefixes("stair-two-r86.txt", 1500, 1200, 1500, 10, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
 /* A staircase of four steps (145, 1078, 1464 and 2253; crosscheck_real.py seed 87, series 18)
@@ -1045,10 +1047,7 @@ static void test_two_steps_no_leak(void)
  * although four steady steps would plausibly pause far longer. It stays `leak`. */
 static void test_stair_pause_holds_leak(void)
 {
-	for (size_t use = 2400; use <= 3455; use += 25) {
-		struct mgc_fit f = classify_recorded("stair-pause-r87.txt", 3455, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		MG_TRUE(f.verdict == MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
-	}
+	recorded_prefixes("stair-pause-r87.txt", 3455, 2400, 3455, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
 /* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
@@ -1057,10 +1056,7 @@ static void test_stair_pause_holds_leak(void)
  * 1090-1130. A rise over within the warmup horizon is one event: no prefix after it is a leak. */
 static void test_ramp_one_event(void)
 {
-	for (size_t use = 850; use <= 1600; use += 5) {
-		struct mgc_fit f = classify_recorded("shift-ramp-r84.txt", 3660, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
-	}
+	recorded_prefixes("shift-ramp-r84.txt", 3660, 850, 1600, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
 /* A slow leak of 182 KiB per step from step 139 under heavy-tailed noise, logged every 10 steps
@@ -1070,10 +1066,7 @@ static void test_ramp_one_event(void)
  * steps 3480-3500. Pieces at about one slope are one rise: every prefix from step 1000 is a leak. */
 static void test_slow_leak_in_pieces(void)
 {
-	for (size_t use = 101; use <= 450; use++) {
-		struct mgc_fit f = classify_recorded("slow-pieces-r93.txt", 450, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		MG_TRUE(f.verdict == MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
-	}
+	recorded_prefixes("slow-pieces-r93.txt", 450, 101, 450, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
 /* A dataset cache filling 40 -> 54 GiB over its first 3000 steps, 1 - e^(-t/tau), under t(2.6)
@@ -1085,10 +1078,30 @@ static void test_slow_leak_in_pieces(void)
  * straight rise from the start, no epochs marked. */
 static void test_cache_pieces_no_leak(void)
 {
-	for (size_t use = 2100; use <= 3000; use += 50) {
-		struct mgc_fit f = classify_recorded("cache-pieces-r83.txt", 3000, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		MG_TRUE(f.verdict != MGC_VERDICT_LEAK, "%zu points: %s", use, f.why);
-	}
+	recorded_prefixes("cache-pieces-r83.txt", 3000, 2100, 3000, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
+/* A warmup to 13.4 GiB by step 100, flat to step 221, then a leak of 18.4 MiB per step under
+ * Gaussian noise of 34 MiB (crosscheck_real.py seed 98, series 21, every step). Noise split the
+ * flat stretch in two at a change point at some prefixes: two flat segments of 65 steps, each
+ * shorter than the 100 that say the run had settled, and the leak read `late` at one prefix and
+ * `growing` ("warmup or leak cannot be told yet") at the next (steps 765, 890, 915). Flat
+ * segments that hold one level are one stretch: every prefix from step 440 to 1240 (every 25th)
+ * is a leak. */
+static void test_split_flat_still_late(void)
+{
+	recorded_prefixes("fixed-flats-r98.txt", 1241, 441, 1241, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
+/* A slow leak of 130 KiB per step from step 478 under t(2.9) noise of 17 MiB (crosscheck_real.py
+ * seed 80, series 67, every step), after flat segments that, joined, say the run had settled. Read
+ * as a late onset it needs a rise over the wander of that stretch, which it lacks: `growing`
+ * from step 1500 to 3000 at 12 of 19 prefixes, where read from the start it was a leak by the
+ * start horizon. A rise that is late only as joined flats is read both ways: every prefix from
+ * step 1400 to 3200 (every 100th) is a leak. */
+static void test_joined_flats_both_ways(void)
+{
+	recorded_prefixes("slow-flats-r80.txt", 3201, 1401, 3201, 100, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
 /* A start-up transient of 3 GiB (steps 0-40) that fell back, then a staircase: +1.65 GiB at steps
@@ -1097,10 +1110,7 @@ static void test_cache_pieces_no_leak(void)
  * from step 310 to 1140 with 2.5 GiB grown. No prefix from step 310 to 1300 is stable. */
 static void test_start_peak_not_stable(void)
 {
-	for (size_t use = 32; use <= 131; use++) {
-		struct mgc_fit f = classify_recorded("stair-startpeak-r91.txt", 696, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		MG_TRUE(f.verdict != MGC_VERDICT_STABLE, "%zu points: %s", use, f.why);
-	}
+	recorded_prefixes("stair-startpeak-r91.txt", 696, 32, 131, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_STABLE, 0);
 }
 
 /* Two level shifts of about 4 GiB (steps 2800 and 3360) under clipped-Cauchy noise, logged every
@@ -1260,6 +1270,8 @@ int main(int argc, char **argv)
 	test_slow_leak_in_pieces();
 	test_start_peak_not_stable();
 	test_cache_pieces_no_leak();
+	test_split_flat_still_late();
+	test_joined_flats_both_ways();
 	test_shifts_blips_no_stair();
 	test_shifts_wiggle_no_stair();
 	test_seconds();
