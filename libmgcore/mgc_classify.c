@@ -713,7 +713,7 @@ static double mgc_level_now(const struct mgc_ctx *c)
 struct mgc_cand {
 	size_t s;            /* first segment */
 	int late;            /* it began after a flat stretch long enough to say the run had settled */
-	int joined;          /* ... only as flat segments joined into one stretch (mgc_flat_from) */
+	int joined;          /* ... read with flat segments joined into one stretch (mgc_flat_from) */
 	double x_on;         /* onset */
 	double lvl_on;       /* the floor's level just before */
 	double dur;          /* x from the onset to the last point */
@@ -1170,7 +1170,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, 
 	size_t f = join ? mgc_flat_from(c, s) : s - (s > 0 && g[s - 1].flat);
 	double settled = f < s ? c->x[g[s - 1].b - 1] - c->x[g[f].a] : 0;
 	k->late = settled >= mgc_settle(c) && settled >= k->gap;
-	k->joined = k->late && f + 1 < s; /* late only as flat segments joined */
+	k->joined = k->late && f + 1 < s;
 	k->wander = k->late ? mgc_wander(c, g[f].a, g[s - 1].b, k->dur) : 0;
 	struct mgc_trend tr;
 	double rs;

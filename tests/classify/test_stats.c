@@ -1097,7 +1097,7 @@ static void test_split_flat_still_late(void)
  * seed 80, series 67, every step), after flat segments that, joined, say the run had settled. Read
  * as a late onset it needs a rise over the wander of that stretch, which it lacks: `growing`
  * from step 1500 to 3000 at 12 of 19 prefixes, where read from the start it was a leak by the
- * start horizon. A rise that is late only as joined flats is read both ways: every prefix from
+ * start horizon. A rise read late with flat segments joined is read both ways: every prefix from
  * step 1400 to 3200 (every 100th) is a leak. */
 static void test_joined_flats_both_ways(void)
 {
