@@ -51,6 +51,7 @@ static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this man
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
 static const double MGC_PROMISE_REACH = 20.0; /* decidable_at, and a `growing` OOM, reach this many spans ahead */
+static const double MGC_PROMISE_MARGIN = 1.2; /* decidable_at is this many times as far as the readings say */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
 /* ---------------------------------------------------------------- working memory */
@@ -2126,6 +2127,10 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 		mgc_judge_flat(c, eta, out);
 	else if (!L->flat)
 		mgc_judge_rising(c, eta, out);
+	/* the readings' earliest time assumes their rate and segments hold; a wander that slows the
+	 * rate, a change point that moves the onset, push it out: promise a margin beyond it */
+	if (out->verdict == MGC_VERDICT_GROWING)
+		out->decidable_at = c->in->x_last + MGC_PROMISE_MARGIN * (out->decidable_at - c->in->x_last);
 	/* a promise further ahead than MGC_PROMISE_REACH times the time seen is a guess (12 points of
 	 * a ramp promising step 500: half of those broke on layered warmups), none is made */
 	if (out->decidable_at - c->in->x_last > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first))

@@ -968,7 +968,11 @@ static void test_shift_no_slope(void)
  * 786 (seed 75, series 18, every 10 steps), was read as a line rising since step 520 that would
  * be a leak by step 1451, and at step 1490, the second step not yet come, it was still `growing`
  * (a rise that a step or two carry is a leak only after the next step, whenever that comes: no
- * promise; mgc_few_jumps in mgc_leak_eta). Every finite decidable_at within the
+ * promise; mgc_few_jumps in mgc_leak_eta); a warmup of 1.3 GiB by step 190, then a level shift
+ * of 1.35 GiB over steps 1320-1350, under validation spikes and AR(0.77) noise (seed 98, series 62,
+ * every step), promised the time their readings gave and was still `growing` then at 20 of the 87
+ * promises from step 200 to 2000 (every 10th prefix): promises are made a margin beyond that time
+ * (MGC_PROMISE_MARGIN). Every finite decidable_at within the
  * recording is decided when it comes (the prefix up to the first point at or after it); at least
  * 40 are checked. */
 static int promise_broken(const struct prefix *p, char *say, size_t cap)
@@ -991,9 +995,10 @@ static void test_promise_kept(void)
 					      {"fast-pieces-r46.txt", 3421, 3081, 3281, 10},
 					      {"cache-exp-r56.txt", 852, 121, 241, 1},
 					      {"fixed-val-r58.txt", 890, 146, 176, 1},
-					      {"stair-step-r75.txt", 200, 110, 160, 1}};
+					      {"stair-step-r75.txt", 200, 110, 160, 1},
+					      {"shift-val-r98.txt", 3330, 200, 2000, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t checked = 0, broken = judge_prefixes(rec, 5, &o, promise_broken, &checked);
+	size_t checked = 0, broken = judge_prefixes(rec, 6, &o, promise_broken, &checked);
 	printf("promises kept: %zu of %zu checked\n", checked - broken, checked);
 	MG_TRUE(checked >= 40, "%zu promises checked", checked);
 	MG_EQ(broken, 0);
