@@ -52,6 +52,7 @@ static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses
 static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
 static const double MGC_PROMISE_REACH = 20.0; /* decidable_at, and a `growing` OOM, reach this many spans ahead */
 static const double MGC_PROMISE_MARGIN = 1.2; /* decidable_at is this many times as far as the readings say */
+static const double MGC_SETTLED_SHARE = 0.1; /* a creep this much slower than a rise after it was settled */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
 
 /* ---------------------------------------------------------------- working memory */
@@ -714,7 +715,8 @@ static double mgc_level_now(const struct mgc_ctx *c)
 struct mgc_cand {
 	size_t s;            /* first segment */
 	int late;            /* it began after a flat stretch long enough to say the run had settled */
-	int joined;          /* ... read with flat segments joined into one stretch (mgc_flat_from) */
+	int joined;          /* ... read with flat segments joined into one stretch (mgc_flat_from), or
+			      * late by the creep before it (mgc_settled_slower) */
 	double x_on;         /* onset */
 	double lvl_on;       /* the floor's level just before */
 	double dur;          /* x from the onset to the last point */
@@ -1140,6 +1142,21 @@ static double mgc_bins_rate_lo(const struct mgc_ctx *c, const struct mgc_cand *k
 	return lo;
 }
 
+/* Had the run settled at the scale of a continuous rise at `rate` from segment s: were the segments
+ * before it, back over the settle length and its longest gap, flat or rising at under
+ * MGC_SETTLED_SHARE of that rate (their interval's top)? A 70 MiB per step leak after 4,000 steps
+ * of a 0.5 MiB per step creep was no late onset by the flats alone and no rise from the start
+ * either, and read `growing` for 400 steps to 20 GiB under the limit (`test_fast_after_creep`).
+ * Returns the first of those segments, or s when they are too short. */
+static size_t mgc_settled_slower(const struct mgc_ctx *c, size_t s, double rate, double gap)
+{
+	size_t q = s;
+	while (q > 0 && (c->seg[q - 1].flat || c->seg[q - 1].hi < MGC_SETTLED_SHARE * rate))
+		q--;
+	double len = q < s ? c->x[c->seg[s - 1].b - 1] - c->x[c->seg[q].a] : 0;
+	return len >= mgc_settle(c) && len >= gap ? q : s;
+}
+
 /* Reads the regime that began with segment s, the flat segments before it that hold one level
  * joined into one stretch when `join` (mgc_flat_from). Returns 0 when it did not rise at all. */
 static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, int join)
@@ -1172,10 +1189,12 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, 
 	double settled = f < s ? c->x[g[s - 1].b - 1] - c->x[g[f].a] : 0;
 	k->late = settled >= mgc_settle(c) && settled >= k->gap;
 	k->joined = k->late && f + 1 < s;
-	k->wander = k->late ? mgc_wander(c, g[f].a, g[s - 1].b, k->dur) : 0;
 	struct mgc_trend tr;
 	double rs;
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
+	if (!k->late && join && k->continuous && s > 0 && (f = mgc_settled_slower(c, s, tr.slope, k->gap)) < s)
+		k->late = k->joined = 1; /* no late onset so: read again as it was (mgc_find_leak) */
+	k->wander = k->late ? mgc_wander(c, g[f].a, g[s - 1].b, k->dur) : 0;
 	k->rate = tr.slope;
 	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
 	/* a continuous rise rose at least MGC_SURE_SIGMAS less than it did in its time; at that rate,

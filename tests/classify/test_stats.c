@@ -504,7 +504,7 @@ static void test_fast_pieces(void)
 /* The data directory (the first argument), for the series kept there, and the most points a
  * recorded series holds. */
 static const char *data_dir = ".";
-enum { REC_CAP = 5400 };
+enum { REC_CAP = 6000 };
 
 /* Reads up to `cap` points from data_dir/name (`#` lines are comments): a line of one number is y
  * at x the line's index, a line of two is x and y. Returns how many. */
@@ -1013,6 +1013,16 @@ static void test_fast_late_pieces(void)
 	recorded_prefixes("fast-pieces-r46.txt", 3421, 3291, 3421, 10, 0, MGC_VERDICT_LEAK, 1);
 }
 
+/* A 68 MiB/step leak from step 4874 after a creep of about 0.5 MiB per step (crosscheck_real.py,
+ * seed 98, series 72, logged every step, 80 GiB limit). No flat stretch comes before it, so it
+ * was no late onset, and the start horizon does not read a rise that began 4,800 steps in: it
+ * read `leak` at steps 4890-5110 (by an older reading), then `growing` from 5130 to 5530, with
+ * the limit 20 GiB away. Next to the leak the creep is flat: a late onset, `leak` throughout. */
+static void test_fast_after_creep(void)
+{
+	recorded_prefixes("fast-creep-r98.txt", 5600, 5100, 5600, 20, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A 70 MiB/step leak from step 4801 under validation spikes of about 90 steps (crosscheck_real.py,
  * seed 57, series 22): the floor under the spikes has blocks of 90 steps that lag the input, so
  * the line through the leak's reading had a rate interval reaching below zero, and it read
@@ -1267,6 +1277,7 @@ int main(int argc, char **argv)
 	test_onset_after_steep_warmup();
 	test_shift_no_slope();
 	test_fast_late_pieces();
+	test_fast_after_creep();
 	test_fast_under_spikes();
 	test_shift_no_stair();
 	test_two_steps_no_leak();
