@@ -716,7 +716,8 @@ struct mgc_cand {
 	size_t s;            /* first segment */
 	int late;            /* it began after a flat stretch long enough to say the run had settled */
 	int joined;          /* ... read with flat segments joined into one stretch (mgc_flat_from), or
-			      * late by the creep before it (mgc_settled_slower) */
+			      * late by the creep before it */
+	int creep;           /* ... late by the creep before it (mgc_settled_slower) */
 	double x_on;         /* onset */
 	double lvl_on;       /* the floor's level just before */
 	double dur;          /* x from the onset to the last point */
@@ -1147,7 +1148,9 @@ static double mgc_bins_rate_lo(const struct mgc_ctx *c, const struct mgc_cand *k
  * MGC_SETTLED_SHARE of that rate (their interval's top)? A 70 MiB per step leak after 4,000 steps
  * of a 0.5 MiB per step creep was no late onset by the flats alone and no rise from the start
  * either, and read `growing` for 400 steps to 20 GiB under the limit (`test_fast_after_creep`).
- * Returns the first of those segments, or s when they are too short. */
+ * The rate is the slower of the rise's and its first segment's: a reading from the creep's last
+ * segment on averages the two (6.3 MiB per step). Returns the first of those segments, or s when
+ * they are too short. */
 static size_t mgc_settled_slower(const struct mgc_ctx *c, size_t s, double rate, double gap)
 {
 	size_t q = s;
@@ -1192,8 +1195,8 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, 
 	struct mgc_trend tr;
 	double rs;
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
-	if (!k->late && join && k->continuous && s > 0 && (f = mgc_settled_slower(c, s, tr.slope, k->gap)) < s)
-		k->late = k->joined = 1; /* no late onset so: read again as it was (mgc_find_leak) */
+	if (!k->late && join && k->continuous && s > 0 && (f = mgc_settled_slower(c, s, fmin(tr.slope, g[s].slope), k->gap)) < s)
+		k->late = k->joined = k->creep = 1; /* no late onset so: read again as it was (mgc_find_leak) */
 	k->wander = k->late ? mgc_wander(c, g[f].a, g[s - 1].b, k->dur) : 0;
 	k->rate = tr.slope;
 	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
@@ -1534,7 +1537,8 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 	mgc_why(out, "leak: %s per %s since %s %g (%s in all%s)", mgc_bytes(k->rate, b1, sizeof b1), u, u,
 		k->x_on, mgc_bytes(k->rise, b2, sizeof b2), k->continuous ? "" : ", in steps");
 	if (!strcmp(rule, "late onset"))
-		mgc_why_add(out, ", after the run had settled: a late onset, no warmup");
+		mgc_why_add(out, ", after the run had settled%s: a late onset, no warmup",
+			    k->creep ? " (it crept at under a tenth of this rate before)" : "");
 	else if (!strcmp(rule, "epoch"))
 		mgc_why_add(out, ", on into the next epoch at the same rate: epoch, no cache filling");
 	else if (!strcmp(rule, "start horizon"))

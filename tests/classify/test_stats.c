@@ -1017,10 +1017,13 @@ static void test_fast_late_pieces(void)
  * seed 98, series 72, logged every step, 80 GiB limit). No flat stretch comes before it, so it
  * was no late onset, and the start horizon does not read a rise that began 4,800 steps in: it
  * read `leak` at steps 4890-5110 (by an older reading), then `growing` from 5130 to 5530, with
- * the limit 20 GiB away. Next to the leak the creep is flat: a late onset, `leak` throughout. */
+ * the limit 20 GiB away. Next to the leak the creep is flat: a late onset, `leak` throughout, at
+ * the leak's rate (a reading from the creep's last segment on said 6.3 MiB per step). */
 static void test_fast_after_creep(void)
 {
 	recorded_prefixes("fast-creep-r98.txt", 5600, 5100, 5600, 20, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+	struct mgc_fit f = classify_recorded("fast-creep-r98.txt", 5600, 5200, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_TRUE(f.slope > 50 * MIB && f.change_at > 4800, "%s", f.why);
 }
 
 /* A 70 MiB/step leak from step 4801 under validation spikes of about 90 steps (crosscheck_real.py,
