@@ -715,9 +715,8 @@ static double mgc_level_now(const struct mgc_ctx *c)
 struct mgc_cand {
 	size_t s;            /* first segment */
 	int late;            /* it began after a flat stretch long enough to say the run had settled */
-	int joined;          /* ... read with flat segments joined into one stretch (mgc_flat_from), or
-			      * late by the creep before it */
-	int creep;           /* ... late by the creep before it (mgc_settled_slower) */
+	int joined;          /* ... read with flat segments joined into one stretch (mgc_flat_from) */
+	int creep;           /* ... late by the creep before it (mgc_creep_from) */
 	double x_on;         /* onset */
 	double lvl_on;       /* the floor's level just before */
 	double dur;          /* x from the onset to the last point */
@@ -1143,21 +1142,26 @@ static double mgc_bins_rate_lo(const struct mgc_ctx *c, const struct mgc_cand *k
 	return lo;
 }
 
-/* Had the run settled at the scale of a continuous rise at `rate` from segment s: were the segments
- * before it, back over the settle length and its longest gap, flat or rising at under
- * MGC_SETTLED_SHARE of that rate (their interval's top)? A 70 MiB per step leak after 4,000 steps
+/* Did segments [f, s) last long enough to say the run had settled before segment s: the settle
+ * length and the regime's longest gap? */
+static int mgc_settled_since(const struct mgc_ctx *c, size_t f, size_t s, double gap)
+{
+	double len = f < s ? c->x[c->seg[s - 1].b - 1] - c->x[c->seg[f].a] : 0;
+	return len >= mgc_settle(c) && len >= gap;
+}
+
+/* The first of the segments before segment s that are flat or rise at under MGC_SETTLED_SHARE of
+ * `rate` (their interval's top): the run had settled at the scale of a continuous rise at that
+ * rate when they last long enough (mgc_settled_since). A 70 MiB per step leak after 4,000 steps
  * of a 0.5 MiB per step creep was no late onset by the flats alone and no rise from the start
  * either, and read `growing` for 400 steps to 20 GiB under the limit (`test_fast_after_creep`).
  * The rate is the slower of the rise's and its first segment's: a reading from the creep's last
- * segment on averages the two (6.3 MiB per step). Returns the first of those segments, or s when
- * they are too short. */
-static size_t mgc_settled_slower(const struct mgc_ctx *c, size_t s, double rate, double gap)
+ * segment on averages the two (6.3 MiB per step). */
+static size_t mgc_creep_from(const struct mgc_ctx *c, size_t s, double rate)
 {
-	size_t q = s;
-	while (q > 0 && (c->seg[q - 1].flat || c->seg[q - 1].hi < MGC_SETTLED_SHARE * rate))
-		q--;
-	double len = q < s ? c->x[c->seg[s - 1].b - 1] - c->x[c->seg[q].a] : 0;
-	return len >= mgc_settle(c) && len >= gap ? q : s;
+	while (s > 0 && (c->seg[s - 1].flat || c->seg[s - 1].hi < MGC_SETTLED_SHARE * rate))
+		s--;
+	return s;
 }
 
 /* Reads the regime that began with segment s, the flat segments before it that hold one level
@@ -1189,14 +1193,15 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, 
 	k->rung_gap = mgc_rung_gap(c, a0, k->end, k->lvl_on, k);
 	k->events = k->events > k->rungs ? k->events : k->rungs;
 	size_t f = join ? mgc_flat_from(c, s) : s - (s > 0 && g[s - 1].flat);
-	double settled = f < s ? c->x[g[s - 1].b - 1] - c->x[g[f].a] : 0;
-	k->late = settled >= mgc_settle(c) && settled >= k->gap;
+	k->late = mgc_settled_since(c, f, s, k->gap);
 	k->joined = k->late && f + 1 < s;
 	struct mgc_trend tr;
 	double rs;
 	mgc_seg_trend(c->x, c->y, a0, n, c->phi, c->w, &tr, &rs);
-	if (!k->late && join && k->continuous && s > 0 && (f = mgc_settled_slower(c, s, fmin(tr.slope, g[s].slope), k->gap)) < s)
-		k->late = k->joined = k->creep = 1; /* no late onset so: read again as it was (mgc_find_leak) */
+	if (!k->late && join && k->continuous && s > 0) { /* no late onset so: read again as it was */
+		f = mgc_creep_from(c, s, fmin(tr.slope, g[s].slope));
+		k->late = k->creep = mgc_settled_since(c, f, s, k->gap);
+	}
 	k->wander = k->late ? mgc_wander(c, g[f].a, g[s - 1].b, k->dur) : 0;
 	k->rate = tr.slope;
 	k->lo = fmax(tr.slope_lo, mgc_stair_lo(k));
@@ -1603,9 +1608,10 @@ static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rul
 			continue;
 		mgc_note_stair(c, s, k);
 		*rule = mgc_leak_rule(c, k, s0);
-		if (!*rule && k->joined) { /* no late onset: read as it was before the join (a late rise
-					    * must clear its settled stretch's wander, one from the
-					    * start the start horizon: `test_joined_flats_both_ways`) */
+		/* no late onset: read as it was before the join or the creep (a late rise must clear its
+		 * settled stretch's wander, one from the start the start horizon:
+		 * `test_joined_flats_both_ways`) */
+		if (!*rule && (k->joined || k->creep)) {
 			mgc_candidate(c, s, k, 0);
 			*rule = mgc_leak_rule(c, k, s0);
 		}
