@@ -2087,12 +2087,16 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 		if (fit > xl) /* else that time has passed and it still rises: the fit says nothing */
 			eta = fit;
 	}
-	/* one already past is dropped in mgc_decide; a third step, rising now, holds a plateau after it */
-	out->decidable_at = isfinite(eta) ? fmax(eta, mgc_three_steps_hold(c, xl, 0)) : NAN;
-	out->projected_level = sat ? e.level_hat : NAN;
 	double seg_rise = L->slope * (xl - c->x[L->a]);
 	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
-	int clear = seg_rise >= 3 * noise && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
+	int above = seg_rise >= 3 * noise; /* risen clear of the level's noise and its wander so far */
+	int clear = above && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
+	/* one already past is dropped in mgc_decide; a third step, rising now, holds a plateau after
+	 * it. A rise not yet clear of how far the level has wandered may be the wander: it promises
+	 * no time (a flat run under a gc sawtooth of up to 270 MiB read each ramp as a rise and
+	 * promised a time by which the next ramp still rose: 8 promises, none kept) */
+	out->decidable_at = isfinite(eta) && above ? fmax(eta, mgc_three_steps_hold(c, xl, 0)) : NAN;
+	out->projected_level = sat ? e.level_hat : NAN;
 	if (clear && (!sat || e.level_hat + c->fl.excess >= c->in->limit))
 		out->x_to_oom = mgc_growing_oom(c, L->slope);
 	if (sat)
