@@ -1103,11 +1103,18 @@ static double mgc_growing_oom(const struct mgc_ctx *c, double rate)
 	return t > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first) ? INFINITY : t;
 }
 
+/* The level's noise at the scale of a stretch that wandered `wander` (mgc_wander): its sigma, or
+ * the wander's, whichever is larger. */
+static double mgc_wander_noise(const struct mgc_ctx *c, double wander)
+{
+	return fmax(c->sig_lvl, wander / sqrt(2.0));
+}
+
 /* The rise regime k must make to be a leak: MGC_RISE_SIGMAS level sigmas, or of the wander of the
  * flat stretch before a late one. */
 static double mgc_rise_needed(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
-	return MGC_RISE_SIGMAS * fmax(c->sig_lvl, k->wander / sqrt(2.0));
+	return MGC_RISE_SIGMAS * mgc_wander_noise(c, k->wander);
 }
 
 /* How fast regime k rose at least, read at the input's bin resolution: the bins' lower envelope
@@ -2088,7 +2095,7 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 			eta = fit;
 	}
 	double seg_rise = L->slope * (xl - c->x[L->a]);
-	double noise = fmax(c->sig_lvl, mgc_wander(c, 0, L->a, xl - c->x[L->a]) / sqrt(2.0));
+	double noise = mgc_wander_noise(c, mgc_wander(c, 0, L->a, xl - c->x[L->a]));
 	int above = seg_rise >= 3 * noise; /* risen clear of the level's noise and its wander so far */
 	int clear = above && (L->b - L->a >= MGC_MIN_SAMPLES || seg_rise >= 10 * noise);
 	/* one already past is dropped in mgc_decide; a third step, rising now, holds a plateau after
