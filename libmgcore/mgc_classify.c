@@ -47,6 +47,7 @@ static const double MGC_SAME_SLOPE = 0.8;     /* rising pieces this close in slo
 static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretches: 5 level sigmas */
+static const double MGC_HELD_SIGMAS = 2.0;    /* ... that a staircase counts, the level held either side */
 static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this many level sigmas */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
@@ -888,11 +889,14 @@ static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *
 }
 
 /* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
- * a segment wholly 3 level sigmas above the top of the one before, or a rising segment that added
- * 2 and kept them (a blip of heavy-tailed noise the floor kept, up and back within a segment or
- * two, is none: two level shifts and such blips read as a staircase of four steps), and either
- * at least mgc_event_floor. Rising segments one after another are one rise: all its events count
- * only when it lasted the warmup horizon (mgc_run_events). */
+ * a segment wholly 3 level sigmas above the top of the one before (MGC_HELD_SIGMAS when both are
+ * flat: the change points split the level there, and each side is a line through many points),
+ * or a rising segment that added 2 and kept them (a blip of heavy-tailed noise the floor kept, up
+ * and back within a segment or two, is none: two level shifts and such blips read as a staircase
+ * of four steps), and either at least mgc_event_floor. Rising segments one after another are one
+ * rise: all its events count only when it lasted the warmup horizon (mgc_run_events). A staircase
+ * of four steps of about 150, 420, 730 and 280 MiB, 710 steps apart, under AR noise (σ_lvl 79
+ * MiB) counted two and read `plateau` 0.8 after its fourth (`test_held_steps_count`). */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	size_t last = c->nseg - 1, pause_seg = c->seg[last].flat && last > k->s ? last : last + 1;
@@ -909,7 +913,8 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g), gap;
-		int ev = mgc_seg_jump(c, i) > fmax(least, 3 * c->sig_lvl);
+		double held = g->flat && i > 0 && c->seg[i - 1].flat ? MGC_HELD_SIGMAS : 3;
+		int ev = mgc_seg_jump(c, i) > fmax(least, held * c->sig_lvl);
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
 		if (!g->flat && !steps) {
 			if (isnan(run_from))

@@ -1072,6 +1072,17 @@ static void test_stair_pause_holds_leak(void)
 	recorded_prefixes("stair-pause-r87.txt", 3455, 2400, 3455, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A staircase of four steps of about 150, 420, 730 and 280 MiB, one at each validation 710 steps
+ * apart, under AR(1) noise (crosscheck_real.py seed 92, series 43): the smaller jumps between its
+ * flat stretches stood under 3 level sigmas (79 MiB), so it counted two or three steps and read
+ * `plateau` 0.8 "levelled at step 2871" 260 steps after its fourth, then `leak`, then `growing`
+ * and `plateau` again 1,000 steps into its pause. A jump between two flat segments counts from MGC_HELD_SIGMAS:
+ * `leak` from 210 steps after its fourth step through the pause. */
+static void test_held_steps_count(void)
+{
+	recorded_prefixes("stair-held-r92.txt", 4000, 3050, 4000, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
  * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
  * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
@@ -1290,6 +1301,7 @@ int main(int argc, char **argv)
 	test_two_steps_no_leak();
 	test_ramp_one_event();
 	test_stair_pause_holds_leak();
+	test_held_steps_count();
 	test_slow_leak_in_pieces();
 	test_start_peak_not_stable();
 	test_cache_pieces_no_leak();
