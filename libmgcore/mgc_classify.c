@@ -895,8 +895,8 @@ static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *
  * and back within a segment or two, is none: two level shifts and such blips read as a staircase
  * of four steps), and either at least mgc_event_floor. Rising segments one after another are one
  * rise: all its events count only when it lasted the warmup horizon (mgc_run_events). A staircase
- * of four steps of about 150, 420, 730 and 280 MiB, 710 steps apart, under AR noise (σ_lvl 79
- * MiB) counted two and read `plateau` 0.8 after its fourth (`test_held_steps_count`). */
+ * of four steps of about 150, 420, 730 and 280 MiB, 710 steps apart, under AR noise (a level
+ * sigma 79 MiB) counted two and read `plateau` 0.8 after its fourth (`test_held_steps_count`). */
 static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	size_t last = c->nseg - 1, pause_seg = c->seg[last].flat && last > k->s ? last : last + 1;

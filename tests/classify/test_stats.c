@@ -1074,10 +1074,10 @@ static void test_stair_pause_holds_leak(void)
 
 /* A staircase of four steps of about 150, 420, 730 and 280 MiB, one at each validation 710 steps
  * apart, under AR(1) noise (crosscheck_real.py seed 92, series 43): the smaller jumps between its
- * flat stretches stood under 3 level sigmas (79 MiB), so it counted two or three steps and read
- * `plateau` 0.8 "levelled at step 2871" 260 steps after its fourth, then `leak`, then `growing`
- * and `plateau` again 1,000 steps into its pause. A jump between two flat segments counts from MGC_HELD_SIGMAS:
- * `leak` from 210 steps after its fourth step through the pause. */
+ * flat stretches stood under 3 level sigmas (a level sigma 79 MiB), so it counted two or three
+ * steps and read `plateau` 0.8 "levelled at step 2871" 260 steps after its fourth, then `leak`,
+ * then `growing` and `plateau` again 1,000 steps into its pause. A jump between two flat segments
+ * counts from MGC_HELD_SIGMAS: `leak` from 210 steps after its fourth step through the pause. */
 static void test_held_steps_count(void)
 {
 	recorded_prefixes("stair-held-r92.txt", 4000, 3050, 4000, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
