@@ -44,7 +44,7 @@ static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes 
 static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this many sigmas thin out */
 static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its longest rung, and half again */
 static const double MGC_SAME_SLOPE = 0.8;     /* rising pieces this close in slope are one line */
-static const double MGC_STEP_SIGMAS = 3.0;    /* a step inside a rising segment: 3 level sigmas */
+static const double MGC_STEP_SIGMAS = 3.0;    /* a step: a jump between segments or inside a rising one */
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretches: 5 level sigmas */
 static const double MGC_HELD_SIGMAS = 2.0;    /* ... that a staircase counts, the level held either side */
@@ -889,7 +889,7 @@ static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *
 }
 
 /* Events, gaps and the pause of the regime from segment k->s. An event is a rise the level kept:
- * a segment wholly 3 level sigmas above the top of the one before (MGC_HELD_SIGMAS when both are
+ * a segment wholly MGC_STEP_SIGMAS above the top of the one before (MGC_HELD_SIGMAS when both are
  * flat: the change points split the level there, and each side is a line through many points),
  * or a rising segment that added 2 and kept them (a blip of heavy-tailed noise the floor kept, up
  * and back within a segment or two, is none: two level shifts and such blips read as a staircase
@@ -913,7 +913,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 	for (size_t i = k->s; i <= last; i++) {
 		const struct mgc_seg *g = &c->seg[i];
 		double len = mgc_seg_len(c, g), gap;
-		double held = g->flat && i > 0 && c->seg[i - 1].flat ? MGC_HELD_SIGMAS : 3;
+		double held = g->flat && i > 0 && c->seg[i - 1].flat ? MGC_HELD_SIGMAS : MGC_STEP_SIGMAS;
 		int ev = mgc_seg_jump(c, i) > fmax(least, held * c->sig_lvl);
 		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
 		if (!g->flat && !steps) {

@@ -720,6 +720,9 @@ struct prefix {
  * (the prefix is not counted). On failure it writes why into say. */
 typedef int (*prefix_judge)(const struct prefix *p, char *say, size_t cap);
 
+/* How many recorded series an array of them holds (judge_prefixes' k: never counted by hand). */
+#define NREC(rec) (sizeof(rec) / sizeof((rec)[0]))
+
 /* Classifies every prefix of the k recorded series with o and judges each fit; prints the first
  * failure. Adds the judged prefixes to *judged (unless NULL) and returns how many failed. */
 static size_t judge_prefixes(const struct prefixes *rec, size_t k, const struct mgc_classify_opts *o,
@@ -760,7 +763,7 @@ static void test_no_past_promise(void)
 					      {"pinned-steps-r31.txt", 974, 40, 0, 3},
 					      {"fast-late-r34.txt", 421, 40, 0, 3}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
-	MG_EQ(judge_prefixes(rec, 3, &o, promise_ahead, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, promise_ahead, NULL), 0);
 }
 
 /* A leak said stands while nothing has ended it, and looking back for it must depend neither on
@@ -790,7 +793,7 @@ static void test_leak_said_stands(void)
 					      {"fixed-spike-r47.txt", 801, 601, 0, 10},
 					      {"slow-valend-r58.txt", 1301, 1001, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	MG_EQ(judge_prefixes(rec, 3, &o, still_leak, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, still_leak, NULL), 0);
 }
 
 /* A leak said stands only while the growth goes on, however the floor is segmented: a dataset
@@ -808,7 +811,7 @@ static void test_stall_ends_leak(void)
 	static const struct prefixes rec[] = {{"cache-stall-r65.txt", 849, 651, 0, 5},
 					      {"cache-stall-r63.txt", 2801, 1901, 0, 20}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	MG_EQ(judge_prefixes(rec, 2, &o, says_leak, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, says_leak, NULL), 0);
 }
 
 static int says_flat(const struct prefix *p, char *say, size_t cap)
@@ -826,7 +829,7 @@ static void test_three_steps_no_plateau(void)
 {
 	static const struct prefixes rec[] = {{"stair-three-r71.txt", 587, 370, 460, 2}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	MG_EQ(judge_prefixes(rec, 1, &o, says_flat, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, says_flat, NULL), 0);
 }
 
 /* Steps of 150-300 MiB every 433 steps from step 433 (crosscheck_real.py, seed 69, series 68,
@@ -901,7 +904,7 @@ static void test_step_between_flats_kept(void)
 	static const struct prefixes rec[] = {{"val-step-r75.txt", 2549, 1100, 0, 25},
 					      {"pinned-blocks-r72.txt", 616, 200, 0, 4}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	MG_EQ(judge_prefixes(rec, 2, &o, says_not_plateau, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, says_not_plateau, NULL), 0);
 }
 
 /* The level a rise starts from after a steep warmup is no higher than its own line begins: a
@@ -916,7 +919,7 @@ static void test_onset_after_steep_warmup(void)
 {
 	static const struct prefixes rec[] = {{"slow-warm-r76.txt", 438, 111, 396, 5}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t judged = 0, failed = judge_prefixes(rec, 1, &o, still_leak, &judged);
+	size_t judged = 0, failed = judge_prefixes(rec, NREC(rec), &o, still_leak, &judged);
 	MG_EQ(judged, 58);
 	MG_TRUE(failed <= 3, "slow-warm-r76.txt: %zu of %zu prefixes not a leak", failed, judged);
 }
@@ -937,7 +940,7 @@ static void test_no_confident_rising_flat(void)
 {
 	static const struct prefixes rec[] = {{"slow-noisy-r75.txt", 1000, 400, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	MG_EQ(judge_prefixes(rec, 1, &o, confident_flat, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, confident_flat, NULL), 0);
 }
 
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
@@ -949,7 +952,7 @@ static void test_shift_no_slope(void)
 {
 	static const struct prefixes rec[] = {{"shift-saw-r64.txt", 2301, 1601, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	MG_EQ(judge_prefixes(rec, 1, &o, says_leak, NULL), 0);
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, says_leak, NULL), 0);
 }
 
 /* A promise is a time to come, and kept: near 70 GiB under validation spikes (crosscheck_real.py,
@@ -1002,7 +1005,7 @@ static void test_promise_kept(void)
 					      {"shift-val-r98.txt", 3330, 200, 2000, 10},
 					      {"val-gcsaw-r93.txt", 3501, 1625, 1825, 25}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
-	size_t checked = 0, broken = judge_prefixes(rec, 7, &o, promise_broken, &checked);
+	size_t checked = 0, broken = judge_prefixes(rec, NREC(rec), &o, promise_broken, &checked);
 	printf("promises kept: %zu of %zu checked\n", checked - broken, checked);
 	MG_TRUE(checked >= 40, "%zu promises checked", checked);
 	MG_EQ(broken, 0);
