@@ -146,6 +146,16 @@ def draw(rng, fam):
     return d
 
 
+def ar1(rng, n, phi, sigma):
+    """AR(1) noise with stationary standard deviation sigma, its first point drawn from that."""
+    e = rng.normal(0.0, sigma * np.sqrt(1 - phi * phi), n)
+    x = np.empty(n)
+    x[0] = rng.normal(0.0, sigma)
+    for i in range(1, n):
+        x[i] = phi * x[i - 1] + e[i]
+    return x
+
+
 def knowable(d):
     """The step from which issue 12 counts a leak as knowable."""
     if d["fam"] == "stair":

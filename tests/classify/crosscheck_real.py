@@ -50,16 +50,6 @@ def last_rise(level):
 
 # ---------------------------------------------------------------- noise
 
-def ar1(rng, n, phi, sigma):
-    """AR(1) with stationary standard deviation sigma."""
-    e = rng.normal(0.0, sigma * np.sqrt(1 - phi * phi), n)
-    x = np.empty(n)
-    x[0] = rng.normal(0.0, sigma)
-    for i in range(1, n):
-        x[i] = phi * x[i - 1] + e[i]
-    return x
-
-
 def noise(rng, n, fam):
     """Step-to-step jitter; returns (array, name, sigma in bytes)."""
     kind = {"heavy": "t", "ar": "ar"}.get(fam) or rng.choice(
@@ -73,10 +63,10 @@ def noise(rng, n, fam):
     if kind == "ar":  # allocator and page-cache state carries over from one step to the next
         phi = rng.uniform(0.8, 0.95) if fam == "ar" else rng.uniform(0.5, 0.95)
         sigma = loguni(rng, 30, 300) * MiB if fam == "ar" else sigma
-        return ar1(rng, n, phi, sigma), f"ar{phi:.2f}", sigma
+        return cc.ar1(rng, n, phi, sigma), f"ar{phi:.2f}", sigma
     if kind == "mix":  # fast jitter + slow wander + an occasional burst
         phi = rng.uniform(0.7, 0.95)
-        x = rng.normal(0.0, 0.5 * sigma, n) + ar1(rng, n, phi, 0.8 * sigma)
+        x = rng.normal(0.0, 0.5 * sigma, n) + cc.ar1(rng, n, phi, 0.8 * sigma)
         x += (rng.random(n) < 0.01) * sigma * np.clip(rng.standard_t(2.0, n), -20, 20)
         return x, f"mix{phi:.2f}", sigma
     # Python's generation-2 gc: cyclic garbage piles up, then is freed every `per` steps
