@@ -23,7 +23,7 @@ enum {
 	MGC_MIN_PLATEAU = 5,   /* flat points after the change needed to call a plateau */
 	MGC_MIN_SAMPLES = 20,  /* samples a leak has risen for, at least */
 	MGC_MIN_EVENTS = 3,    /* separate rises a staircase leak needs */
-	MGC_DIP_MIN = 64,      /* an excursion this long ending in a dip made up at once is none */
+	MGC_DIP_MIN = 64,      /* an excursion this long ending in a dip made up soon is none */
 	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
 	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
@@ -246,15 +246,23 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 	return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
-/* A drop at j that the level makes up at once is no spike's end: two low points in a rising
- * level (heavy-tailed noise makes pairs of them), back within half a drop of the top two points
- * later. A spike's landing holds (the floor it fell to is the level), and a sawtooth's climbs
- * back by a step per point, not at once; so an excursion that spanned a leak's rise and ended in
- * such a dip does not set the floor's blocks as wide as the rise. Only past MGC_DIP_MIN points:
- * a shorter excursion is as long as a spike may be, whatever ends it. */
+/* A drop at j that the level makes up soon is no spike's end: within a quarter of the excursion's
+ * length it is back within half the drop (or half a jump, the more) of the top. Two
+ * low points in a rising level (heavy-tailed noise makes pairs of them) are such a dip, and so is
+ * an epoch boundary's (DataLoader workers exit and respawn: 1.5 GiB gone for 160 steps after a
+ * cache had filled for 4,000). A spike's landing holds (the floor it fell to is the level), and a
+ * sawtooth climbs back over its whole period, as long as its excursion; so an excursion that
+ * spanned a rise and ended in a dip does not set the floor's blocks as wide as the rise. Only
+ * past MGC_DIP_MIN points: a shorter excursion is as long as a spike may be, whatever ends it. */
 static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump)
 {
-	return j - i > MGC_DIP_MIN && j + 4 < n && mgc_med3(y, n, j + 3) > mgc_med3(y, n, j) - 0.5 * jump;
+	if (j - i <= MGC_DIP_MIN)
+		return 0;
+	double top = mgc_med3(y, n, j), back = top - 0.5 * fmax(jump, top - mgc_med3(y, n, j + 1));
+	for (size_t t = j + 3; t + 1 < n && t <= j + 1 + (j - i) / 4; t++)
+		if (mgc_med3(y, n, t) > back)
+			return 1;
+	return 0;
 }
 
 /* A hole at i: mgc_med3 there stands more than `depth` under the level on both sides of it (the
