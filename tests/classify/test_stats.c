@@ -1087,10 +1087,6 @@ static void test_held_steps_count(void)
 	recorded_prefixes("stair-held-r92.txt", 4000, 3050, 4000, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
-/* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
- * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
- * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
- * 1090-1130. A rise over within the warmup horizon is one event: no prefix after it is a leak. */
 /* A dataset cache filled to step 4050, then flat at 22.3 GiB for 5,600 steps, logged every 10
  * steps (crosscheck_fresh.py seed 11, series 36): at each epoch's end the DataLoader workers exit
  * and respawn, a dip of 1.5 GiB refilled over 160 steps. The dip's drop closed an excursion that
@@ -1103,6 +1099,10 @@ static void test_epoch_dip_no_spike(void)
 	recorded_prefixes("mix-dip-f11.txt", 972, 600, 972, 12, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
+ * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
+ * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
+ * 1090-1130. A rise over within the warmup horizon is one event: no prefix after it is a leak. */
 static void test_ramp_one_event(void)
 {
 	recorded_prefixes("shift-ramp-r84.txt", 3660, 850, 1600, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
