@@ -48,6 +48,7 @@ static const double MGC_STEP_SIGMAS = 3.0;    /* a step: a jump between segments
 static const double MGC_STEP_SHARE = 0.7;     /* ... its steps carry this much of its rise */
 static const double MGC_JUMP_SIGMAS = 5.0;    /* a step up between flat stretches: 5 level sigmas */
 static const double MGC_HELD_SIGMAS = 2.0;    /* ... that a staircase counts, the level held either side */
+static const double MGC_TAIL_FASTER = 2.0;    /* the input rising this much faster now moves the OOM */
 static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this many level sigmas */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
@@ -1536,14 +1537,41 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 
 /* ---------------------------------------------------------------- step 6: the verdict */
 
+/* How fast the input's floor rises now, under spikes (0 without them, or with too few bins): the
+ * least input bin in the last block as wide as the longest spike against the least in the block
+ * before, over the x between them. The floor's own points are the minima of such blocks, and at
+ * the end a line through few of them lags the input. */
+static double mgc_tail_rate(const struct mgc_ctx *c, double *up)
+{
+	const struct mgc_work *w = c->w;
+	size_t W = c->fl.span, pn = w->pn;
+	*up = 0;
+	if (W == 0 || 2 * W > pn)
+		return 0;
+	size_t now = pn - W, before = pn - 2 * W;
+	for (size_t i = pn - W; i < pn; i++)
+		now = w->pmin[i] < w->pmin[now] ? i : now;
+	for (size_t i = pn - 2 * W; i < pn - W; i++)
+		before = w->pmin[i] < w->pmin[before] ? i : before;
+	double dx = w->pminx[now] - w->pminx[before];
+	*up = w->pmin[now] - w->pmin[before];
+	return dx > 0 ? *up / dx : 0;
+}
+
 /* The rate the limit is projected at: the leak's average since its onset, or, when the floor
  * rises faster now (its last segment rises over MGC_LMIN points or more, the low end of its
  * interval above that average), that low end: a leak read from step 0 at 500 KiB per step, held
- * while a 60 MiB per step one began, projected the limit at step 100,000 with 700 steps left. */
+ * while a 60 MiB per step one began, projected the limit at step 100,000 with 700 steps left.
+ * Under spikes a continuous leak is projected at the input's rate now (mgc_tail_rate) when that is
+ * MGC_TAIL_FASTER times as fast and risen MGC_JUMP_SIGMAS level sigmas, as a step up must: a 90
+ * MiB per step leak under a gc sawtooth, its floor 9 blocks of 160 steps, read 2.6 MiB per step
+ * (a line through them all) and projected its limit 19,600 steps away with 447 left. */
 static double mgc_oom_rate(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	return !L->flat && L->b - L->a >= MGC_LMIN && L->lo > k->rate ? L->lo : k->rate;
+	double rate = !L->flat && L->b - L->a >= MGC_LMIN && L->lo > k->rate ? L->lo : k->rate, up = 0;
+	double tail = k->continuous ? mgc_tail_rate(c, &up) : 0;
+	return tail > MGC_TAIL_FASTER * rate && up >= MGC_JUMP_SIGMAS * c->sig_lvl ? tail : rate;
 }
 
 static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, const char *rule,

@@ -1099,6 +1099,18 @@ static void test_epoch_dip_no_spike(void)
 	recorded_prefixes("mix-dip-f11.txt", 972, 600, 972, 12, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
+ * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
+ * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
+ * 19,600 steps away with about 450 left (the leak reached 36 GiB at step 1440; 80 GiB is 44 GiB
+ * further at 88 MiB per step, 510 steps). The input's rate now (mgc_tail_rate) projects it. */
+static void test_fast_under_gc_tail(void)
+{
+	struct mgc_fit f = classify_recorded("fast-gc-f13.txt", 156, 145, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_STR(mgc_verdict_name(f.verdict), "leak");
+	MG_TRUE(f.x_to_oom > 300 && f.x_to_oom < 1000, "%.0f steps to the limit: %s", f.x_to_oom, f.why);
+}
+
 /* One level shift of 2.1 GiB allocated over 28 steps (802-830) after the run settled, under noise
  * of 2 MiB (crosscheck_real.py seed 84, series 12): the ramp segmented into two rising pieces, a
  * jump and a gain counted for each, read as a staircase of four steps, `leak` "in steps" at steps
@@ -1317,6 +1329,7 @@ int main(int argc, char **argv)
 	test_two_steps_no_leak();
 	test_ramp_one_event();
 	test_epoch_dip_no_spike();
+	test_fast_under_gc_tail();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
