@@ -1537,6 +1537,15 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 
 /* ---------------------------------------------------------------- step 6: the verdict */
 
+/* The least input bin in [a, b): its index (a when the range is empty). */
+static size_t mgc_least_bin(const struct mgc_work *w, size_t a, size_t b)
+{
+	size_t least = a;
+	for (size_t i = a; i < b; i++)
+		least = w->pmin[i] < w->pmin[least] ? i : least;
+	return least;
+}
+
 /* How fast the input's floor rises now, under spikes (0 without them, or with too few bins): the
  * least input bin in the last block as wide as the longest spike against the least in the block
  * before, over the x between them. The floor's own points are the minima of such blocks, and at
@@ -1548,11 +1557,7 @@ static double mgc_tail_rate(const struct mgc_ctx *c, double *up)
 	*up = 0;
 	if (W == 0 || 2 * W > pn)
 		return 0;
-	size_t now = pn - W, before = pn - 2 * W;
-	for (size_t i = pn - W; i < pn; i++)
-		now = w->pmin[i] < w->pmin[now] ? i : now;
-	for (size_t i = pn - 2 * W; i < pn - W; i++)
-		before = w->pmin[i] < w->pmin[before] ? i : before;
+	size_t now = mgc_least_bin(w, pn - W, pn), before = mgc_least_bin(w, pn - 2 * W, pn - W);
 	double dx = w->pminx[now] - w->pminx[before];
 	*up = w->pmin[now] - w->pmin[before];
 	return dx > 0 ? *up / dx : 0;
@@ -1884,12 +1889,18 @@ static double mgc_meaningful_rise(const struct mgc_ctx *c)
 	return 8 * c->delta * c->in->dx;
 }
 
+/* A step up that is new growth: MGC_JUMP_SIGMAS level sigmas and a meaningful rise. */
+static double mgc_step_up(const struct mgc_ctx *c)
+{
+	return fmax(MGC_JUMP_SIGMAS * c->sig_lvl, mgc_meaningful_rise(c));
+}
+
 /* The last j points of flat segment L all stand 5 level sigmas, and a meaningful rise, above the
  * rest of it: a new step. */
 static int mgc_jumped(const struct mgc_ctx *c, const struct mgc_seg *L, size_t j)
 {
 	double med = mgc_median_copy(c->y + L->a, L->b - L->a - j, c->w->s1);
-	double step = fmax(5 * c->sig_lvl, mgc_meaningful_rise(c));
+	double step = mgc_step_up(c);
 	for (size_t i = c->n - j; i < c->n; i++)
 		if (!(c->y[i] - med > step))
 			return 0;
@@ -1926,15 +1937,13 @@ static double mgc_tail_step(const struct mgc_ctx *c, const struct mgc_seg *L, si
 	size_t W = c->fl.span, pn = w->pn, k = 0;
 	if (W == 0 || 2 * W >= pn)
 		return 0;
-	double tail = INFINITY;
-	for (size_t i = pn - W; i < pn; i++)
-		tail = fmin(tail, w->pmin[i]);
+	double tail = w->pmin[mgc_least_bin(w, pn - W, pn)];
 	for (size_t i = L->a; i < L->b && c->x[i] < w->px[pn - W]; i++)
 		w->s1[k++] = c->y[i];
 	if (k < 4)
 		return 0;
 	double med = mgc_median_inplace(w->s1, k), step = tail - med;
-	if (!(step > fmax(5 * c->sig_lvl, mgc_meaningful_rise(c))))
+	if (!(step > mgc_step_up(c)))
 		return 0;
 	*from = pn - W; /* where the step began: the bins before that stand above it by half */
 	while (*from > 1 && w->pmin[*from - 1] - med > 0.5 * step)
@@ -1996,7 +2005,7 @@ static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 	for (size_t i = pn - j; i < pn; i++)
 		bins = fmin(bins, c->w->py[i]);
 	return bins - med > 3 * c->sig_lvl ||
-	       c->w->py[pn - 1] - med > fmax(5 * c->sig_lvl, mgc_meaningful_rise(c));
+	       c->w->py[pn - 1] - med > mgc_step_up(c);
 }
 
 /* The x where the growth levelled: a linear-then-flat fit over the segment before and the last. */
