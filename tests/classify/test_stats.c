@@ -1099,6 +1099,16 @@ static void test_epoch_dip_no_spike(void)
 	recorded_prefixes("mix-dip-f11.txt", 972, 600, 972, 12, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* A dataset cache filled linearly, 2.3 MiB per step, from step 0 to step 3611, then flat at
+ * 38.4 GiB, under jitter with a slow wander (crosscheck_real.py seed 87, series 26): the wander
+ * left short flat stretches inside the fill, and a rise with flat stretches inside had to pause
+ * for a quarter of its climb, 900 steps, before its leak ended: `leak` to step 4500. Its pauses
+ * are the noise's: three of the longest end it, and no prefix from step 4000 is a leak. */
+static void test_cache_top_ends_leak(void)
+{
+	recorded_prefixes("cache-top-r87.txt", 4601, 4001, 4601, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1330,6 +1340,7 @@ int main(int argc, char **argv)
 	test_ramp_one_event();
 	test_epoch_dip_no_spike();
 	test_fast_under_gc_tail();
+	test_cache_top_ends_leak();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
