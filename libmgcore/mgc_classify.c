@@ -1300,17 +1300,18 @@ static double mgc_stair_again(const struct mgc_cand *k)
  * the rate's posterior, climb ((1/alpha)^(1/events) - 1): about 7 mean gaps after 50 steps, 10
  * after 10, 27 after 3 (few steps say little about how long the next gap can be). Either way the
  * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat a while).
- * Only a staircase (flat for half its climb) is read so: a rise in sloped stretches that stops
- * shows it in its slope. A sustained rise with flat stretches inside (the noise's wander) stays
- * flat for three of them, not a quarter of its climb: its pauses are the noise's, and a cache
- * filled over 3,600 steps read `leak` 900 steps into its flat top. */
+ * Only a staircase (flat for half its climb) is read so, and only it waits a quarter of its
+ * climb: a rise in sloped stretches that stops shows it in its slope, and a rise with flat
+ * stretches inside (the noise's wander, gc cycles cutting a fill into steps) stays flat for three
+ * of them: its pauses are the noise's (a cache filled over 3,600 steps read `leak` 900 steps
+ * into its flat top; one filled in gc-cut steps over 2,100 steps, 410 steps into it). */
 static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	double noise = k->rate > 0 ? 3 * c->sig_lvl / k->rate : 0;
 	if (k->continuous && k->gap == 0)
 		return fmax(fmax(MGC_MIN_SAMPLES * c->in->dx, 0.25 * c->in->horizon), noise);
 	noise = fmax(noise, MGC_RUNG_GAPS * k->rung_gap); /* its steps paused that long inside it */
-	double quarter = k->continuous ? 0 : 0.25 * k->climb;
+	double quarter = mgc_is_stair(k) ? 0.25 * k->climb : 0;
 	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, quarter), mgc_stair_again(k)));
 }
 
@@ -1992,7 +1993,7 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 }
 
 /* One of the last 3 points of flat segment L, or all of the last 3 input bins (the floor lags
- * by a block), stand 3 level sigmas above the rest of it, or the last input bin alone stands 5
+ * by a block), stand a step (MGC_STEP_SIGMAS) above the rest of it, or the last input bin alone stands 5
  * level sigmas and a meaningful rise above it (a jump on the newest point): no confident flat
  * verdict while something may be starting (a spike in progress also counts: it only costs
  * confidence). */
@@ -2003,11 +2004,11 @@ static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 		return 0;
 	double med = mgc_median_copy(c->y + L->a, m - j, c->w->s1), bins = INFINITY;
 	for (size_t i = c->n - j; i < c->n; i++)
-		if (c->y[i] - med > 3 * c->sig_lvl)
+		if (c->y[i] - med > MGC_STEP_SIGMAS * c->sig_lvl)
 			return 1;
 	for (size_t i = pn - j; i < pn; i++)
 		bins = fmin(bins, c->w->py[i]);
-	return bins - med > 3 * c->sig_lvl ||
+	return bins - med > MGC_STEP_SIGMAS * c->sig_lvl ||
 	       c->w->py[pn - 1] - med > mgc_step_up(c);
 }
 

@@ -1109,6 +1109,17 @@ static void test_cache_top_ends_leak(void)
 	recorded_prefixes("cache-top-r87.txt", 4601, 4001, 4601, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* A dataset cache filled to step 2135, 7.3 GiB in all, then flat at 71.3 GiB under gc-cycle noise
+ * (crosscheck_real.py seed 71, series 51): the gc cycles cut its fill into steps, so it read as a
+ * rise in steps, and a rise in steps had to pause for a quarter of its climb, 530 steps, before
+ * its leak ended: `leak` "paused for 412" at step 2550. A quarter of its climb is a staircase's
+ * pause (flat for half its climb); a fill in steps ends after three of its longest gaps: no
+ * prefix from step 2350 is a leak. */
+static void test_cache_steps_end_leak(void)
+{
+	recorded_prefixes("cache-steps-r71.txt", 2701, 2351, 2701, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1341,6 +1352,7 @@ int main(int argc, char **argv)
 	test_epoch_dip_no_spike();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
+	test_cache_steps_end_leak();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
