@@ -220,6 +220,7 @@ struct mgc_floor {
 	double excess;  /* the highest point above the floor: spikes, for the OOM projection */
 	double spike_x; /* the longest spike, in x units */
 	size_t span;    /* input bins that outlast the longest spike */
+	double tallest; /* the highest a closed spike stood above where it opened */
 };
 
 /* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences at each lag of 1 to 4
@@ -288,10 +289,11 @@ static int mgc_hole(const double *y, size_t n, size_t i, double depth)
  * per period. A spike gives back more than it kept: a drop that lands further above the opening
  * than it fell is a dip in a raised level (a level shift with a cycle on top), not the end of a
  * spike, and an excursion that spanned the shift would hide it in the floor. Returns the longest,
- * in points. */
-static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *count)
+ * in points, with their count in *count and the highest any stood above its opening in *tallest. */
+static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *count, double *tallest)
 {
 	size_t longest = 0, k = 0, back = n / 4 + 2 < MGC_RAW_CAP ? n / 4 + 2 : MGC_RAW_CAP;
+	*tallest = 0;
 	for (size_t j = 0; j + 2 < n; j++) { /* the landing needs a point after it */
 		double land = mgc_med3(y, n, j + 1);
 		if (!(land - mgc_med3(y, n, j) < -jump))
@@ -310,6 +312,8 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 			continue;
 		if (j - i > longest)
 			longest = j - i;
+		for (size_t q = i; q <= j; q++)
+			*tallest = fmax(*tallest, y[q] - mgc_med3(y, n, i));
 		k++;
 	}
 	*count = k;
@@ -369,7 +373,7 @@ static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, si
 {
 	size_t n = w->pn;
 	double sigma = fmax(mgc_raw_noise(y0, n0, w->raw), 1.0);
-	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, &fl->nexc);
+	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, &fl->nexc, &fl->tallest);
 	size_t B = longest ? (longest + per) / per : 1, cap = n / MGC_MIN_BLOCKS; /* in bins */
 	if (B > cap)
 		B = cap > 1 ? cap : 1;
@@ -1934,7 +1938,11 @@ static int mgc_say_jump(const struct mgc_ctx *c, double before, double at, doubl
 /* Under spikes the floor lags by a block: a step up held for longer than any spike seen so far
  * shows first in the input. The least of the input bins that outlast the longest spike stands 5
  * level sigmas, and a meaningful rise, above the floor points of flat segment L before them: the
- * floor has risen. Returns the step (0: none) and in *from the bin where it began. */
+ * floor has risen. So does a rise held MGC_FRESH_MAX bins that stands twice as high as any spike
+ * seen (a spike is known by its height as well as its length: a device's reserved memory that
+ * wandered a few 2 MiB segments for 530 steps at a time made blocks that wide, and a leak of
+ * 650 MiB in 190 steps read `stable`). Returns the step (0: none) and in *from the bin where it
+ * began. */
 static double mgc_tail_step(const struct mgc_ctx *c, const struct mgc_seg *L, size_t *from)
 {
 	const struct mgc_work *w = c->w;
@@ -1947,9 +1955,13 @@ static double mgc_tail_step(const struct mgc_ctx *c, const struct mgc_seg *L, si
 	if (k < 4)
 		return 0;
 	double med = mgc_median_inplace(w->s1, k), step = tail - med;
+	double recent = w->pmin[mgc_least_bin(w, pn - MGC_FRESH_MAX, pn)] - med;
+	*from = pn - W;
+	if (!(step > mgc_step_up(c)) && recent > 2 * c->fl.tallest)
+		step = recent, *from = pn - MGC_FRESH_MAX;
 	if (!(step > mgc_step_up(c)))
 		return 0;
-	*from = pn - W; /* where the step began: the bins before that stand above it by half */
+	/* where the step began: the bins before that stand above it by half */
 	while (*from > 1 && w->pmin[*from - 1] - med > 0.5 * step)
 		(*from)--;
 	return step;

@@ -1120,6 +1120,19 @@ static void test_cache_steps_end_leak(void)
 	recorded_prefixes("cache-steps-r71.txt", 2701, 2351, 2701, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* A device's reserved memory at 13.6 GiB that wandered a few 2 MiB segments up and down, then a
+ * leak of 2.2 MiB per step from step 1987, logged every 10 steps (crosscheck_fresh.py seed 13,
+ * series 14): its differences are mostly 0, so a drop of one segment was a spike's end, the
+ * longest such excursion 530 steps, and the floor's blocks that wide hid the leak: `stable` 0.95
+ * ("no meaningful growth") at steps 2060-2330 with 650-930 MiB risen. A rise held for the newest
+ * bins and twice as high as any spike seen (8 MiB) is no spike: none of those prefixes is
+ * `stable` or `plateau`. */
+static void test_rise_taller_than_spikes(void)
+{
+	recorded_prefixes("late-device-f13.txt", 235, 207, 235, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_STABLE, 0);
+	recorded_prefixes("late-device-f13.txt", 235, 207, 235, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1353,6 +1366,7 @@ int main(int argc, char **argv)
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
+	test_rise_taller_than_spikes();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
