@@ -2005,9 +2005,9 @@ static int mgc_late_rise(const struct mgc_ctx *c, struct mgc_fit *out)
 }
 
 /* One of the last 3 points of flat segment L, or all of the last 3 input bins (the floor lags
- * by a block), stand a step (MGC_STEP_SIGMAS) above the rest of it, or the last input bin alone stands 5
- * level sigmas and a meaningful rise above it (a jump on the newest point): no confident flat
- * verdict while something may be starting (a spike in progress also counts: it only costs
+ * by a block), stand a step (MGC_STEP_SIGMAS) above the rest of it, or the last input bin alone
+ * stands 5 level sigmas and a meaningful rise above it (a jump on the newest point): no confident
+ * flat verdict while something may be starting (a spike in progress also counts: it only costs
  * confidence). */
 static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 {
