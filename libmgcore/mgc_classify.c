@@ -302,18 +302,19 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 		size_t i = j;
 		while (i > 0 && mgc_med3(y, n, i) > lvl && j - i < back)
 			i--;
-		if (mgc_med3(y, n, i) > lvl) /* a drop below all that came before: memory given back */
+		double opened = mgc_med3(y, n, i);
+		if (opened > lvl) /* a drop below all that came before: memory given back */
 			continue;
 		if (mgc_hole(y, n, i, 0.5 * jump) || mgc_hole(y, n, j + 1, 0.5 * jump))
 			continue; /* it opened, or landed, at no level the series stood at */
-		if (land - mgc_med3(y, n, i) >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
+		if (land - opened >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
 			continue;
 		if (mgc_dip(y, n, i, j, jump))
 			continue;
 		if (j - i > longest)
 			longest = j - i;
 		for (size_t q = i; q <= j; q++)
-			*tallest = fmax(*tallest, y[q] - mgc_med3(y, n, i));
+			*tallest = fmax(*tallest, y[q] - opened);
 		k++;
 	}
 	*count = k;
