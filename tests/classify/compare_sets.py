@@ -26,23 +26,16 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import numpy as np  # noqa: E402
-
 import crosscheck as cc  # noqa: E402
-
-PER_FAMILY = {"crosscheck": 4, "crosscheck_real": 3, "crosscheck_warm": 3}
-
 
 def run(a):
     gen = importlib.import_module(a.generator)
-    per = a.per_family or getattr(gen, "PER_FAMILY_DEFAULT", None) or PER_FAMILY.get(a.generator, 3)
+    per = a.per_family or gen.PER_FAMILY_DEFAULT
     only = set(getattr(gen, "ISSUE12", [])) if a.issue12 else set()
     score, saved = cc.Score(), []
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(2) as pool:
         for sd in a.seed:
-            rng = np.random.default_rng(sd)
-            series = [gen.draw(rng, f) for f in (gen.NONLEAK + gen.LEAK) * per]
-            keep = [(f"{d['fam']}:{sd}:{i}", d) for i, d in enumerate(series) if not only or d["fam"] in only]
+            keep = cc.draw_set(gen.draw, gen.NONLEAK + gen.LEAK, sd, per, only)
             said = pool.map(lambda p: cc.classify(a.mgreport, p[1], tmp, p[0].replace(":", "-")), keep)
             for (label, d), s in zip(keep, said):
                 score.add(d, s, label)

@@ -251,6 +251,14 @@ class Score:
             print(f"  {fam:14s} {what:22s} {k}")
 
 
+def draw_set(draw, families, seed, per, only=()):
+    """[(label, series)] of one seed: families * per series drawn with draw(rng, family) in order,
+    then those of the families in `only` kept (all when it is empty), labelled family:seed:index."""
+    rng = np.random.default_rng(seed)
+    series = [draw(rng, f) for f in families * per]
+    return [(f"{d['fam']}:{seed}:{i}", d) for i, d in enumerate(series) if not only or d["fam"] in only]
+
+
 def run_sets(doc, draw, families, seed, per, jobs, groups=None):
     """The command line every crosscheck generator shares: MGREPORT [--seed N]... [--per-family K]
     [--jobs N] [--family F]... [--GROUP]... [-v]; draws families * per-family series per seed with
@@ -274,14 +282,9 @@ def run_sets(doc, draw, families, seed, per, jobs, groups=None):
     score = Score()
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for sd in a.seed or [seed]:
-            rng = np.random.default_rng(sd)
-            series = [draw(rng, f) for f in families * a.per_family]
-            labels = [f"{d['fam']}:{sd}:{i}" for i, d in enumerate(series)]
-            keep = [i for i, d in enumerate(series) if not only or d["fam"] in only]
-            series, labels = [series[i] for i in keep], [labels[i] for i in keep]
-            runs = pool.map(lambda p: classify(a.mgreport, p[0], tmp, p[1].replace(":", "-")),
-                            zip(series, labels))
-            for d, label, said in zip(series, labels, runs):
+            keep = draw_set(draw, families, sd, a.per_family, only)
+            runs = pool.map(lambda p: classify(a.mgreport, p[1], tmp, p[0].replace(":", "-")), keep)
+            for (label, d), said in zip(keep, runs):
                 score.add(d, said, label)
                 if a.v:
                     seq = "".join(v[0] if v != "leak" else "L" for _, v, *_ in said)
@@ -290,8 +293,11 @@ def run_sets(doc, draw, families, seed, per, jobs, groups=None):
     score.report()
 
 
+PER_FAMILY_DEFAULT = 4
+
+
 def main():
-    run_sets(__doc__, draw, NONLEAK + LEAK, 777, 4, 2)
+    run_sets(__doc__, draw, NONLEAK + LEAK, 777, PER_FAMILY_DEFAULT, 2)
 
 
 if __name__ == "__main__":

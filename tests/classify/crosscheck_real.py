@@ -517,8 +517,11 @@ def draw(rng, fam):
     return d
 
 
+PER_FAMILY_DEFAULT = 3
+
+
 def main():
-    cc.run_sets(__doc__, draw, NONLEAK + LEAK, 1, 3, 1, {"issue12": ISSUE12})
+    cc.run_sets(__doc__, draw, NONLEAK + LEAK, 1, PER_FAMILY_DEFAULT, 1, {"issue12": ISSUE12})
 
 
 if __name__ == "__main__":

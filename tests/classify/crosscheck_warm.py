@@ -167,8 +167,11 @@ def draw(rng, fam):
     return d
 
 
+PER_FAMILY_DEFAULT = 3
+
+
 def main():
-    cc.run_sets(__doc__, draw, NONLEAK + LEAK, 4242, 3, 1)
+    cc.run_sets(__doc__, draw, NONLEAK + LEAK, 4242, PER_FAMILY_DEFAULT, 1)
 
 
 if __name__ == "__main__":
