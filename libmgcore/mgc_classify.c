@@ -1475,6 +1475,22 @@ static int mgc_few_jumps(const struct mgc_ctx *c, const struct mgc_cand *k, doub
 	return fmax(left, right) > big && rise - gap - fmax(left, right) < need && held >= 2;
 }
 
+/* Regime k, not late, read from the last segment, whose halves say it slows down (the second rose
+ * under half the first) only because its onset's level lies under that segment's line: a warmup
+ * that ended in the line's first points (a pool's last growth under the leak, a ramp) put its
+ * rise in the first half. The line itself is steady when it rises meaningfully (its interval) by
+ * as much as a leak must and does not slow down: a 301 KiB per step leak from step 24 on such a
+ * warmup read `growing` from step 1596 to 2865, until the leak had risen twice the warmup. */
+static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	const struct mgc_seg *g = &c->seg[c->nseg - 1];
+	if (k->late || !k->continuous || k->s + 1 != c->nseg || k->s == 0)
+		return 0;
+	if (!(g->lo > c->delta) || g->slope * mgc_seg_len(c, g) < mgc_rise_needed(c, k))
+		return 0;
+	return !mgc_decelerates(c, g->a, c->n);
+}
+
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
  * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
  * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
@@ -1493,7 +1509,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 	double need = mgc_rise_needed(c, k);
 	if (!(k->lo > c->delta) || !(k->rate > c->delta) || !(k->rise >= need) || mgc_grown(c, k) < mgc_min_rise(c))
 		return NULL;
-	if (!(k->h1 > 0) || !(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1))
+	if (!(k->h1 > 0) || (!(k->h2 >= (k->late ? 0.25 : 0.5) * k->h1) && !mgc_line_steady(c, k)))
 		return NULL;
 	if (!k->continuous && k->rise - mgc_largest_step(c, k->a0, c->n, MGC_MIN_PLATEAU) < need)
 		return NULL; /* without its largest step it did not rise: a level shift, no staircase */

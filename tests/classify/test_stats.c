@@ -1136,6 +1136,17 @@ static void test_rise_taller_than_spikes(void)
 	}
 }
 
+/* A leak of 301 KiB per step from step 24 on a warmup that ended in its first hundreds of steps,
+ * under AR noise (crosscheck_real.py seed 93, series 67): one rising segment from step 16, whose
+ * first half carries the warmup's rise too, so the rise read as slowing down (its second half
+ * under half its first) and `growing` from step 1596 to 2865, 1,500 steps past the start horizon,
+ * until the leak had risen twice the warmup. The segment's own line rises steadily: `leak` at
+ * every prefix from step 1596 to 2865. */
+static void test_leak_on_warmup_line(void)
+{
+	recorded_prefixes("slow-warm-r93.txt", 3001, 1597, 2866, 30, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1370,6 +1381,7 @@ int main(int argc, char **argv)
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
 	test_rise_taller_than_spikes();
+	test_leak_on_warmup_line();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
