@@ -2133,6 +2133,24 @@ static int mgc_saturates(const struct mgc_ctx *c, const struct mgc_seg *L, struc
 	return e->identified && isfinite(e->level_hat);
 }
 
+/* Do the last segment's points from three of the fit's time constants on (MGC_MIN_SAMPLES of them
+ * at least) still rise, meaningfully (their line's interval) and by 2 level sigmas? Then the fit
+ * levelled a warmup at the segment's start and left the line after it to the noise: a slow leak
+ * (152 KiB per step from step 326, under heavy-tailed noise) read `plateau` 0.8 "levelling off"
+ * with a time constant of 44 steps, 560 steps into it. */
+static int mgc_rises_after_fit(const struct mgc_ctx *c, const struct mgc_seg *L, const struct mgc_expfit *e)
+{
+	double at = c->x[L->a] + 3 * e->tau_hat, rs;
+	size_t a = L->a;
+	while (a < L->b && c->x[a] < at)
+		a++;
+	if (L->b - a < MGC_MIN_SAMPLES)
+		return 0;
+	struct mgc_trend tr;
+	mgc_seg_trend(c->x, c->y, a, L->b, c->phi, c->w, &tr, &rs);
+	return tr.slope_lo > c->delta && tr.slope * (c->x[L->b - 1] - c->x[a]) >= 2 * c->sig_lvl;
+}
+
 /* The growth levels off: the saturating fit of the last segment leaves less than 2 level sigmas to
  * come. A `plateau` (of medium confidence: the tail may still creep). */
 static void mgc_say_levelling(const struct mgc_ctx *c, const struct mgc_seg *L, const struct mgc_expfit *e,
@@ -2164,7 +2182,7 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 	const char *u = mgc_unit(c->in->x_is_steps);
 	double xl = c->in->x_last;
 	struct mgc_expfit e;
-	int sat = mgc_saturates(c, L, &e);
+	int sat = mgc_saturates(c, L, &e) && !mgc_rises_after_fit(c, L, &e);
 	if (sat && e.level_hat - mgc_level_now(c) < 2 * c->sig_lvl) {
 		mgc_say_levelling(c, L, &e, out);
 		return;

@@ -1147,6 +1147,16 @@ static void test_leak_on_warmup_line(void)
 	recorded_prefixes("slow-warm-r93.txt", 3001, 1597, 2866, 30, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A slow leak of 152 KiB per step from step 326 under heavy-tailed noise and validation and
+ * checkpoint spikes (crosscheck_real.py seed 58, series 17): one segment from the start, whose
+ * saturating fit took the start-up's rise (a time constant of 44 steps) and the leak's line after
+ * it for noise, `plateau` 0.8 ("warmup levelling off ... 10.3 MiB above now") at steps 888-1053.
+ * Its points past three time constants still rise: none of those prefixes is `plateau`. */
+static void test_fit_refuted_by_line(void)
+{
+	recorded_prefixes("slow-fit-r58.txt", 1111, 889, 1054, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1382,6 +1392,7 @@ int main(int argc, char **argv)
 	test_cache_steps_end_leak();
 	test_rise_taller_than_spikes();
 	test_leak_on_warmup_line();
+	test_fit_refuted_by_line();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
