@@ -1139,7 +1139,7 @@ static void test_rise_taller_than_spikes(void)
 /* A leak of 301 KiB per step from step 24 on a warmup that ended in its first hundreds of steps,
  * under AR noise (crosscheck_real.py seed 93, series 67): one rising segment from step 16, whose
  * first half carries the warmup's rise too, so the rise read as slowing down (its second half
- * under half its first) and `growing` from step 1596 to 2865, 1,500 steps past the start horizon,
+ * under half its first) and `growing` from step 1596 to 2865 (the start horizon is step 1000),
  * until the leak had risen twice the warmup. The segment's own line rises steadily: `leak` at
  * every prefix from step 1596 to 2865. */
 static void test_leak_on_warmup_line(void)
