@@ -1257,6 +1257,14 @@ static double mgc_epoch_after(const struct mgc_core_in *in, double x)
 	return INFINITY;
 }
 
+/* The first floor point from point i on whose x is at least x (c->n if none). */
+static size_t mgc_point_from(const struct mgc_ctx *c, size_t i, double x)
+{
+	while (i < c->n && c->x[i] < x)
+		i++;
+	return i;
+}
+
 /* Epochs: growth from the start of the run (or of a phase) that goes on past the next epoch
  * boundary at half its rate or more, for long enough to measure, is no cache filling epoch 1. */
 static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
@@ -1265,9 +1273,7 @@ static int mgc_epoch_rule(const struct mgc_ctx *c, const struct mgc_cand *k)
 	double need = fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
 	if (!(k->x_on + k->climb >= b + need))
 		return 0;
-	size_t i = 0;
-	while (i < c->n && c->x[i] < b)
-		i++;
+	size_t i = mgc_point_from(c, 0, b);
 	if (c->n - i < 4 || i < 2)
 		return 0;
 	struct mgc_trend after;
@@ -1796,6 +1802,16 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	return nc;
 }
 
+/* Does the line through floor points [a, b) rise meaningfully (its interval above the meaningful
+ * growth) and by `sigmas` level sigmas from point a to x `to`? Its trend in *tr. */
+static int mgc_line_rises(const struct mgc_ctx *c, size_t a, size_t b, double to, double sigmas,
+			  struct mgc_trend *tr)
+{
+	double rs;
+	mgc_seg_trend(c->x, c->y, a, b, c->phi, c->w, tr, &rs);
+	return tr->slope_lo > c->delta && tr->slope * (to - c->x[a]) >= sigmas * c->sig_lvl;
+}
+
 /* Does the level still creep up over the flat segments at the end, taken together? A slow leak
  * under noise segments into flat pieces, each a little higher than the one before, and its last
  * piece looked like a plateau. It creeps when the line over them rose MGC_STEP_SIGMAS level sigmas
@@ -1812,8 +1828,7 @@ static double mgc_creep(const struct mgc_ctx *c, double *since)
 	double rs;
 	if (c->n - a < 4 * MGC_MIN_PLATEAU || mgc_held_step(c, a))
 		return 0;
-	mgc_seg_trend(c->x, c->y, a, c->n, c->phi, c->w, &tr, &rs);
-	if (!(tr.slope_lo > c->delta) || !(tr.slope * (c->in->x_last - c->x[a]) >= MGC_STEP_SIGMAS * c->sig_lvl))
+	if (!mgc_line_rises(c, a, c->n, c->in->x_last, MGC_STEP_SIGMAS, &tr))
 		return 0;
 	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, &t1, &rs);
 	mgc_seg_trend(c->x, c->y, h, c->n, c->phi, c->w, &t2, &rs);
@@ -2140,15 +2155,9 @@ static int mgc_saturates(const struct mgc_ctx *c, const struct mgc_seg *L, struc
  * with a time constant of 44 steps, 560 steps into it. */
 static int mgc_rises_after_fit(const struct mgc_ctx *c, const struct mgc_seg *L, const struct mgc_expfit *e)
 {
-	double at = c->x[L->a] + 3 * e->tau_hat, rs;
-	size_t a = L->a;
-	while (a < L->b && c->x[a] < at)
-		a++;
-	if (L->b - a < MGC_MIN_SAMPLES)
-		return 0;
+	size_t a = mgc_point_from(c, L->a, c->x[L->a] + 3 * e->tau_hat);
 	struct mgc_trend tr;
-	mgc_seg_trend(c->x, c->y, a, L->b, c->phi, c->w, &tr, &rs);
-	return tr.slope_lo > c->delta && tr.slope * (c->x[L->b - 1] - c->x[a]) >= 2 * c->sig_lvl;
+	return L->b - a >= MGC_MIN_SAMPLES && mgc_line_rises(c, a, L->b, c->x[L->b - 1], 2, &tr);
 }
 
 /* The growth levels off: the saturating fit of the last segment leaves less than 2 level sigmas to
