@@ -179,7 +179,8 @@ __attribute__((constructor)) static void mgp_init(void)
 		drop_preload();
 	uint64_t budget = mgp_os_budget_init();
 	if (mgp_sites_init(life.set.max_sites) < 0 || mgp_trace_init((int)life.set.compress) < 0 ||
-	    mgp_modules_init() < 0 || mgp_threads_init() < 0 || mgp_sample_init(life.set.sample) < 0) {
+	    mgp_modules_init() < 0 || mgp_threads_init() < 0 ||
+	    mgp_sample_init(life.set.sample, life.set.sample_seed) < 0) {
 		if (budget != UINT64_MAX)
 			mgp_log("the address-space limit (ulimit -v) leaves the probe %llu KiB, too little "
 				"for its tables: the program runs unprofiled", (unsigned long long)(budget >> 10));

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mgp_sample.c: the draws and weights of mgp_sample.h. Each thread draws its exponential gaps
- * from its own xorshift generator, seeded from its stack address and the clock. Never calls
- * malloc or a lock. */
+ * from its own xorshift generator, seeded from its stack address and the clock, or from
+ * MGPROBE_SAMPLE_SEED and its turn among the threads. Never calls malloc or a lock. */
 #include "mgp_sample.h"
 
 #include <errno.h>
@@ -14,7 +14,9 @@ struct mgp_sample_conf mgp_sample_conf;
 __thread int64_t mgp_sample_left __attribute__((tls_model("initial-exec")));
 static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
 
-int mgp_sample_init(uint64_t rate)
+static uint64_t threads_seeded; /* with a seed: threads that have drawn, in order */
+
+int mgp_sample_init(uint64_t rate, uint64_t seed)
 {
 	if (!rate)
 		return 0;
@@ -24,14 +26,19 @@ int mgp_sample_init(uint64_t rate)
 		return -ENOMEM;
 	mgp_sample_conf.always = rate * 4;
 	mgp_sample_conf.rate = rate;
+	mgp_sample_conf.seed = seed;
 	return 0;
 }
 
 /* Uniform in (0, 1]. */
 static double uniform(void)
 {
-	if (!rng)
+	if (!rng && mgp_sample_conf.seed) {
+		uint64_t turn = __atomic_fetch_add(&threads_seeded, 1, __ATOMIC_RELAXED);
+		rng = mgc_mix64(mgp_sample_conf.seed + turn * 0x9e3779b97f4a7c15ull) | 1;
+	} else if (!rng) {
 		rng = mgc_mix64((uint64_t)(uintptr_t)&rng ^ mgp_now_ns()) | 1;
+	}
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
 	rng ^= rng >> 27;

@@ -18,6 +18,7 @@
 extern struct mgp_sample_conf {
 	uint64_t rate;    /* R, bytes */
 	uint64_t always;  /* 4R: allocations this big are always recorded */
+	uint64_t seed;    /* the draws' seed; 0: from the clock and the stack */
 	uint8_t *filter;  /* counters of live recorded blocks: by 16-byte unit (MGP_SAMPLE_FILTER_BITS),
 			     then by 64 KiB region (MGP_SAMPLE_REGION_BITS) */
 } mgp_sample_conf;
@@ -28,8 +29,10 @@ extern struct mgp_sample_conf {
 /* Bytes until this thread's next sample point; 0 before its first draw. */
 extern __thread int64_t mgp_sample_left __attribute__((tls_model("initial-exec")));
 
-/* Sets sampling up (rate 0: off). 0, or -ENOMEM for the filter. Once, at start-up. */
-int mgp_sample_init(uint64_t rate);
+/* Sets sampling up (rate 0: off). seed 0: each thread seeds its draws from the clock and its
+ * stack; else from seed and the order in which threads first draw (a run whose threads allocate
+ * alike draws alike). 0, or -ENOMEM for the filter. Once, at start-up. */
+int mgp_sample_init(uint64_t rate, uint64_t seed);
 
 /* The slow half of mgp_sample_skip: a draw is due. */
 int mgp_sample_slow(size_t n);

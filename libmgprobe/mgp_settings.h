@@ -23,6 +23,7 @@ struct mgp_settings {
 	uint32_t cuda_activity; /* CUPTI activity records joined to CUDA allocations (on unless 0) */
 	uint32_t compress;   /* zstd-compress the trace (on unless MGPROBE_COMPRESS is 0) */
 	uint32_t sample;     /* MGPROBE_SAMPLE: mean bytes between recorded allocations; 0 = all */
+	uint32_t sample_seed; /* MGPROBE_SAMPLE_SEED: the draws' seed; 0 = from the clock */
 	uint32_t unwind;     /* MGPROBE_UNWIND: enum mgp_unwind_mode (probe, libunwind, check) */
 };
 
@@ -66,6 +67,8 @@ static const struct mgp_setting mgp_setting_table[] = {
 	 "0: CUDA allocations through callbacks only, without CUPTI's activity records (streams, pools)"},
 	{"MGPROBE_SAMPLE", MGP_SETTING_NUMBER, MGP_SETTING_AT(sample), 0, 1u << 30, 0,
 	 "sample allocations by bytes, one per this many on average (e.g. 524288); 0: all"},
+	{"MGPROBE_SAMPLE_SEED", MGP_SETTING_NUMBER, MGP_SETTING_AT(sample_seed), 0, UINT32_MAX, 0,
+	 "seed of the sampling draws: a run that allocates alike samples alike; 0: a new seed each run"},
 	{"MGPROBE_UNWIND", MGP_SETTING_CHOICE, MGP_SETTING_AT(unwind), 0, 0, 0,
 	 "probe|libunwind|check: the probe's caching unwinder with libunwind where it cannot (default), "
 	 "libunwind only, or both on every stack with mismatches counted on stderr"},

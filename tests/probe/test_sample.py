@@ -2,7 +2,8 @@
 # Sampled mode (--sample 64K) on prog_sample.c, beside exact mode: exact mode's numbers are the
 # program's own; sampled, the 100,000 kept blocks are an estimate whose band holds the truth,
 # blocks over 4R (grown by realloc) and anonymous mappings are exact, and realloc across recorded
-# and unrecorded blocks leaves nothing behind.
+# and unrecorded blocks leaves nothing behind. With MGPROBE_SAMPLE_SEED the same program samples
+# the same blocks run after run (another seed, others).
 from probetest import Test
 
 t = Test("sample", 1)
@@ -47,4 +48,20 @@ if rep:
            all(s["live_count"] <= 100 * 1100 for s in t.sites_in(rep, "shrink_back")))
     t.eq("sampled: last point's heap = the sum of the sites' live bytes", rep["points"][-1]["heap"],
          sum(s["live_bytes"] for s in rep["sites"] if s["kind"] == "heap"))
+
+
+def seeded(seed, name):
+    """keep_small's estimate in a run sampled with MGPROBE_SAMPLE_SEED=seed, or None."""
+    out = t.path(name)
+    r = t.probe([prog], out, ["--sample", "64K"], extra_env={"MGPROBE_SAMPLE_SEED": str(seed)})
+    t.eq("seed %d: the program exits 0" % seed, 0, r.returncode)
+    rep = t.report(out)
+    small = t.sites_in(rep, "keep_small") if rep else []
+    return (small[0]["live_bytes"], small[0]["live_count"]) if len(small) == 1 else None
+
+
+first, again, other = seeded(5, "seed5a.mgt"), seeded(5, "seed5b.mgt"), seeded(6, "seed6.mgt")
+t.true("seeded: the same seed samples the same blocks", first is not None and first == again,
+       (first, again))
+t.true("seeded: another seed samples others", other is not None and other != first, (first, other))
 t.done()
