@@ -17,6 +17,7 @@
 #include "mgp_live.h"
 #include "mgp_mmaps.h"
 #include "mgp_os.h"
+#include "mgp_sample.h"
 #include "mgp_shm.h"
 #include "mgp_sites.h"
 #include "mgp_state.h"
@@ -52,6 +53,7 @@ static void atfork_prepare(void)
 static void atfork_parent(void)
 {
 	unlock_all();
+	mgp_sample_forked(0);
 	mgp_cuda_fork_parent();
 	mgp_guard_leave();
 }
@@ -59,6 +61,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	unlock_all();
+	mgp_sample_forked(1);
 	mgp_unwind_forked();
 	mgp_life_forked(mgp_cuda_fork_child()); /* CUDA first: before the child's first snapshot */
 	mgp_guard_leave();

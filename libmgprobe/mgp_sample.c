@@ -15,6 +15,7 @@ __thread int64_t mgp_sample_left __attribute__((tls_model("initial-exec")));
 static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
 
 static uint64_t threads_seeded; /* with a seed: threads that have drawn, in order */
+static uint64_t forks;          /* children this process has forked */
 
 int mgp_sample_init(uint64_t rate, uint64_t seed)
 {
@@ -28,6 +29,18 @@ int mgp_sample_init(uint64_t rate, uint64_t seed)
 	mgp_sample_conf.rate = rate;
 	mgp_sample_conf.seed = seed;
 	return 0;
+}
+
+void mgp_sample_forked(int child)
+{
+	if (!child) {
+		forks++;
+		return;
+	}
+	if (mgp_sample_conf.seed) /* the parent's n-th child: another seed, the same in every run */
+		mgp_sample_conf.seed = mgc_mix64(mgp_sample_conf.seed + forks + 1) | 1;
+	threads_seeded = forks = 0;
+	rng = 0;
 }
 
 /* Uniform in (0, 1]. */

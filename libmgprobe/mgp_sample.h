@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Set once at start-up, read-only after. rate 0: every allocation is recorded (exact mode). */
+/* Set once at start-up (the seed again in a fork child), read-only after. rate 0: every
+ * allocation is recorded (exact mode). */
 extern struct mgp_sample_conf {
 	uint64_t rate;    /* R, bytes */
 	uint64_t always;  /* 4R: allocations this big are always recorded */
@@ -33,6 +34,11 @@ extern __thread int64_t mgp_sample_left __attribute__((tls_model("initial-exec")
  * stack; else from seed and the order in which threads first draw (a run whose threads allocate
  * alike draws alike). 0, or -ENOMEM for the filter. Once, at start-up. */
 int mgp_sample_init(uint64_t rate, uint64_t seed);
+
+/* After fork (child 0: in the parent, 1: in the child, still one thread): the child draws afresh,
+ * not its parent's sequence again; with a seed, from one made of it and how many children the
+ * parent had forked before. */
+void mgp_sample_forked(int child);
 
 /* The slow half of mgp_sample_skip: a draw is due. */
 int mgp_sample_slow(size_t n);

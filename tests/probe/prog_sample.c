@@ -2,11 +2,15 @@
 /* prog_sample.c: what sampled mode (mgprobe run --sample 64K) must get right, run in exact mode
  * too: 100,000 small blocks kept (an estimate within its band); 200 blocks of 100 bytes grown by
  * realloc to 300 KiB (over 4R: always recorded), then half shrunk back to 64 bytes and half freed
- * (realloc across recorded and unrecorded); 8 anonymous mappings of 64 KiB (never sampled). */
+ * (realloc across recorded and unrecorded); 8 anonymous mappings of 64 KiB (never sampled).
+ * `prog_sample twins`: allocates and frees, forks, and parent and child each keep the 100,000 small blocks (the
+ * child's draws must not repeat its parent's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 #define NSMALL 100000
@@ -40,8 +44,30 @@ NOINLINE static void *map_some(void)
 	return mmap(NULL, 64 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 }
 
-int main(void)
+/* Parent and child keep the same blocks; 0 when both did. */
+static int twins(void)
 {
+	for (int i = 0; i < 10000; i++) /* the parent has drawn before it forks */
+		free(start_small());
+	pid_t pid = fork();
+	int status = 0;
+	if (pid < 0)
+		return 1;
+	for (int i = 0; i < NSMALL; i++)
+		if (!(small[i] = keep_small()))
+			return 1;
+	if (pid == 0)
+		return 0;
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return 1;
+	printf("twins: %d small each\n", NSMALL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "twins") == 0)
+		return twins();
 	for (int i = 0; i < NSMALL; i++)
 		if (!(small[i] = keep_small()))
 			return 1;

@@ -3,7 +3,9 @@
 # program's own; sampled, the 100,000 kept blocks are an estimate whose band holds the truth,
 # blocks over 4R (grown by realloc) and anonymous mappings are exact, and realloc across recorded
 # and unrecorded blocks leaves nothing behind. With MGPROBE_SAMPLE_SEED the same program samples
-# the same blocks run after run (another seed, others).
+# the same blocks run after run (another seed, others), and a forked child draws its own.
+import glob
+
 from probetest import Test
 
 t = Test("sample", 1)
@@ -64,4 +66,27 @@ first, again, other = seeded(5, "seed5a.mgt"), seeded(5, "seed5b.mgt"), seeded(6
 t.true("seeded: the same seed samples the same blocks", first is not None and first == again,
        (first, again))
 t.true("seeded: another seed samples others", other is not None and other != first, (first, other))
+
+
+def twins(seed, name):
+    """keep_small's estimates in the parent and the forked child of `prog_sample twins`."""
+    out = t.path(name + ".mgt")
+    env = {"MGPROBE_SAMPLE_SEED": str(seed)} if seed else {}
+    r = t.probe([prog, "twins"], out, ["--sample", "64K"], extra_env=env)
+    t.eq("twins (seed %d): the program exits 0" % seed, 0, r.returncode)
+    kids = glob.glob(t.path(name + ".*.mgt"))
+    t.eq("twins (seed %d): one child trace" % seed, 1, len(kids))
+    est = []
+    for path in [out] + kids[:1]:
+        rep = t.report(path)
+        small = t.sites_in(rep, "keep_small") if rep else []
+        est.append(small[0]["live_bytes"] if len(small) == 1 else None)
+    return est
+
+
+for seed in (0, 7):
+    parent, child = twins(seed, "twins-loop%d" % seed)
+    t.true("twins (seed %d): the child samples other blocks than its parent" % seed,
+           None not in (parent, child) and parent != child, (parent, child))
+t.eq("twins: with a seed, parent and child repeat", twins(7, "twins7"), twins(7, "twins7b"))
 t.done()
