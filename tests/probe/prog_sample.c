@@ -3,8 +3,8 @@
  * too: 100,000 small blocks kept (an estimate within its band); 200 blocks of 100 bytes grown by
  * realloc to 300 KiB (over 4R: always recorded), then half shrunk back to 64 bytes and half freed
  * (realloc across recorded and unrecorded); 8 anonymous mappings of 64 KiB (never sampled).
- * `prog_sample twins`: allocates and frees, forks, and parent and child each keep the 100,000 small blocks (the
- * child's draws must not repeat its parent's). */
+ * `prog_sample twins`: allocates and frees, forks, and parent and child each keep the 100,000
+ * small blocks (the child's draws must not repeat its parent's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
