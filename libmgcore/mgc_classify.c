@@ -42,6 +42,7 @@ static const double MGC_LADDER_SIGMAS = 3.0;  /* ... and a leak said earlier sta
 static const double MGC_EVENT_SHARE = 0.0625; /* an event is a sixteenth of its regime's largest */
 static const double MGC_SPIKE_SIGMAS = 6.0;   /* a drop this many sigmas closes a spike */
 static const double MGC_SPREAD_MIN = -1.0;    /* rungs that crowd early by this many sigmas thin out */
+static const double MGC_STAIR_FLAT = 0.4;     /* a staircase is flat for this share of its climb */
 static const double MGC_RUNG_GAPS = 1.5;      /* a leak pauses as long as its longest rung, and half again */
 static const double MGC_SAME_SLOPE = 0.8;     /* rising pieces this close in slope are one line */
 static const double MGC_STEP_SIGMAS = 3.0;    /* a step: a jump between segments or inside a rising one */
@@ -1022,10 +1023,14 @@ static double mgc_wander(const struct mgc_ctx *c, size_t a, size_t b, double spa
 	return k ? 1.4826 * mgc_mad_scratch(d, k, c->w->s1) : 0;
 }
 
-/* Whether regime k reads as a staircase: separate rises, flat for at least half its climb. */
+/* Whether regime k reads as a staircase: separate rises, flat for MGC_STAIR_FLAT of its climb
+ * or more. Not half: under noise and spikes the floor's segments slope about each step (a block
+ * that holds a step rises with it), so a staircase's flat stretches read shorter than its pauses
+ * were: at half, a staircase under a sawtooth whose readings were flat for 40-43% of their climb
+ * said `plateau` in its pauses (`test_stair_flat_share`). */
 static int mgc_is_stair(const struct mgc_cand *k)
 {
-	return k->events > 0 && k->flat >= 0.5 * k->climb;
+	return k->events > 0 && k->flat >= MGC_STAIR_FLAT * k->climb;
 }
 
 /* A line through regime k rises at least half as fast as it did: its steps are spread over its
@@ -1039,8 +1044,8 @@ static int mgc_steady_steps(const struct mgc_cand *k)
  * from a line through them (the residuals about a line are steps, strongly autocorrelated, and
  * widen its interval several times over). N separate rises read as a Poisson count over the
  * regime's time give at least rise/dur x L(N)/N, L the count's lower 97.5% bound (Wilson-Hilferty:
- * 1.1 for 4 steps, 5.5 for 10). -INFINITY unless it is a staircase (MGC_MIN_EVENTS steps, flat
- * for half its climb). */
+ * 1.1 for 4 steps, 5.5 for 10). -INFINITY unless it is a staircase (MGC_MIN_EVENTS steps,
+ * mgc_is_stair). */
 static double mgc_stair_lo(const struct mgc_cand *k)
 {
 	double n = k->events;
@@ -1296,7 +1301,7 @@ static double mgc_poisson_pause(double climb, double events)
 	return mgc_pause_with_chance(climb, events, MGC_RETRACT_ALPHA);
 }
 
-/* The pause a staircase (flat for half its climb) would make with chance MGC_RETRACT_ALPHA had it
+/* The pause a staircase (mgc_is_stair) would make with chance MGC_RETRACT_ALPHA had it
  * gone on (mgc_retract); 0 for a rise that is no staircase. */
 static double mgc_stair_again(const struct mgc_cand *k)
 {
@@ -1311,7 +1316,7 @@ static double mgc_stair_again(const struct mgc_cand *k)
  * the rate's posterior, climb ((1/alpha)^(1/events) - 1): about 7 mean gaps after 50 steps, 10
  * after 10, 27 after 3 (few steps say little about how long the next gap can be). Either way the
  * pause lasts as long as the leak takes to rise 3 level sigmas (AR noise wanders flat a while).
- * Only a staircase (flat for half its climb) is read so, and only it waits a quarter of its
+ * Only a staircase (mgc_is_stair) is read so, and only it waits a quarter of its
  * climb: a rise in sloped stretches that stops shows it in its slope, and a rise with flat
  * stretches inside (the noise's wander, gc cycles cutting a fill into steps) stays flat for three
  * of them: its pauses are the noise's (a cache filled over 3,600 steps read `leak` 900 steps
@@ -1342,7 +1347,7 @@ static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 }
 
 /* Regime k, of segment s, could be a staircase of a few steps that holds a plateau after it: not
- * the last segment, flat for half its climb, risen MGC_RISE_SIGMAS level sigmas, its steps
+ * the last segment, a staircase (mgc_is_stair), risen MGC_RISE_SIGMAS level sigmas, its steps
  * spread over its time and not slowing down. Records its onset in c->stair_on by its steps. */
 static void mgc_note_stair(struct mgc_ctx *c, size_t s, struct mgc_cand *k)
 {
@@ -1385,7 +1390,7 @@ static double mgc_limit_rate(const struct mgc_cand *k)
 	return k->continuous ? k->rate : k->lo;
 }
 
-/* Staircase k (flat for half its climb, MGC_HOLD_EVENTS rungs or more) spans the flat stretch
+/* Staircase k (mgc_is_stair, MGC_HOLD_EVENTS rungs or more) spans the flat stretch
  * before segment s0 as one of its pauses: not longer than its other steps would plausibly pause
  * (mgc_poisson_pause of the rest of its climb), so the regime need not start after it (steps of
  * 80-800 MiB apart by pauses of 300-500 steps each looked like a run that had settled, and the

@@ -1157,6 +1157,17 @@ static void test_fit_refuted_by_line(void)
 	recorded_prefixes("slow-fit-r58.txt", 1111, 889, 1054, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
 }
 
+/* An irregular staircase, 0.8 MiB per step in 18 steps from step 986 (pauses up to 1,600
+ * steps), under a sawtooth of 50 steps, logged every 10 (crosscheck_real.py seed 74, series 68):
+ * the floor's segments slope about each step, so its readings were flat for 40-43% of their
+ * climb, under the half a staircase then needed; read as rises that had stopped, they said
+ * `plateau` 0.8 in its pauses (20 of these 59 prefixes, steps 4900-5300 and 6700-7750). Flat for
+ * 2/5 of its climb it is a staircase whose pauses its steps plausibly make: none is `plateau`. */
+static void test_stair_flat_share(void)
+{
+	recorded_prefixes("stair-saw-r74.txt", 885, 486, 776, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1393,6 +1404,7 @@ int main(int argc, char **argv)
 	test_rise_taller_than_spikes();
 	test_leak_on_warmup_line();
 	test_fit_refuted_by_line();
+	test_stair_flat_share();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
