@@ -52,14 +52,19 @@ if rep:
          sum(s["live_bytes"] for s in rep["sites"] if s["kind"] == "heap"))
 
 
+def keep_small_of(trace):
+    """keep_small's estimated (live bytes, live count) in a trace, or None."""
+    rep = t.report(trace)
+    small = t.sites_in(rep, "keep_small") if rep else []
+    return (small[0]["live_bytes"], small[0]["live_count"]) if len(small) == 1 else None
+
+
 def seeded(seed, name):
     """keep_small's estimate in a run sampled with MGPROBE_SAMPLE_SEED=seed, or None."""
     out = t.path(name)
     r = t.probe([prog], out, ["--sample", "64K"], extra_env={"MGPROBE_SAMPLE_SEED": str(seed)})
     t.eq("seed %d: the program exits 0" % seed, 0, r.returncode)
-    rep = t.report(out)
-    small = t.sites_in(rep, "keep_small") if rep else []
-    return (small[0]["live_bytes"], small[0]["live_count"]) if len(small) == 1 else None
+    return keep_small_of(out)
 
 
 first, again, other = seeded(5, "seed5a.mgt"), seeded(5, "seed5b.mgt"), seeded(6, "seed6.mgt")
@@ -69,19 +74,14 @@ t.true("seeded: another seed samples others", other is not None and other != fir
 
 
 def twins(seed, name):
-    """keep_small's estimates in the parent and the forked child of `prog_sample twins`."""
+    """keep_small_of the parent and of the forked child of `prog_sample twins`."""
     out = t.path(name + ".mgt")
     env = {"MGPROBE_SAMPLE_SEED": str(seed)} if seed else {}
     r = t.probe([prog, "twins"], out, ["--sample", "64K"], extra_env=env)
     t.eq("twins (seed %d): the program exits 0" % seed, 0, r.returncode)
     kids = glob.glob(t.path(name + ".*.mgt"))
     t.eq("twins (seed %d): one child trace" % seed, 1, len(kids))
-    est = []
-    for path in [out] + kids[:1]:
-        rep = t.report(path)
-        small = t.sites_in(rep, "keep_small") if rep else []
-        est.append(small[0]["live_bytes"] if len(small) == 1 else None)
-    return est + [None] * (2 - len(est))
+    return keep_small_of(out), keep_small_of(kids[0]) if kids else None
 
 
 for seed in (0, 7):
