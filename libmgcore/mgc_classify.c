@@ -31,6 +31,7 @@ enum {
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
+	MGC_POOL_STEPS = 4,    /* steps that double in a row: an allocator pool */
 };
 static const double MGC_Z95 = 1.959964;
 static const double MGC_CP_PENALTY = 3.0;     /* change point penalty, times ln n */
@@ -57,6 +58,8 @@ static const double MGC_PROMISE_REACH = 20.0; /* decidable_at, and a `growing` O
 static const double MGC_PROMISE_MARGIN = 1.2; /* decidable_at is this many times as far as the readings say */
 static const double MGC_SETTLED_SHARE = 0.1; /* a creep this much slower than a rise after it was settled */
 static const double MGC_COHORT_ALPHA = 1e-2;  /* a leak's sampled cohorts split this unevenly this rarely */
+static const double MGC_POOL_RATIO = 1.25;    /* a pool's steps double to within this factor */
+static const double MGC_POOL_SHARE = 0.03125; /* ... and are counted from this share of its rise */
 
 /* ---------------------------------------------------------------- working memory */
 
@@ -440,6 +443,7 @@ struct mgc_ctx {
 	size_t nseg;
 	double stair_on[2];  /* mgc_find_leak: the earliest onset of a reading that is a steady
 			      * staircase of MGC_MIN_EVENTS - i steps (mgc_three_steps_hold); INFINITY */
+	int pool;            /* ... and whether a reading's steps double (mgc_pool_doubles) */
 };
 
 /* The input points in a bin: the least power of two that leaves at most MGC_MAX_POINTS bins. */
@@ -780,6 +784,23 @@ static double mgc_mid3(const double *y, size_t i, size_t b)
 	return mgc_median_copy(y + i, m, t);
 }
 
+/* The next step in floor points [i, b) (i >= 3): the first point from i on where the three
+ * points after stand `jump` above the three before, its end in *e (it goes on while the points
+ * after still stand a jump above) and its height in *up (to the newest point when it is not seen
+ * to end: a step inside a bin leaves a point between). Returns b when there is none. */
+static size_t mgc_next_step(const struct mgc_ctx *c, size_t i, size_t b, double jump, size_t *e, double *up)
+{
+	for (; i + 3 <= b; i++) {
+		if (!(mgc_mid3(c->y, i, b) - mgc_mid3(c->y, i - 3, i) > jump))
+			continue;
+		for (*e = i; *e + 3 <= b && mgc_mid3(c->y, *e + 1, b) - mgc_mid3(c->y, *e - 2, *e + 1) > jump;)
+			++*e;
+		*up = (*e + 3 <= b ? mgc_mid3(c->y, *e, b) : c->y[b - 1]) - mgc_mid3(c->y, i - 3, i);
+		return i;
+	}
+	return b;
+}
+
 /* A rising segment that is a few steps rather than a slope (steps of a few hundred MiB under
  * noise of as many merge into one rising segment): jumps where the three points after stand
  * MGC_STEP_SIGMAS above the three before, each over within MGC_STEP_WIDTH points, carrying
@@ -787,24 +808,17 @@ static double mgc_mid3(const double *y, size_t i, size_t b)
  * the longest stretch between them (the segment's ends included). */
 static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap)
 {
-	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0;
-	double last = c->x[g->a];
+	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
 	int steps = 0;
+	size_t e = 0;
 	*gap = 0;
-	for (size_t i = g->a + 3; i + 3 <= g->b; i++) {
-		size_t from = i - 3;
-		if (!(mgc_mid3(c->y, i, g->b) - mgc_mid3(c->y, from, i) > jump))
-			continue;
-		size_t e = i; /* the jump goes on while the points after still stand a jump above */
-		while (e + 3 <= g->b && mgc_mid3(c->y, e + 1, g->b) - mgc_mid3(c->y, e - 2, e + 1) > jump)
-			e++;
+	for (size_t i = g->a + 3; (i = mgc_next_step(c, i, g->b, jump, &e, &up)) < g->b; i = e + 3) {
 		if (e - i >= MGC_STEP_WIDTH || e + 3 > g->b)
 			return 0; /* a steep stretch (a slope, not a step), or one not seen to end */
-		carried += mgc_mid3(c->y, e, g->b) - mgc_mid3(c->y, from, i);
+		carried += up;
 		*gap = fmax(*gap, c->x[i - 1] - last);
 		last = c->x[e];
 		steps++;
-		i = e + 2;
 	}
 	*gap = fmax(*gap, c->x[g->b - 1] - last);
 	return steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g) ? steps : 0;
@@ -1502,6 +1516,44 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return !mgc_decelerates(c, g->a, c->n);
 }
 
+/* Regime k's newest MGC_POOL_STEPS steps each doubled the one before (within MGC_POOL_RATIO
+ * of twice) and came ever further apart (each gap MGC_POOL_RATIO times the last at least), and
+ * its steps carried it (MGC_STEP_SHARE of its rise, no slope between): an allocator pool that
+ * doubles its newest region whenever demand outgrows it (JAX's BFC allocator with allow_growth,
+ * arenas), demand rising ever more slowly. A warmup however long it lasts: a pool that doubled
+ * six times over 3,300 steps read `leak` by the start horizon and held it 4,100 steps into its
+ * flat top. A leak's steps keep their sizes. Steps are counted from MGC_POOL_SHARE of its rise
+ * (the fourth newest of a pool's is a fifteenth of the four) and MGC_STEP_SIGMAS level sigmas. */
+static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	double size[MGC_POOL_STEPS], at[MGC_POOL_STEPS], carried = 0, up = 0;
+	double jump = fmax(MGC_STEP_SIGMAS * c->sig_lvl, MGC_POOL_SHARE * k->rise);
+	int n = 0;
+	size_t e = 0;
+	for (size_t i = k->a0 + 3; (i = mgc_next_step(c, i, c->n, jump, &e, &up)) < c->n; i = e + 3) {
+		if (e - i >= 2 * MGC_STEP_WIDTH)
+			return 0; /* a slope (a step inside a bin reads a point or two wider) */
+		carried += up; /* a step not yet over: to the newest point */
+		if (n == MGC_POOL_STEPS) { /* keep the newest */
+			memmove(size, size + 1, (n - 1) * sizeof *size);
+			memmove(at, at + 1, (n - 1) * sizeof *at);
+			n--;
+		}
+		size[n] = up;
+		at[n++] = c->x[i];
+	}
+	if (n < MGC_POOL_STEPS || carried < MGC_STEP_SHARE * k->rise)
+		return 0;
+	for (int j = 1; j < MGC_POOL_STEPS; j++) {
+		double r = size[j] / size[j - 1];
+		if (r < 2 / MGC_POOL_RATIO || r > 2 * MGC_POOL_RATIO)
+			return 0;
+		if (j >= 2 && at[j] - at[j - 1] < MGC_POOL_RATIO * (at[j - 1] - at[j - 2]))
+			return 0;
+	}
+	return 1;
+}
+
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
  * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
  * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
@@ -1512,7 +1564,8 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
  * start horizon (no epochs marked) or past an epoch boundary; at its rate the limit comes in
  * less than half the time it has been growing (no epochs marked: with them, the boundary
  * decides). The time rules look at the rise up to the pause: a pause that begins before a rule
- * is met is no leak yet. */
+ * is met is no leak yet. A reading whose steps double (mgc_pool_doubles) is a leak only by the
+ * limit horizon. */
 static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, size_t s0)
 {
 	double x_end = k->x_on + k->climb;
@@ -1528,13 +1581,14 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL; /* gaps between floor points carry it: level shifts, no slope */
 	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
-	if (k->late)
+	int pool = mgc_pool_doubles(c, k); /* a warmup unless the limit comes soon */
+	if (k->late && !pool)
 		return "late onset";
 	/* a steady rise that outlasted a faster warmup before it (no flat between), or a staircase
 	 * for which the flat stretch the regime starts after is one of its plausible pauses */
 	if (k->s != s0 && (!k->continuous || k->climb < k->x_on - c->in->x_first) && !mgc_stair_spans(c, k, s0))
 		return NULL;
-	if (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon)
+	if (!pool && (c->in->epochs ? mgc_epoch_rule(c, k) : x_end - c->in->x_first >= c->in->start_horizon))
 		rule = c->in->epochs ? "epoch" : "start horizon";
 	else if (!c->in->epochs && c->in->limit > 0 && c->in->headroom && mgc_limit_soon(c, k))
 		rule = "limit horizon";
@@ -1554,11 +1608,12 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	/* the rate's interval clears the meaningful growth: its half-width shrinks as time^-1.5 */
 	if (!(k->lo > c->delta))
 		t = fmax(t, k->x_on + k->dur * pow((k->rate - k->lo) / (k->rate - c->delta), 2.0 / 3.0));
-	if (k->late)
+	int pool = mgc_pool_doubles(c, k);
+	if (k->late && !pool)
 		return t;
 	if (k->s != s0)
 		t = fmax(t, 2 * k->x_on - c->in->x_first);
-	double t_start = c->in->x_first + c->in->start_horizon;
+	double t_start = pool ? INFINITY : c->in->x_first + c->in->start_horizon;
 	if (c->in->epochs)
 		t_start = mgc_epoch_after(c->in, k->x_on) + fmax(0.5 * c->in->horizon, MGC_MIN_SAMPLES * c->in->dx);
 	double t_lim = INFINITY; /* mgc_limit_soon: left - t <= (t - x_on) / 2, or <= t - x_on past the ramps */
@@ -1692,6 +1747,7 @@ static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rul
 	int slowing = 0, tested = 0; /* the whole regime decelerates: no promise from a part of it */
 	*eta = INFINITY;
 	c->stair_on[0] = c->stair_on[1] = INFINITY;
+	c->pool = 0;
 	for (size_t s = 0; s < c->nseg; s++) {
 		if (!mgc_candidate(c, s, k, 1))
 			continue;
@@ -1709,6 +1765,7 @@ static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rul
 				mgc_prefer_late(c, s + 1, s0, k, rule);
 			return 1;
 		}
+		c->pool |= mgc_pool_doubles(c, k);
 		if (s >= s0 && !tested++) /* its first reading (s0 is none when the regime starts the run) */
 			slowing = mgc_cand_decel(c, k);
 		if (slowing && !k->late)
@@ -2293,6 +2350,8 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 	/* nor one already past (a step under spikes waits for the floor's blocks, not for its time) */
 	if (!(out->decidable_at > c->in->x_last))
 		out->decidable_at = NAN;
+	if (c->pool && out->verdict != MGC_VERDICT_LEAK)
+		mgc_why_add(out, "; its steps double, ever further apart: an allocator pool, a leak only if the limit comes soon");
 	if (c->fl.bins > 1)
 		mgc_why_add(out, "; judged on the floor under %zu spikes up to %.0f %ss long", c->fl.nexc,
 			    c->fl.spike_x, mgc_unit(c->in->x_is_steps));

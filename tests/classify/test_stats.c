@@ -1168,6 +1168,18 @@ static void test_stair_flat_share(void)
 	recorded_prefixes("stair-saw-r74.txt", 885, 486, 776, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
 }
 
+/* A pool doubling its newest region six times by step 3332, noise-free (crosscheck_fresh.py seed
+ * 14, series 48: steps of 386 MiB to 12 GiB, 160 to 1,600 steps apart), then flat: a warmup. Read
+ * as a staircase from the start it was `leak` by the start horizon from step 1095 and held so
+ * 4,100 steps into its flat top. Steps that double, ever further apart, are a pool: no prefix is
+ * a leak, and the why says so. */
+static void test_pool_doubling(void)
+{
+	recorded_prefixes("pool-doubling-f14.txt", 5000, 1000, 5000, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+	struct mgc_fit f = classify_recorded("pool-doubling-f14.txt", 5000, 1800, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_TRUE(strstr(f.why, "allocator pool") != NULL, "why: %s", f.why);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1405,6 +1417,7 @@ int main(int argc, char **argv)
 	test_leak_on_warmup_line();
 	test_fit_refuted_by_line();
 	test_stair_flat_share();
+	test_pool_doubling();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
