@@ -1814,6 +1814,8 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
 	return lo;
 }
 
+static double mgc_creep(const struct mgc_ctx *c, double *since);
+
 /* Where a leak said earlier is looked for, as prefixes of the input (each read as it was read
  * then: its own bins, floor under spikes and noise; read from the floor under the spikes seen
  * since, a reading that said `leak` was lost when a longer spike widened the floor's blocks): up
@@ -1830,7 +1832,9 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
  * or more would plausibly pause longer (mgc_stair_pause, as mgc_judge_flat holds it: four steps
  * then flat for the rest of the run read `leak`, then `growing` once the pause passed a quarter of
  * the run; with three steps, a pool that doubled thrice was held `leak` through 4,600 steps of
- * flat). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
+ * flat), or its flat pieces still creep up together (mgc_creep: no pause, as mgc_leak_stands reads
+ * them; a slow leak under noise read `growing` between `leak`s once its last piece was a quarter of
+ * the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
  * warmup horizon (a wander back under that ends any leak; not above its first segment alone: a run
  * that starts high, its loading peak freed, would never look back; not above a later dip: AR noise
  * wanders). Cuts are input point counts. */
@@ -1848,8 +1852,9 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 		if (L->a + 1 < c->n)
 			cuts[nc++] = mgc_input_count(c, L->a + 1);
 	}
+	double since;
 	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first) &&
-				 !(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1) > mgc_seg_len(c, L))))
+				 !(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1) > mgc_seg_len(c, L)) && !(mgc_creep(c, &since) > 0)))
 		return nc;
 	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {

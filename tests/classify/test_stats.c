@@ -1180,6 +1180,16 @@ static void test_pool_doubling(void)
 	MG_TRUE(strstr(f.why, "allocator pool") != NULL, "why: %s", f.why);
 }
 
+/* A slow leak of 157 KiB per step from step 164 under noise (crosscheck_real.py seed 63, series
+ * 17): its level is flat pieces, each a little higher, and from step 1100 the last piece was a
+ * quarter of the run long, so no earlier prefix was looked at (a pause that long ends a leak) and
+ * the leak said at every prefix to step 1080 read `growing` ("flat pieces ... that still creep
+ * up") at steps 1100-1180. Pieces that still creep are no pause: every prefix is a leak. */
+static void test_creep_keeps_leak(void)
+{
+	recorded_prefixes("slow-creep-r63.txt", 1300, 1001, 1300, 10, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1418,6 +1428,7 @@ int main(int argc, char **argv)
 	test_fit_refuted_by_line();
 	test_stair_flat_share();
 	test_pool_doubling();
+	test_creep_keeps_leak();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
