@@ -1190,6 +1190,17 @@ static void test_creep_keeps_leak(void)
 	recorded_prefixes("slow-creep-r63.txt", 1300, 1001, 1300, 10, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A ramp of 4.2 GiB over steps 550-800, then flat, on device memory whose noise is 2 MiB segments
+ * held and released now and then, logged every 10 steps (crosscheck_fresh.py seed 14, series 4):
+ * most differences are 0, so the spike noise read 1 byte, every release closed a spike and the
+ * floor's blocks grew to 230 steps; the ramp read as a rise from step 0, `leak` by the start
+ * horizon at steps 1300-1600, 2200 and 2600. Its noise is the segments' (mgc_raw_noise): no
+ * prefix from step 1000 is a leak. */
+static void test_segment_noise(void)
+{
+	recorded_prefixes("ramp-segments-f14.txt", 548, 101, 548, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
 /* A fast leak, 88 MiB per step from step 1139, under a gc sawtooth whose longest excursion is 160
  * steps, logged every 10 (crosscheck_fresh.py seed 13, series 20): at step 1440 the floor is 9
  * blocks of 160 steps, a line through them rises 2.6 MiB per step, and its limit was projected
@@ -1429,6 +1440,7 @@ int main(int argc, char **argv)
 	test_stair_flat_share();
 	test_pool_doubling();
 	test_creep_keeps_leak();
+	test_segment_noise();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
