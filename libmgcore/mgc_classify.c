@@ -235,9 +235,9 @@ struct mgc_floor {
  * the floor's blocks grew to 200-700 steps, a 250-step ramp read as a rise from step 0, `leak`
  * by the start horizon (`test_segment_noise`). Then the 90th percentile of their sizes speaks,
  * scaled as for normal noise (1.645 sqrt 2 sigma); 0 still when 9 in 10 are 0. Only for a
- * process's memory (`segments`): a sampled site's live bytes move by whole samples too, and read so
+ * process's memory (`process`): a sampled site's live bytes move by whole samples too, and read so
  * its turnovers of 8,000 records every 120 steps said `leak` 3 times in 400 (`test_site`), not 1. */
-static double mgc_raw_noise(const double *y0, size_t n0, int segments, double *scratch)
+static double mgc_raw_noise(const double *y0, size_t n0, int process, double *scratch)
 {
 	size_t every = (n0 + MGC_RAW_CAP - 1) / MGC_RAW_CAP;
 	double best = INFINITY;
@@ -248,7 +248,7 @@ static double mgc_raw_noise(const double *y0, size_t n0, int segments, double *s
 		if (k < 2)
 			continue;
 		double sd = 1.4826 * mgc_mad_scratch(scratch, k, scratch + MGC_RAW_CAP) / sqrt(2.0);
-		if (!(sd > 0) && segments) { /* most differences are 0: memory in whole allocator segments */
+		if (!(sd > 0) && process) { /* most differences are 0: memory in whole allocator segments */
 			for (size_t i = 0; i < k; i++)
 				scratch[i] = fabs(scratch[i]);
 			sd = mgc_kth(scratch, k, (k - 1) * 9 / 10) / (1.6449 * sqrt(2.0));
@@ -387,10 +387,10 @@ static double mgc_spike_excess(const struct mgc_work *w, double from)
  * series: no point is dropped for its height. And the highest the input stood above it from x
  * spikes_from on (mgc_spike_excess). */
 static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, size_t n0, size_t per,
-		      double spikes_from, int segments, struct mgc_floor *fl)
+		      double spikes_from, int process, struct mgc_floor *fl)
 {
 	size_t n = w->pn;
-	double sigma = fmax(mgc_raw_noise(y0, n0, segments, w->raw), 1.0);
+	double sigma = fmax(mgc_raw_noise(y0, n0, process, w->raw), 1.0);
 	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, &fl->nexc, &fl->tallest);
 	size_t B = longest ? (longest + per) / per : 1, cap = n / MGC_MIN_BLOCKS; /* in bins */
 	if (B > cap)
@@ -769,6 +769,7 @@ struct mgc_cand {
 	int continuous;      /* one rising segment covers half the time */
 	int decel;           /* a saturating exponential fits the growth clearly better than a line;
 			      * -1: not yet tested (mgc_cand_decel) */
+	int pool;            /* its steps double, ever further apart; -1: not yet read (mgc_cand_pool) */
 	size_t a0, end;      /* the floor points of the growth: from the last point before it to the pause */
 };
 
@@ -1277,6 +1278,7 @@ static int mgc_candidate(const struct mgc_ctx *c, size_t s, struct mgc_cand *k, 
 	k->hi = tr.slope_hi;
 	k->z = tr.z;
 	k->decel = -1;
+	k->pool = -1;
 	return 1;
 }
 
@@ -1567,6 +1569,14 @@ static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return 1;
 }
 
+/* mgc_pool_doubles, read once per reading. */
+static int mgc_cand_pool(const struct mgc_ctx *c, struct mgc_cand *k)
+{
+	if (k->pool < 0)
+		k->pool = mgc_pool_doubles(c, k);
+	return k->pool;
+}
+
 /* The rule that makes regime k a leak, or NULL. Every leak has risen by MGC_RISE_SIGMAS level
  * sigmas with a rate and a rate interval above the meaningful growth (a staircase's step count
  * bounds its rate from below, and a reading whose own rate fell must not pass on that bound alone),
@@ -1594,7 +1604,7 @@ static const char *mgc_leak_rule(const struct mgc_ctx *c, struct mgc_cand *k, si
 		return NULL; /* gaps between floor points carry it: level shifts, no slope */
 	if ((k->events < MGC_MIN_EVENTS && !k->continuous) || k->pause >= mgc_retract(c, k))
 		return NULL;
-	int pool = mgc_pool_doubles(c, k); /* a warmup unless the limit comes soon */
+	int pool = mgc_cand_pool(c, k); /* a warmup unless the limit comes soon */
 	if (k->late && !pool)
 		return "late onset";
 	/* a steady rise that outlasted a faster warmup before it (no flat between), or a staircase
@@ -1621,7 +1631,7 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 	/* the rate's interval clears the meaningful growth: its half-width shrinks as time^-1.5 */
 	if (!(k->lo > c->delta))
 		t = fmax(t, k->x_on + k->dur * pow((k->rate - k->lo) / (k->rate - c->delta), 2.0 / 3.0));
-	int pool = mgc_pool_doubles(c, k);
+	int pool = mgc_cand_pool(c, k);
 	if (k->late && !pool)
 		return t;
 	if (k->s != s0)
@@ -1778,7 +1788,7 @@ static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rul
 				mgc_prefer_late(c, s + 1, s0, k, rule);
 			return 1;
 		}
-		c->pool |= mgc_pool_doubles(c, k);
+		c->pool |= mgc_cand_pool(c, k);
 		if (s >= s0 && !tested++) /* its first reading (s0 is none when the regime starts the run) */
 			slowing = mgc_cand_decel(c, k);
 		if (slowing && !k->late)

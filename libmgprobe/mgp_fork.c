@@ -52,8 +52,8 @@ static void atfork_prepare(void)
 
 static void atfork_parent(void)
 {
+	mgp_sample_forked(0); /* under the fork's locks: two threads forking count one at a time */
 	unlock_all();
-	mgp_sample_forked(0);
 	mgp_cuda_fork_parent();
 	mgp_guard_leave();
 }

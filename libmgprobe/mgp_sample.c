@@ -43,15 +43,20 @@ void mgp_sample_forked(int child)
 	rng = 0;
 }
 
+/* A thread's first draw: the seed and the thread's turn to draw, or its stack and the clock. */
+static uint64_t first_seed(void)
+{
+	if (!mgp_sample_conf.seed)
+		return (uint64_t)(uintptr_t)&rng ^ mgp_now_ns();
+	uint64_t turn = __atomic_fetch_add(&threads_seeded, 1, __ATOMIC_RELAXED);
+	return mgp_sample_conf.seed + turn * 0x9e3779b97f4a7c15ull;
+}
+
 /* Uniform in (0, 1]. */
 static double uniform(void)
 {
-	if (!rng && mgp_sample_conf.seed) {
-		uint64_t turn = __atomic_fetch_add(&threads_seeded, 1, __ATOMIC_RELAXED);
-		rng = mgc_mix64(mgp_sample_conf.seed + turn * 0x9e3779b97f4a7c15ull) | 1;
-	} else if (!rng) {
-		rng = mgc_mix64((uint64_t)(uintptr_t)&rng ^ mgp_now_ns()) | 1;
-	}
+	if (!rng)
+		rng = mgc_mix64(first_seed()) | 1;
 	rng ^= rng >> 12;
 	rng ^= rng << 25;
 	rng ^= rng >> 27;
