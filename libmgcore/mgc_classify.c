@@ -265,14 +265,36 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 	return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
+/* Does the level after a drop at j climb back to `back` within the excursion's length (i..j),
+ * from its lowest point since, by more than 4 jumps and at more than twice the excursion's mean
+ * rate of rise? An epoch boundary's dip refills at its own pace, whatever the excursion it closed:
+ * a cache that filled 2.2 MiB per step lost 2.2 GiB at its epoch's end and refilled over 200 steps,
+ * under half the 453 steps it had risen through, so more than a quarter of them. A spike on a leak
+ * lands, then rises at the leak's rate, under the excursion's own (its spike's height is more
+ * than the leak's rise under it, or its landing kept more than it gave back); a sawtooth climbs
+ * back at its teeth's rate; noise in 20 MiB segments comes back by a segment or two, not 4 jumps. */
+static int mgc_dip_refill(const double *y, size_t n, size_t i, size_t j, double jump, double back)
+{
+	double rose = (mgc_med3(y, n, j) - mgc_med3(y, n, i)) / (double)(j - i), low = INFINITY, v;
+	size_t at = j + 1;
+	for (size_t t = j + 1; t + 1 < n && t <= j + 1 + (j - i); t++) {
+		if ((v = mgc_med3(y, n, t)) < low)
+			low = v, at = t;
+		if (v > back)
+			return t > at && back - low > 4 * jump && (back - low) / (double)(t - at) > 2 * rose;
+	}
+	return 0;
+}
+
 /* A drop at j that the level makes up soon is no spike's end: within a quarter of the excursion's
- * length it is back within half the drop (or half a jump, the more) of the top. Two
- * low points in a rising level (heavy-tailed noise makes pairs of them) are such a dip, and so is
- * an epoch boundary's (DataLoader workers exit and respawn: 1.5 GiB gone for 160 steps after a
- * cache had filled for 4,000). A spike's landing holds (the floor it fell to is the level), and a
- * sawtooth climbs back over its whole period, as long as its excursion; so an excursion that
- * spanned a rise and ended in a dip does not set the floor's blocks as wide as the rise. Only
- * past MGC_DIP_MIN points: a shorter excursion is as long as a spike may be, whatever ends it. */
+ * length it is back within half the drop (or half a jump, the more) of the top, or it refills fast
+ * (mgc_dip_refill). Two low points in a rising level (heavy-tailed noise makes pairs of them) are
+ * such a dip, and so is an epoch boundary's (DataLoader workers exit and respawn: 1.5 GiB gone for
+ * 160 steps after a cache had filled for 4,000). A spike's landing holds (the floor it fell to is
+ * the level), and a sawtooth climbs back over its whole period, as long as its excursion; so an
+ * excursion that spanned a rise and ended in a dip does not set the floor's blocks as wide as the
+ * rise. Only past MGC_DIP_MIN points: a shorter excursion is as long as a spike may be, whatever
+ * ends it. */
 static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump)
 {
 	if (j - i <= MGC_DIP_MIN)
@@ -281,7 +303,7 @@ static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump)
 	for (size_t t = j + 3; t + 1 < n && t <= j + 1 + (j - i) / 4; t++)
 		if (mgc_med3(y, n, t) > back)
 			return 1;
-	return 0;
+	return mgc_dip_refill(y, n, i, j, jump, back);
 }
 
 /* A hole at i: mgc_med3 there stands more than `depth` under the level on both sides of it (the

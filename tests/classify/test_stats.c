@@ -1087,6 +1087,17 @@ static void test_held_steps_count(void)
 	recorded_prefixes("stair-held-r92.txt", 4000, 3050, 4000, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A dataset cache filled 2.2 MiB per step to step 2384, then flat at 12.2 GiB under noise of
+ * 6 MiB, every step (crosscheck_fresh.py seed 18, series 12): at the epoch's end 2.2 GiB went and
+ * came back over 200 steps. Its drop closed an excursion that opened 453 steps back in the fill;
+ * the refill took more than a quarter of that, so the floor's blocks were 453 steps wide, 9
+ * points on one line, `leak` ("1.9 MiB per step since step 0") at every prefix to the end, 1,860
+ * steps flat. A refill faster than twice the fill is a dip: no prefix from step 2900 is a leak. */
+static void test_epoch_dip_refill(void)
+{
+	recorded_prefixes("mix-refill-f18.txt", 4245, 2900, 4245, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
 /* A dataset cache filled to step 4050, then flat at 22.3 GiB for 5,600 steps, logged every 10
  * steps (crosscheck_fresh.py seed 11, series 36): at each epoch's end the DataLoader workers exit
  * and respawn, a dip of 1.5 GiB refilled over 160 steps. The dip's drop closed an excursion that
@@ -1441,6 +1452,7 @@ int main(int argc, char **argv)
 	test_pool_doubling();
 	test_creep_keeps_leak();
 	test_segment_noise();
+	test_epoch_dip_refill();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
