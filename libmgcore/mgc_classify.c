@@ -2780,23 +2780,44 @@ static double sampled_pause(const struct mgc_site_evidence *ev, double r, double
 	return mgc_poisson_pause(j.last - j.first, j.count);
 }
 
+/* A sampled leak site's growth per step: its survivors per step over the two newest complete birth
+ * buckets (3/4 of the run), with two standard deviations of a sampled sum of b bytes, sqrt(R b),
+ * per step in *sd. The slope of its live estimate's last segment moves in whole samples: on a
+ * 1 MiB per step leak sampled at 512 KiB it read 0.67-1.16x over 16 seeds, these 0.96-1.05x. */
+static double sampled_cohort_rate(const struct mgc_site_evidence *ev, double r, double *sd)
+{
+	unsigned k = mgc_cohort_now(ev);
+	double b = (double)ev->cohorts[k - 1] + (double)ev->cohorts[k - 2];
+	double w = (double)mgc_cohort_first_step(k - 1) + (double)mgc_cohort_first_step(k - 2);
+	*sd = sqrt(r * b) / w;
+	return b / w;
+}
+
 /* The cohorts speak: survivors at an undiminished rate over the last three complete birth
  * buckets, which span 7/8 of the run before the current bucket, in a series that rose and has
  * not stopped (growing; or, sampled, flat for no longer than its samples plausibly pause), make a
  * leak (exact: no noise, so half the horizon suffices; the recent segment may be a short pause,
  * a drained prefetch queue: the second half of the window rising is enough); recent buckets that
- * hold almost nothing make a leak `growing`. */
+ * hold almost nothing make a leak `growing`. A sampled leak grows as its survivors do
+ * (sampled_cohort_rate). */
 static void site_cohorts(const struct mgc_site_evidence *ev, const struct mgc_classify_opts *opts,
 			 struct mgc_fit *f)
 {
-	double rate, r = opts ? opts->sample_rate : 0, flat = 0, pause = r > 0 ? sampled_pause(ev, r, &flat) : 0;
+	double rate, r = opts ? opts->sample_rate : 0, flat = 0, pause = r > 0 ? sampled_pause(ev, r, &flat) : 0, sd;
 	int op = mgc_cohort_opinion(ev, r, &rate);
 	int flat_end = f->verdict == MGC_VERDICT_PLATEAU || f->verdict == MGC_VERDICT_STABLE;
 	int going = f->verdict == MGC_VERDICT_GROWING || f->verdict == MGC_VERDICT_LEAK || (flat_end && flat < pause);
 	int rose = f->slope_lo > 0 || ev->live[ev->n - 1] > ev->live[ev->n / 2];
 	char b1[32], b2[32];
 	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) && going && rose) {
-		if (!(f->slope_lo > 0)) {
+		unsigned since = mgc_cohort_now(ev) - 3;
+		if (r > 0 && mgc_x_is_steps(opts)) {
+			rate = f->slope = sampled_cohort_rate(ev, r, &sd);
+			f->slope_lo = fmax(0, rate - 2 * sd);
+			f->slope_hi = rate + 2 * sd;
+			f->x_to_oom = mgc_level_oom(opts->limit, f->level, f->slope);
+			since++;
+		} else if (!(f->slope_lo > 0)) {
 			f->slope = rate;
 			f->slope_lo = f->slope_hi = rate;
 		}
@@ -2806,10 +2827,11 @@ static void site_cohorts(const struct mgc_site_evidence *ev, const struct mgc_cl
 			f->x_to_oom = mgc_level_oom(opts ? opts->limit : 0, f->level, f->slope);
 		f->decidable_at = NAN;
 		f->projected_level = NAN;
-		mgc_why(f, "leak: survivors from every recent step (%s per step born since step %.0f still live), "
-			"live grows %s per %s", mgc_bytes(rate, b1, sizeof b1),
-			(double)mgc_cohort_first_step(mgc_cohort_now(ev) - 3), mgc_bytes(f->slope, b2, sizeof b2),
-			mgc_unit(mgc_x_is_steps(opts)));
+		mgc_why(f, "leak: survivors from every recent step (%s per step born since step %.0f still live)",
+			mgc_bytes(rate, b1, sizeof b1), (double)mgc_cohort_first_step(since));
+		if (f->slope != rate)
+			mgc_why_add(f, ", live grows %s per %s", mgc_bytes(f->slope, b2, sizeof b2),
+				    mgc_unit(mgc_x_is_steps(opts)));
 		if (flat_end) {
 			f->plateau_at = f->plateau_level = NAN;
 			mgc_why_add(f, "; flat for %g %ss, within the pauses its samples make (sampled)", flat,

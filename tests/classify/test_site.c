@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mg_test.h"
@@ -54,7 +55,10 @@ static double uniform(uint64_t *s)
 	return (double)((z ^ (z >> 31)) >> 11) * 0x1p-53;
 }
 
-/* The verdict on a sampled site of SN steps (x = 1 .. SN), its why in `why`. */
+static double sampled_slope; /* the last sampled site's growth per step */
+
+/* The verdict on a sampled site of SN steps (x = 1 .. SN), its why in `why` (its growth per step
+ * in sampled_slope). */
 static const char *sampled_site_verdict(const double *x, const double *live, const uint64_t *cohorts,
 					char *why, size_t len)
 {
@@ -65,6 +69,7 @@ static const char *sampled_site_verdict(const double *x, const double *live, con
 	if (mgc_classify_site(&ev, &o, &f))
 		return "error";
 	snprintf(why, len, "%s", f.why);
+	sampled_slope = f.slope;
 	return mgc_verdict_name(f.verdict);
 }
 
@@ -161,14 +166,27 @@ static void check_turnover(void)
 /* 100 seeds of each: every leak but one a leak (main's classifier: 13 `growing` and 1 `plateau`;
  * mostly where one of the three last birth buckets held under half the others' rate of samples by
  * chance; seed 53's samples crowd early by chance, as a warmup's would, at the Laplace test's
- * 1e-3), and no cache filling with a time constant of 20 or 40 steps ever one. */
+ * 1e-3), and no cache filling with a time constant of 20 or 40 steps ever one. A leak's growth per
+ * step is its survivors' over the newest two complete birth buckets (about 21 samples): within
+ * 15% of the truth at the median, 37% at the 90th percentile; the slope of the live estimate's
+ * last segment, read before, was off by 21% and 56% (and 4.5 times at worst). */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 static void check_sampled(void)
 {
 	char why[512];
 	int leaks = 0, warm = 0;
+	double err[100];
+	size_t nerr = 0;
 	for (uint64_t seed = 1; seed <= 100; seed++) {
 		const char *v = sampled_verdict(seed, 0, why, sizeof why);
 		leaks += !strcmp(v, "leak");
+		if (!strcmp(v, "leak"))
+			err[nerr++] = fabs(sampled_slope / (60 * 1024.0) - 1);
 		if (strcmp(v, "leak"))
 			printf("sampled leak, seed %llu: %s: %s\n", (unsigned long long)seed, v, why);
 		v = sampled_verdict(seed, seed % 2 ? 20 : 40, why, sizeof why);
@@ -177,6 +195,9 @@ static void check_sampled(void)
 			printf("sampled cache, seed %llu: %s: %s\n", (unsigned long long)seed, v, why);
 	}
 	MG_TRUE(leaks >= 99, "sampled leaks read leak: %d of 100", leaks);
+	qsort(err, nerr, sizeof err[0], cmp_double);
+	MG_TRUE(nerr > 0 && err[nerr / 2] < 0.18, "median error of a sampled leak's growth: %.3f", err[nerr / 2]);
+	MG_TRUE(nerr > 0 && err[nerr * 9 / 10] < 0.45, "90th percentile error: %.3f", err[nerr * 9 / 10]);
 	MG_EQ(warm, 0, "sampled caches read leak");
 }
 
