@@ -268,11 +268,12 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 /* Does the level after a drop at j climb back to `back` within the excursion's length (i..j),
  * from its lowest point since, by more than 4 jumps and at more than twice the excursion's mean
  * rate of rise? An epoch boundary's dip refills at its own pace, whatever the excursion it closed:
- * a cache that filled 2.2 MiB per step lost 2.2 GiB at its epoch's end and refilled over 200 steps,
- * under half the 453 steps it had risen through, so more than a quarter of them. A spike on a leak
- * lands, then rises at the leak's rate, under the excursion's own (its spike's height is more
- * than the leak's rise under it, or its landing kept more than it gave back); a sawtooth climbs
- * back at its teeth's rate; noise in 20 MiB segments comes back by a segment or two, not 4 jumps. */
+ * a cache that filled 2.2 MiB per step lost 2.2 GiB at its epoch's end and refilled over 200
+ * steps, more than a quarter of the 453-step excursion its drop closed, at 5 times the fill's
+ * rate. A spike on a leak lands, then rises at the leak's rate, under the excursion's own (its
+ * spike's height is more than the leak's rise under it, or its landing kept more than it gave
+ * back); a sawtooth climbs back at its teeth's rate; noise in 20 MiB segments comes back by a
+ * segment or two, not 4 jumps. */
 static int mgc_dip_refill(const double *y, size_t n, size_t i, size_t j, double jump, double back)
 {
 	double rose = (mgc_med3(y, n, j) - mgc_med3(y, n, i)) / (double)(j - i), low = INFINITY, v;

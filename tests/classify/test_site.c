@@ -163,6 +163,12 @@ static void check_turnover(void)
 	MG_TRUE(others <= 1, "longer turnovers read leak at most once in 400: %d", others);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 /* 100 seeds of each: every leak but one a leak (main's classifier: 13 `growing` and 1 `plateau`;
  * mostly where one of the three last birth buckets held under half the others' rate of samples by
  * chance; seed 53's samples crowd early by chance, as a warmup's would, at the Laplace test's
@@ -170,17 +176,11 @@ static void check_turnover(void)
  * step is its survivors' over the newest two complete birth buckets (about 21 samples): within
  * 15% of the truth at the median, 37% at the 90th percentile; the slope of the live estimate's
  * last segment, read before, was off by 21% and 56% (and 4.5 times at worst). */
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static void check_sampled(void)
 {
 	char why[512];
 	int leaks = 0, warm = 0;
-	double err[100];
+	double err[100] = {0};
 	size_t nerr = 0;
 	for (uint64_t seed = 1; seed <= 100; seed++) {
 		const char *v = sampled_verdict(seed, 0, why, sizeof why);
