@@ -27,6 +27,7 @@ enum {
 	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
 	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
+	MGC_STALL_POINTS = 4,  /* the fewest floor points a leak's end may stand still over */
 	MGC_FRESH_MAX = 3,     /* the newest points too few to tell a spike that opens from a step */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
@@ -1965,13 +1966,17 @@ static int mgc_ended_since(const struct mgc_ctx *c, double since, double retract
  * now whose line rises under half the rate of the leak read before (its interval's top) and not
  * meaningfully (its interval reaching down to the meaningful growth), by under 2 level sigmas in
  * all, with the level now within 2 level sigmas of its end (a flat stretch and a steep rise after
- * it have a line of about the flat's slope). Stretches grow by a quarter from 2 * MGC_LMIN points
- * (under spikes a block is 60 steps and more, and 700 steps flat are 11 points). */
+ * it have a line of about the flat's slope). Stretches grow by a quarter from MGC_STALL_POINTS
+ * (under spikes a block is 60 steps and more, and 700 steps flat are 11 points; under a gc
+ * sawtooth of 500-step teeth the floor is 8 blocks, too few to split into segments, and a cache
+ * held the `leak` said of its fill 2,100 steps into its flat top). A short stretch
+ * stands still only if it spans the pause that ends the leak (the caller's retract), and 4
+ * points' interval is their slopes' whole range. */
 static double mgc_stalled(const struct mgc_ctx *c, double rate)
 {
 	struct mgc_trend tr;
 	double rs, still = 0, two = 2 * c->sig_lvl;
-	for (size_t m = 2 * MGC_LMIN; m <= c->n; m += m / 4) {
+	for (size_t m = MGC_STALL_POINTS; m <= c->n; m += m / 4) {
 		double x0 = c->x[c->n - m];
 		mgc_seg_trend(c->x, c->y, c->n - m, c->n, c->phi, c->w, &tr, &rs);
 		if (tr.slope_hi < 0.5 * rate && !(tr.slope_lo > c->delta) && tr.slope * (c->in->x_last - x0) < two &&

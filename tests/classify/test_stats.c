@@ -1098,6 +1098,17 @@ static void test_epoch_dip_refill(void)
 	recorded_prefixes("mix-refill-f18.txt", 4245, 2900, 4245, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* A dataset cache filled to step 1558, then flat at 27.6 GiB under a gc sawtooth whose teeth
+ * last up to 550 steps, logged every 10 (crosscheck_fresh.py seed 15, series 1): the floor is 8
+ * blocks, too few to split into segments, so its line rose through the fill's end and the flat
+ * top, and the `leak` said of the fill at step 1720 stood to step 3670, though the last 4 blocks
+ * (1,000 steps) stood still. 4 blocks that span the pause that ends it end it: no prefix from step
+ * 2890 on is a leak. */
+static void test_stall_few_blocks(void)
+{
+	recorded_prefixes("cache-gc-f15.txt", 409, 290, 409, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
 /* A dataset cache filled to step 4050, then flat at 22.3 GiB for 5,600 steps, logged every 10
  * steps (crosscheck_fresh.py seed 11, series 36): at each epoch's end the DataLoader workers exit
  * and respawn, a dip of 1.5 GiB refilled over 160 steps. The dip's drop closed an excursion that
@@ -1453,6 +1464,7 @@ int main(int argc, char **argv)
 	test_creep_keeps_leak();
 	test_segment_noise();
 	test_epoch_dip_refill();
+	test_stall_few_blocks();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
 	test_slow_leak_in_pieces();
