@@ -266,18 +266,18 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 	return fmax(fmin(a, b), fmin(fmax(a, b), c));
 }
 
-/* Does the level after a drop at j climb back to `back` within the excursion's length (i..j),
- * from its lowest point since, by more than 4 jumps and at more than twice the excursion's mean
- * rate of rise? An epoch boundary's dip refills at its own pace, whatever the excursion it closed:
+/* Does the level after a drop at j from `top` climb back to `back` within the excursion's length
+ * (i..j), from its lowest point since, by more than 4 jumps and at more than twice the
+ * excursion's mean rate of rise? An epoch boundary's dip refills at its own pace, whatever the excursion it closed:
  * a cache that filled 2.2 MiB per step lost 2.2 GiB at its epoch's end and refilled over 200
  * steps, more than a quarter of the 453-step excursion its drop closed, at 5 times the fill's
  * rate. A spike on a leak lands, then rises at the leak's rate, under the excursion's own (its
  * spike's height is more than the leak's rise under it, or its landing kept more than it gave
  * back); a sawtooth climbs back at its teeth's rate; noise in 20 MiB segments comes back by a
  * segment or two, not 4 jumps. */
-static int mgc_dip_refill(const double *y, size_t n, size_t i, size_t j, double jump, double back)
+static int mgc_dip_refill(const double *y, size_t n, size_t i, size_t j, double top, double jump, double back)
 {
-	double rose = (mgc_med3(y, n, j) - mgc_med3(y, n, i)) / (double)(j - i), low = INFINITY, v;
+	double rose = (top - mgc_med3(y, n, i)) / (double)(j - i), low = INFINITY, v;
 	size_t at = j + 1;
 	for (size_t t = j + 1; t + 1 < n && t <= j + 1 + (j - i); t++) {
 		if ((v = mgc_med3(y, n, t)) < low)
@@ -305,7 +305,7 @@ static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump)
 	for (size_t t = j + 3; t + 1 < n && t <= j + 1 + (j - i) / 4; t++)
 		if (mgc_med3(y, n, t) > back)
 			return 1;
-	return mgc_dip_refill(y, n, i, j, jump, back);
+	return mgc_dip_refill(y, n, i, j, top, jump, back);
 }
 
 /* A hole at i: mgc_med3 there stands more than `depth` under the level on both sides of it (the
@@ -2816,13 +2816,13 @@ static void site_cohorts(const struct mgc_site_evidence *ev, const struct mgc_cl
 	int rose = f->slope_lo > 0 || ev->live[ev->n - 1] > ev->live[ev->n / 2];
 	char b1[32], b2[32];
 	if (op > 0 && ev->n >= 8 && ev->last_step >= 0.5 * mgc_horizon(opts) && going && rose) {
-		unsigned since = mgc_cohort_now(ev) - 3;
-		if (r > 0 && mgc_x_is_steps(opts)) {
+		int sampled = r > 0 && mgc_x_is_steps(opts);
+		unsigned since = mgc_cohort_now(ev) - (sampled ? 2 : 3); /* the buckets the rate is read on */
+		if (sampled) {
 			rate = f->slope = sampled_cohort_rate(ev, r, &sd);
 			f->slope_lo = fmax(0, rate - 2 * sd);
 			f->slope_hi = rate + 2 * sd;
 			f->x_to_oom = mgc_level_oom(opts->limit, f->level, f->slope);
-			since++;
 		} else if (!(f->slope_lo > 0)) {
 			f->slope = rate;
 			f->slope_lo = f->slope_hi = rate;
