@@ -1098,6 +1098,18 @@ static void test_epoch_dip_refill(void)
 	recorded_prefixes("mix-refill-f18.txt", 4245, 2900, 4245, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
 }
 
+/* A warmup that slows down to step ~1900 over a leak of 0.46 MiB per step from step 217, under a
+ * slow wander (crosscheck_fresh.py seed 14, series 45, every step): after the warmup the floor
+ * rises in six pieces of 0.20-0.61 MiB per step, none a sustained rise by itself and not at one
+ * slope, and from step 3000 to 6000 it read `growing` ("warmup or leak cannot be told yet") while
+ * 1.4 GiB more leaked. Pieces that do not slow down (the line through their second half as steep
+ * as through their first) are one rise, a leak once it outlasted the warmup: every prefix from
+ * step 3900 on. */
+static void test_leak_pieces_wander(void)
+{
+	recorded_prefixes("warmleak-pieces-f14.txt", 6000, 3900, 6000, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A dataset cache filled to step 1558, then flat at 27.6 GiB under a gc sawtooth whose teeth
  * last up to 550 steps, logged every 10 (crosscheck_fresh.py seed 15, series 1): the floor is 8
  * blocks, too few to split into segments, so its line rose through the fill's end and the flat
@@ -1464,6 +1476,7 @@ int main(int argc, char **argv)
 	test_creep_keeps_leak();
 	test_segment_noise();
 	test_epoch_dip_refill();
+	test_leak_pieces_wander();
 	test_stall_few_blocks();
 	test_stair_pause_holds_leak();
 	test_held_steps_count();
