@@ -1099,12 +1099,12 @@ static void test_epoch_dip_refill(void)
 }
 
 /* A warmup that slows down to step ~1900 over a leak of 0.46 MiB per step from step 217, under a
- * slow wander (crosscheck_fresh.py seed 14, series 45, every step): after the warmup the floor
- * rises in six pieces of 0.20-0.61 MiB per step, none a sustained rise by itself and not at one
- * slope, and from step 3000 to 6000 it read `growing` ("warmup or leak cannot be told yet") while
- * 1.4 GiB more leaked. Pieces that do not slow down (the line through their second half as steep
- * as through their first) are one rise, a leak once it outlasted the warmup: every prefix from
- * step 3900 on. */
+ * slow AR(1) wander (crosscheck_fresh.py seed 14, series 45, every step): after the warmup the
+ * floor rises in six pieces of 0.20-0.61 MiB per step, none a sustained rise by itself and not at
+ * one slope, and from step 3000 to 6000 it read `growing` ("warmup or leak cannot be told yet")
+ * while 1.4 GiB more leaked. Pieces that do not slow down (the line through their second half at
+ * least 0.8 as steep as through their first, and not surely slower) are one rise, a leak once it
+ * outlasted the warmup: every prefix from step 3900 on. */
 static void test_leak_pieces_wander(void)
 {
 	recorded_prefixes("warmleak-pieces-f14.txt", 6000, 3900, 6000, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
