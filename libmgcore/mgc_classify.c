@@ -268,8 +268,8 @@ static double mgc_med3(const double *y, size_t n, size_t i)
 
 /* Does the level after a drop at j from `top` climb back to `back` within the excursion's length
  * (i..j), from its lowest point since, by more than 4 jumps and at more than twice the
- * excursion's mean rate of rise? An epoch boundary's dip refills at its own pace, whatever the excursion it closed:
- * a cache that filled 2.2 MiB per step lost 2.2 GiB at its epoch's end and refilled over 200
+ * excursion's mean rate of rise? An epoch boundary's dip refills at its own pace, whatever the
+ * excursion it closed: a cache that filled 2.2 MiB per step lost 2.2 GiB at its epoch's end and refilled over 200
  * steps, more than a quarter of the 453-step excursion its drop closed, at 5 times the fill's
  * rate. A spike on a leak lands, then rises at the leak's rate, under the excursion's own (its
  * spike's height is more than the leak's rise under it, or its landing kept more than it gave
@@ -934,6 +934,15 @@ static size_t mgc_flat_from(const struct mgc_ctx *c, size_t s)
 	return f;
 }
 
+/* The lines through the two halves of floor points [a, b) into *t1 and *t2. */
+static void mgc_halves(const struct mgc_ctx *c, size_t a, size_t b, struct mgc_trend *t1, struct mgc_trend *t2)
+{
+	size_t h = a + (b - a) / 2;
+	double rs;
+	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, t1, &rs);
+	mgc_seg_trend(c->x, c->y, h, b, c->phi, c->w, t2, &rs);
+}
+
 /* The rising pieces regime k begins with, segments k->s to end (one after another, no flat
  * between, no steps inside; mgc_cand_shape finds where they end), are one sustained rise when
  * they cover half its time and do not slow down: at about one slope (heavy-tailed noise splits a
@@ -956,17 +965,15 @@ static int mgc_first_run_steady(const struct mgc_ctx *c, const struct mgc_cand *
 		falls &= m < prev;
 		prev = m, slow = fmin(slow, m), fast = fmax(fast, m);
 	}
-	size_t a = c->seg[k->s].a, b = c->seg[end - 1].b, h = a + (b - a) / 2;
+	size_t a = c->seg[k->s].a, b = c->seg[end - 1].b;
 	if (!(c->x[b - 1] - c->x[a] >= 0.5 * k->dur) || (end - k->s >= 3 && falls) || !(slow > 0))
 		return 0;
 	if (slow >= MGC_SAME_SLOPE * fast)
 		return 1;
-	struct mgc_trend t1, t2;
-	double rs;
 	if (b - a < 8)
 		return 0;
-	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, &t1, &rs);
-	mgc_seg_trend(c->x, c->y, h, b, c->phi, c->w, &t2, &rs);
+	struct mgc_trend t1, t2;
+	mgc_halves(c, a, b, &t1, &t2);
 	return t2.slope >= MGC_SAME_SLOPE * t1.slope && t2.slope_hi >= t1.slope_lo;
 }
 
@@ -1952,15 +1959,13 @@ static double mgc_creep(const struct mgc_ctx *c, double *since)
 	size_t f = c->nseg - 1;
 	while (f > 0 && c->seg[f - 1].flat)
 		f--;
-	size_t a = c->seg[f].a, h = a + (c->n - a) / 2;
+	size_t a = c->seg[f].a;
 	struct mgc_trend tr, t1, t2;
-	double rs;
 	if (c->n - a < 4 * MGC_MIN_PLATEAU || mgc_held_step(c, a))
 		return 0;
 	if (!mgc_line_rises(c, a, c->n, c->in->x_last, MGC_STEP_SIGMAS, &tr))
 		return 0;
-	mgc_seg_trend(c->x, c->y, a, h, c->phi, c->w, &t1, &rs);
-	mgc_seg_trend(c->x, c->y, h, c->n, c->phi, c->w, &t2, &rs);
+	mgc_halves(c, a, c->n, &t1, &t2);
 	*since = c->x[a];
 	return t1.slope_lo > c->delta && t2.slope_lo > c->delta ? tr.slope : 0;
 }
@@ -2837,14 +2842,14 @@ static void site_cohorts(const struct mgc_site_evidence *ev, const struct mgc_cl
 			rate = f->slope = sampled_cohort_rate(ev, r, &sd);
 			f->slope_lo = fmax(0, rate - 2 * sd);
 			f->slope_hi = rate + 2 * sd;
-			f->x_to_oom = mgc_level_oom(opts->limit, f->level, f->slope);
 		} else if (!(f->slope_lo > 0)) {
 			f->slope = rate;
 			f->slope_lo = f->slope_hi = rate;
 		}
 		f->verdict = MGC_VERDICT_LEAK;
 		f->confidence = 0.95;
-		if (!isfinite(f->x_to_oom)) /* a `growing` one beyond reach was dropped; a leak's is not */
+		/* a `growing` one beyond reach was dropped, a leak's is not; a sampled one is at its new rate */
+		if (sampled || !isfinite(f->x_to_oom))
 			f->x_to_oom = mgc_level_oom(opts ? opts->limit : 0, f->level, f->slope);
 		f->decidable_at = NAN;
 		f->projected_level = NAN;
