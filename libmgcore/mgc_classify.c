@@ -23,7 +23,7 @@ enum {
 	MGC_MIN_PLATEAU = 5,   /* flat points after the change needed to call a plateau */
 	MGC_MIN_SAMPLES = 20,  /* samples a leak has risen for, at least */
 	MGC_MIN_EVENTS = 3,    /* separate rises a staircase leak needs */
-	MGC_DIP_MIN = 64,      /* an excursion this long ending in a dip made up soon is none */
+	MGC_DIP_MIN = 64,      /* an excursion this long ending in a dip made up soon is no spike */
 	MGC_STEP_WIDTH = 3,    /* a step inside a rising segment is over within this many points */
 	MGC_HOLD_EVENTS = 4,   /* a steady staircase of this many steps is no plateau before its pause */
 	MGC_MIN_BLOCKS = 8,    /* the floor under spikes keeps at least this many blocks */
@@ -295,11 +295,11 @@ static int mgc_dip_refill(const double *y, size_t n, size_t i, size_t j, double 
  * 160 steps after a cache had filled for 4,000). A spike's landing holds (the floor it fell to is
  * the level), and a sawtooth climbs back over its whole period, as long as its excursion; so an
  * excursion that spanned a rise and ended in a dip does not set the floor's blocks as wide as the
- * rise. Only past MGC_DIP_MIN points: a shorter excursion is as long as a spike may be, whatever
- * ends it. */
-static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump)
+ * rise. Only past `spike_max` points (mgc_spike_max): a shorter excursion is as long as a spike
+ * may be, whatever ends it. */
+static int mgc_dip(const double *y, size_t n, size_t i, size_t j, double jump, size_t spike_max)
 {
-	if (j - i <= MGC_DIP_MIN)
+	if (j - i <= spike_max)
 		return 0;
 	double top = mgc_med3(y, n, j), back = top - 0.5 * fmax(jump, top - mgc_med3(y, n, j + 1));
 	for (size_t t = j + 3; t + 1 < n && t <= j + 1 + (j - i) / 4; t++)
@@ -330,8 +330,10 @@ static int mgc_hole(const double *y, size_t n, size_t i, double depth)
  * per period. A spike gives back more than it kept: a drop that lands further above the opening
  * than it fell is a dip in a raised level (a level shift with a cycle on top), not the end of a
  * spike, and an excursion that spanned the shift would hide it in the floor. Returns the longest,
- * in points, with their count in *count and the highest any stood above its opening in *tallest. */
-static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *count, double *tallest)
+ * in points, with their count in *count and the highest any stood above its opening in *tallest.
+ * An excursion longer than `spike_max` points may end in a dip (mgc_dip). */
+static size_t mgc_excursions(const double *y, size_t n, double jump, size_t spike_max, size_t *count,
+			     double *tallest)
 {
 	size_t longest = 0, k = 0, back = n / 4 + 2 < MGC_RAW_CAP ? n / 4 + 2 : MGC_RAW_CAP;
 	*tallest = 0;
@@ -350,7 +352,7 @@ static size_t mgc_excursions(const double *y, size_t n, double jump, size_t *cou
 			continue; /* it opened, or landed, at no level the series stood at */
 		if (land - opened >= mgc_med3(y, n, j) - land) /* kept more than it gave back */
 			continue;
-		if (mgc_dip(y, n, i, j, jump))
+		if (mgc_dip(y, n, i, j, jump, spike_max))
 			continue;
 		if (j - i > longest)
 			longest = j - i;
@@ -405,17 +407,31 @@ static double mgc_spike_excess(const struct mgc_work *w, double from)
 	return excess;
 }
 
+/* The longest a spike lasts, in input points: MGC_DIP_MIN, and no longer than the warmup horizon
+ * (x) when the series is logged more coarsely than that allows (but MGC_MIN_SAMPLES points: fewer
+ * say little of how soon the level came back). An epoch's dip, logged every 10 steps, closed an
+ * excursion of 44 points (440 steps) since the last dip's refill; read as a spike, the floor was
+ * the dips' bottoms, one point an epoch, and a 1 MiB per step leak under them read `stable` for
+ * hundreds of steps after it had read `leak` (`test_dip_coarse_log`). */
+static size_t mgc_spike_max(const double *x0, size_t n0, double horizon)
+{
+	double dx = n0 > 1 ? (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 0;
+	double pts = dx > 0 ? fmax(horizon / dx, MGC_MIN_SAMPLES) : MGC_DIP_MIN;
+	return pts < MGC_DIP_MIN ? (size_t)pts : MGC_DIP_MIN;
+}
+
 /* The floor: with spikes, the minima of blocks of input points wider than the longest spike
  * (whole bins, aligned at the first point so a growing prefix keeps its blocks, a short last
  * block merged into the one before); without, the bins' medians. A rising floor is a rising
  * series: no point is dropped for its height. And the highest the input stood above it from x
  * spikes_from on (mgc_spike_excess). */
 static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, size_t n0, size_t per,
-		      double spikes_from, int process, struct mgc_floor *fl)
+		      double spikes_from, double horizon, int process, struct mgc_floor *fl)
 {
 	size_t n = w->pn;
 	double sigma = fmax(mgc_raw_noise(y0, n0, process, w->raw), 1.0);
-	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, &fl->nexc, &fl->tallest);
+	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, mgc_spike_max(x0, n0, horizon),
+					&fl->nexc, &fl->tallest);
 	size_t B = longest ? (longest + per) / per : 1, cap = n / MGC_MIN_BLOCKS; /* in bins */
 	if (B > cap)
 		B = cap > 1 ? cap : 1;
@@ -517,7 +533,7 @@ static int mgc_prefix_open(const struct mgc_core_in *base, size_t n0, struct mgc
 	/* the start-up's transients are left out of the spikes once the run is twice the warmup
 	 * horizon long */
 	double first = base->x0[0], from = p->in.x_last - first >= 2 * base->horizon ? first + base->horizon : first;
-	mgc_floor(&p->w, base->x0, base->y0, n0, per, from, base->headroom, &p->c.fl);
+	mgc_floor(&p->w, base->x0, base->y0, n0, per, from, base->horizon, base->headroom, &p->c.fl);
 	p->c.x = p->w.fx;
 	p->c.y = p->w.fy;
 	p->c.n = p->w.fn;
