@@ -30,6 +30,7 @@ enum {
 	MGC_STALL_POINTS = 4,  /* the fewest floor points a leak's end may stand still over */
 	MGC_FRESH_MAX = 3,     /* the newest points too few to tell a spike that opens from a step */
 	MGC_RAW_CAP = 4096,    /* input differences the spike noise is measured on, and the longest spike */
+	MGC_RAW_LAGS = 8,      /* ... at each lag up to this many points (a sawtooth cancels at its period) */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
 	MGC_POOL_STEPS = 4,    /* steps that double in a row: an allocator pool */
@@ -228,21 +229,24 @@ struct mgc_floor {
 	double tallest; /* the highest a closed spike stood above where it opened */
 };
 
-/* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences at each lag of 1 to 4
- * points, the least of the four: a sawtooth of period 2 to 4 (gradient accumulation, or one that
- * logging every 10 steps aliases into a zigzag) cancels at its own lag, so its drops still stand
- * out as spikes. When most differences are 0 (device memory in 2 or 20 MiB segments that the
- * allocator holds and releases now and then) their MAD is 0 and each release closed a "spike":
- * the floor's blocks grew to 200-700 steps, a 250-step ramp read as a rise from step 0, `leak`
- * by the start horizon (`test_segment_noise`). Then the 90th percentile of their sizes speaks,
- * scaled as for normal noise (1.645 sqrt 2 sigma); 0 still when 9 in 10 are 0. Only for a
- * process's memory (`process`): a sampled site's live bytes move by whole samples too, and read so
- * its turnovers of 8,000 records every 120 steps said `leak` 3 times in 400 (`test_site`), not 1. */
+/* The input's step-to-step noise, on at most MGC_RAW_CAP of its differences at each lag of 1 to
+ * MGC_RAW_LAGS points, the least: a sawtooth of period 2 to MGC_RAW_LAGS (gradient accumulation,
+ * or one that logging every 10 steps aliases into a zigzag) cancels at its own lag, so its drops
+ * still stand out as spikes (with lags to 4, a sawtooth of 6 points logged every 10 steps read as
+ * noise of 19 MiB, its drops of 150-190 MiB barely spikes, and a 0.28 MiB per step leak under
+ * it, the level's sigma 153 MiB, flipped between `leak` and `growing`: `test_slow_under_saw`).
+ * When most differences are 0 (device memory in 2 or 20 MiB segments that the allocator holds
+ * and releases now and then) their MAD is 0 and each release closed a "spike": the floor's
+ * blocks grew to 200-700 steps, a 250-step ramp read as a rise from step 0, `leak` by the start
+ * horizon (`test_segment_noise`). Then the 90th percentile of their sizes speaks, scaled as for
+ * normal noise (1.645 sqrt 2 sigma); 0 still when 9 in 10 are 0. Only for a process's memory
+ * (`process`): a sampled site's live bytes move by whole samples too, and read so its turnovers
+ * of 8,000 records every 120 steps said `leak` 3 times in 400 (`test_site`), not 1. */
 static double mgc_raw_noise(const double *y0, size_t n0, int process, double *scratch)
 {
 	size_t every = (n0 + MGC_RAW_CAP - 1) / MGC_RAW_CAP;
 	double best = INFINITY;
-	for (size_t lag = 1; lag <= 4; lag++) {
+	for (size_t lag = 1; lag <= MGC_RAW_LAGS; lag++) {
 		size_t k = 0;
 		for (size_t i = 0; i + lag < n0 && k < MGC_RAW_CAP; i += every)
 			scratch[k++] = y0[i + lag] - y0[i];

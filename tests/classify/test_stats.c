@@ -1152,6 +1152,18 @@ static void test_dip_coarse_log(void)
 	}
 }
 
+/* A slow leak, 0.28 MiB per step from step 181 at 43 GiB, under AR noise of 15 MiB and a
+ * gradient-accumulation sawtooth of 170 MiB whose period, logged every 10 steps, is 6 points
+ * (crosscheck_real.py seed 64, series 42). The spike noise, the least over lags 1-4, read the
+ * sawtooth's climb as noise of 19 MiB, its drops barely spikes and blocks of 2-3 points that do
+ * not span a tooth; the level's sigma read 153 MiB, the leak needed a 612 MiB rise since its onset
+ * and read `growing` ("warmup or leak cannot be told yet") at 9 of the 150 prefixes every 50
+ * steps from step 1690, between `leak`s. At lag 6 the sawtooth cancels: every one is `leak`. */
+static void test_slow_under_saw(void)
+{
+	recorded_prefixes("slow-saw-r64.txt", 915, 170, 915, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A dataset cache filled linearly, 2.3 MiB per step, from step 0 to step 3611, then flat at
  * 38.4 GiB, under jitter with a slow wander (crosscheck_real.py seed 87, series 26): the wander
  * left short flat stretches inside the fill, and a rise with flat stretches inside had to pause
@@ -1485,6 +1497,7 @@ int main(int argc, char **argv)
 	test_ramp_one_event();
 	test_epoch_dip_no_spike();
 	test_dip_coarse_log();
+	test_slow_under_saw();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
