@@ -1426,17 +1426,23 @@ static double mgc_retract(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return fmax(fmax(mgc_min_rise(c), noise), fmax(fmax(3 * k->gap, quarter), mgc_stair_again(k)));
 }
 
+static int mgc_cand_pool(const struct mgc_ctx *c, struct mgc_cand *k);
+
 /* The longest pause any staircase reading of the growth (`events` steps or more, a rise of
- * MGC_RISE_SIGMAS level sigmas; with `steady`, not slowing down: mgc_cand_decel) would plausibly
- * make had it gone on (mgc_stair_again): no plateau is confident before it (MGC_MIN_EVENTS), and
- * none is said before the pause of a steady one of MGC_HOLD_EVENTS steps. 0 when no reading is. */
+ * MGC_RISE_SIGMAS level sigmas; with `steady`, not slowing down (mgc_cand_decel) and no pool
+ * doubling (mgc_cand_pool: a warmup however long it lasts, whose gaps grow, no Poisson process:
+ * a pool that doubled at steps 198-1729 read `growing`, "its steps would plausibly pause this
+ * long", 1,600 steps into its flat, `test_pool_flat_plateau`) would plausibly make had it gone on
+ * (mgc_stair_again): no plateau is confident before it (MGC_MIN_EVENTS), and none is said before
+ * the pause of a steady one of MGC_HOLD_EVENTS steps. 0 when no reading is. */
 static double mgc_stair_pause(const struct mgc_ctx *c, int events, int steady)
 {
 	struct mgc_cand k;
 	double longest = 0, again;
 	for (size_t s = 0; s + 1 < c->nseg; s++)
 		if (mgc_candidate(c, s, &k, 1) && k.events >= events && k.rise >= MGC_RISE_SIGMAS * c->sig_lvl &&
-		    (again = mgc_stair_again(&k)) > longest && !(steady && mgc_cand_decel(c, &k)))
+		    (again = mgc_stair_again(&k)) > longest &&
+		    !(steady && (mgc_cand_decel(c, &k) || mgc_cand_pool(c, &k))))
 			longest = again;
 	return longest;
 }

@@ -1245,6 +1245,17 @@ static void test_pool_doubling(void)
 	MG_TRUE(strstr(f.why, "allocator pool") != NULL, "why: %s", f.why);
 }
 
+/* test_pool_doubling's pool, between its doublings at steps 1729 and 3332 (those before at 198,
+ * 360, 631 and 1093, 386 MiB to 6 GiB, gaps growing 1.4-1.7 times, no noise). Its steps double,
+ * ever further apart: an allocator pool, a warmup however long it lasts, and its gaps are no
+ * Poisson process's; read as a staircase of five steps it "would plausibly pause" 1,600 steps
+ * and more, and it read `growing` through its flat top. Every 50th prefix from step 2156 (427
+ * steps flat) to step 3300 is `plateau`. */
+static void test_pool_flat_plateau(void)
+{
+	recorded_prefixes("pool-doubling-f14.txt", 5000, 2157, 3301, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 1);
+}
+
 /* A slow leak of 157 KiB per step from step 164 under noise (crosscheck_real.py seed 63, series
  * 17): its level is flat pieces, each a little higher, and from step 1100 the last piece was a
  * quarter of the run long, so no earlier prefix was looked at (a pause that long ends a leak) and
@@ -1506,6 +1517,7 @@ int main(int argc, char **argv)
 	test_fit_refuted_by_line();
 	test_stair_flat_share();
 	test_pool_doubling();
+	test_pool_flat_plateau();
 	test_creep_keeps_leak();
 	test_segment_noise();
 	test_epoch_dip_refill();
