@@ -411,16 +411,15 @@ static double mgc_spike_excess(const struct mgc_work *w, double from)
 	return excess;
 }
 
-/* The longest a spike lasts, in input points: MGC_DIP_MIN, and no longer than the warmup horizon
- * (x) when the series is logged more coarsely than that allows (but MGC_MIN_SAMPLES points: fewer
- * say little of how soon the level came back). An epoch's dip, logged every 10 steps, closed an
+/* The longest a spike lasts, in input points `dx` apart: MGC_DIP_MIN, and no longer than the
+ * warmup horizon (x) when the series is logged more coarsely than that allows (but
+ * MGC_MIN_SAMPLES points: fewer say little of how soon the level came back). An epoch's dip, logged every 10 steps, closed an
  * excursion of 44 points (440 steps) since the last dip's refill; read as a spike, the floor was
  * the dips' bottoms, one point an epoch, and a 1 MiB per step leak under them read `stable` for
  * hundreds of steps after it had read `leak` (`test_dip_coarse_log`). */
-static size_t mgc_spike_max(const double *x0, size_t n0, double horizon)
+static size_t mgc_spike_max(double dx, double horizon)
 {
-	double dx = n0 > 1 ? (x0[n0 - 1] - x0[0]) / (double)(n0 - 1) : 0;
-	double pts = dx > 0 ? fmax(horizon / dx, MGC_MIN_SAMPLES) : MGC_DIP_MIN;
+	double pts = fmax(horizon / dx, MGC_MIN_SAMPLES);
 	return pts < MGC_DIP_MIN ? (size_t)pts : MGC_DIP_MIN;
 }
 
@@ -430,12 +429,11 @@ static size_t mgc_spike_max(const double *x0, size_t n0, double horizon)
  * series: no point is dropped for its height. And the highest the input stood above it from x
  * spikes_from on (mgc_spike_excess). */
 static void mgc_floor(struct mgc_work *w, const double *x0, const double *y0, size_t n0, size_t per,
-		      double spikes_from, double horizon, int process, struct mgc_floor *fl)
+		      double spikes_from, size_t spike_max, int process, struct mgc_floor *fl)
 {
 	size_t n = w->pn;
 	double sigma = fmax(mgc_raw_noise(y0, n0, process, w->raw), 1.0);
-	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, mgc_spike_max(x0, n0, horizon),
-					&fl->nexc, &fl->tallest);
+	size_t longest = mgc_excursions(y0, n0, MGC_SPIKE_SIGMAS * sigma, spike_max, &fl->nexc, &fl->tallest);
 	size_t B = longest ? (longest + per) / per : 1, cap = n / MGC_MIN_BLOCKS; /* in bins */
 	if (B > cap)
 		B = cap > 1 ? cap : 1;
@@ -537,7 +535,8 @@ static int mgc_prefix_open(const struct mgc_core_in *base, size_t n0, struct mgc
 	/* the start-up's transients are left out of the spikes once the run is twice the warmup
 	 * horizon long */
 	double first = base->x0[0], from = p->in.x_last - first >= 2 * base->horizon ? first + base->horizon : first;
-	mgc_floor(&p->w, base->x0, base->y0, n0, per, from, base->horizon, base->headroom, &p->c.fl);
+	mgc_floor(&p->w, base->x0, base->y0, n0, per, from, mgc_spike_max(p->in.dx, base->horizon), base->headroom,
+		  &p->c.fl);
 	p->c.x = p->w.fx;
 	p->c.y = p->w.fy;
 	p->c.n = p->w.fn;
