@@ -1031,7 +1031,7 @@ static void test_fast_after_creep(void)
 {
 	recorded_prefixes("fast-creep-r98.txt", 5600, 5100, 5600, 20, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 	struct mgc_fit f = classify_recorded("fast-creep-r98.txt", 5600, 5200, MGC_PROCESS_MIN_GROWTH_STEP);
-	MG_TRUE(f.slope > 50 * MIB && f.change_at > 4800 && strstr(f.why, "it crept at under a tenth") != NULL, "%s", f.why);
+	MG_TRUE(f.slope > 50 * MIB && f.change_at > 4800 && strstr(f.why, "it crept at under a fifth") != NULL, "%s", f.why);
 }
 
 /* A 70 MiB/step leak from step 4801 under validation spikes of about 90 steps (crosscheck_real.py,
@@ -1162,6 +1162,17 @@ static void test_dip_coarse_log(void)
 static void test_slow_under_saw(void)
 {
 	recorded_prefixes("slow-saw-r64.txt", 915, 170, 915, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
+/* A 3.3 MiB per step leak from step 363 under validation spikes, jitter and an AR(0.71) wander,
+ * after 300 steps within 180 MiB (crosscheck_real.py seed 57, series 69): one 67-step piece of
+ * that stretch rose 0.58 MiB per step, faster than a tenth of the leak, so the run had not settled
+ * before it and the leak read as a rise from the start, `growing` ("warmup or leak cannot be told
+ * yet") at steps 612-628 between `leak`s that a shorter reading had said. The pieces taken
+ * together rose under a fifth of its rate: a late onset at every prefix from step 540 to 800. */
+static void test_wander_before_onset(void)
+{
+	recorded_prefixes("val-wander-r57.txt", 1200, 541, 801, 4, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
 /* A dataset cache filled linearly, 2.3 MiB per step, from step 0 to step 3611, then flat at
@@ -1509,6 +1520,7 @@ int main(int argc, char **argv)
 	test_epoch_dip_no_spike();
 	test_dip_coarse_log();
 	test_slow_under_saw();
+	test_wander_before_onset();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
