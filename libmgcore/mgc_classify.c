@@ -1284,7 +1284,7 @@ static int mgc_settled_since(const struct mgc_ctx *c, size_t f, size_t s, double
  * segment on averages the two (6.3 MiB per step). A piece faster than that still belongs to the
  * creep when the line through it and the segments after it, up to s, rises at under
  * MGC_CREPT_SHARE of `rate` (not the first segment: the warmup's): a wander of AR noise lifts one
- * piece for a while (a 3.4 MiB per step leak after 300 steps within 180 MiB read as settled at one
+ * piece for a while (a 3.3 MiB per step leak after 300 steps within 180 MiB read as settled at one
  * prefix, then as a rise from the start, `growing`, while a 67-step piece of that stretch rose
  * 0.58 MiB per step, `test_wander_before_onset`). */
 static size_t mgc_creep_from(const struct mgc_ctx *c, size_t s, double rate)
