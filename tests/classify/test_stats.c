@@ -1207,6 +1207,17 @@ static void test_wander_before_onset(void)
 	recorded_prefixes("val-wander-r57.txt", 1200, 541, 801, 4, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A gc sawtooth climbing about 4 MiB between collections at 4.9 GiB, noise 0.5 MiB, before a
+ * leak's onset at step 1916 (crosscheck_fresh.py seed 14, series 17): each climb stood 5 level
+ * sigmas above the flat before it and read "a step of 3.9 MiB: a new rise or a level shift, too
+ * recent to tell", `growing`, at 17 of the 45 prefixes every 10 steps from step 1000 to 1440,
+ * each promising a verdict it then broke. A step up is new growth only when it is as large as
+ * the meaningful growth adds in the time any leak must rise (about 15 MiB here): none is. */
+static void test_small_step_no_jump(void)
+{
+	recorded_prefixes("gc-saw-f14.txt", 1450, 1001, 1450, 10, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_GROWING, 0);
+}
+
 /* A dataset cache filled linearly, 2.3 MiB per step, from step 0 to step 3611, then flat at
  * 38.4 GiB, under jitter with a slow wander (crosscheck_real.py seed 87, series 26): the wander
  * left short flat stretches inside the fill, and a rise with flat stretches inside had to pause
@@ -1553,6 +1564,7 @@ int main(int argc, char **argv)
 	test_dip_coarse_log();
 	test_slow_under_saw();
 	test_wander_before_onset();
+	test_small_step_no_jump();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
