@@ -1207,6 +1207,18 @@ static void test_wander_before_onset(void)
 	recorded_prefixes("val-wander-r57.txt", 1200, 541, 801, 4, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A rise of about 3 MiB per step (a 1.1 MiB per step leak from step 468 on the allocator growth
+ * under it) under AR(0.92) noise and irregular spikes, logged every 10 steps (crosscheck_real.py
+ * seed 83, series 70): 5-point pieces inside it, rising as fast as the rest but with intervals
+ * that reach below the meaningful growth, were flat, cut the rise in two, neither continuous, and
+ * it read `growing` ("warmup or leak cannot be told yet") at 17 of the 55 prefixes every 50 steps
+ * from step 1300 to 4000. A short flat piece between rising pieces, rising half as fast as the
+ * slower of them, is a breath inside the rise: `leak` at each. */
+static void test_breath_in_rise(void)
+{
+	recorded_prefixes("irr-breath-r83.txt", 401, 131, 401, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A gc sawtooth climbing about 4 MiB between collections at 4.9 GiB, noise 0.5 MiB, before a
  * leak's onset at step 1916 (crosscheck_fresh.py seed 14, series 17): each climb stood 5 level
  * sigmas above the flat before it and read "a step of 3.9 MiB: a new rise or a level shift, too
@@ -1564,6 +1576,7 @@ int main(int argc, char **argv)
 	test_dip_coarse_log();
 	test_slow_under_saw();
 	test_wander_before_onset();
+	test_breath_in_rise();
 	test_small_step_no_jump();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
