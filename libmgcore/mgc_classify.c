@@ -415,10 +415,11 @@ static double mgc_spike_excess(const struct mgc_work *w, double from)
 
 /* The longest a spike lasts, in input points `dx` apart: MGC_DIP_MIN, and no longer than the
  * warmup horizon (x) when the series is logged more coarsely than that allows (but
- * MGC_MIN_SAMPLES points: fewer say little of how soon the level came back). An epoch's dip, logged every 10 steps, closed an
- * excursion of 44 points (440 steps) since the last dip's refill; read as a spike, the floor was
- * the dips' bottoms, one point an epoch, and a 1 MiB per step leak under them read `stable` for
- * hundreds of steps after it had read `leak` (`test_dip_coarse_log`). */
+ * MGC_MIN_SAMPLES points: fewer say little of how soon the level came back). An epoch's dip,
+ * logged every 10 steps, closed an excursion of 44 points (440 steps) since the last dip's
+ * refill; read as a spike, the floor was the dips' bottoms, one point an epoch, and a 1 MiB per
+ * step leak under them read `stable` for hundreds of steps after it had read `leak`
+ * (`test_dip_coarse_log`). */
 static size_t mgc_spike_max(double dx, double horizon)
 {
 	double pts = fmax(horizon / dx, MGC_MIN_SAMPLES);
