@@ -1505,6 +1505,15 @@ static double mgc_three_steps_hold(const struct mgc_ctx *c, double x_end, int ex
 	return isfinite(on) ? x_end + mgc_pause_with_chance(x_end - on, MGC_MIN_EVENTS, MGC_HOLD_ALPHA) : -INFINITY;
 }
 
+/* How long the last segment, flat, must last before a plateau is said: the pause a steady
+ * staircase of MGC_HOLD_EVENTS steps (mgc_stair_pause) or one of just MGC_MIN_EVENTS
+ * (mgc_three_steps_hold) would plausibly make had it gone on. */
+static double mgc_flat_hold(const struct mgc_ctx *c)
+{
+	double at = c->x[c->seg[c->nseg - 1].a];
+	return fmax(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1), mgc_three_steps_hold(c, at, 0) - at);
+}
+
 /* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
  * fewer than MGC_MIN_SAMPLES points, only up to that step (the time after a step is no climb until
  * the next one; counted, a step just after the horizon reads as a leak for a prefix or two and
@@ -1958,13 +1967,14 @@ static double mgc_creep(const struct mgc_ctx *c, double *since);
  * a leak read before a long pause). The ladder costs up to 20 classifications, tried only when no
  * reading of the data is a leak by itself: only for a process's memory (sites have their cohorts,
  * and mgmon classifies many of them each frame), and not after a pause of a quarter of the run
- * (the last segment's first point still speaks) unless a steady staircase of MGC_HOLD_EVENTS steps
- * or more would plausibly pause longer (mgc_stair_pause, as mgc_judge_flat holds it: four steps
- * then flat for the rest of the run read `leak`, then `growing` once the pause passed a quarter of
- * the run; with three steps, a pool that doubled thrice was held `leak` through 4,600 steps of
+ * (the last segment's first point still speaks) unless a staircase would plausibly pause longer
+ * (mgc_flat_hold, as mgc_judge_flat holds it: four steps then flat for the rest of the run read
+ * `leak`, then `growing` once the pause passed a quarter of the run, and so did three, steady and
+ * not slowing down, `test_three_steps_stand`; a pool that doubled thrice reads as such three and
+ * is held `leak` while their hold lasts, where their Poisson pause held it through 4,600 steps of
  * flat), or its flat pieces still creep up together (mgc_creep: no pause, as mgc_leak_stands reads
- * them; a slow leak under noise read `growing` between `leak`s once its last piece was a quarter of
- * the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
+ * them; a slow leak under noise read `growing` between `leak`s once its last piece was a quarter
+ * of the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
  * warmup horizon (a wander back under that ends any leak; not above its first segment alone: a run
  * that starts high, its loading peak freed, would never look back; not above a later dip: AR noise
  * wanders). Cuts are input point counts. */
@@ -1984,7 +1994,7 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	}
 	double since;
 	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first) &&
-				 !(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1) > mgc_seg_len(c, L)) && !(mgc_creep(c, &since) > 0)))
+				 !(mgc_flat_hold(c) > mgc_seg_len(c, L)) && !(mgc_creep(c, &since) > 0)))
 		return nc;
 	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {
@@ -2296,8 +2306,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	size_t s0 = mgc_regime_start(c, &gap), m = L->b - L->a;
 	double climb = c->x[L->a] - c->x[c->seg[s0].a];
 	double level = mgc_median_copy(c->y + L->a, m, c->w->s1);
-	double hold = fmax(mgc_stair_pause(c, MGC_HOLD_EVENTS, 1),
-			   mgc_three_steps_hold(c, c->x[L->a], 0) - c->x[L->a]);
+	double hold = mgc_flat_hold(c);
 	if (m < MGC_MIN_PLATEAU || flat_len < 1.5 * gap || flat_len < 0.25 * climb || flat_len < hold) {
 		out->verdict = MGC_VERDICT_GROWING;
 		out->confidence = 0.5;

@@ -1231,6 +1231,17 @@ static void test_small_step_no_jump(void)
 	recorded_prefixes("gc-saw-f14.txt", 1450, 1001, 1450, 10, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_STABLE, 1);
 }
 
+/* Three steps of a staircase leak (1.4 GiB at steps 964-1440, crosscheck_real.py seed 55, series
+ * 18, every 10 steps), then flat until its next step at 2977: `leak` from step 1500 ("a late onset
+ * ... paused for"), then `growing`, "its steps would plausibly pause this long: staircase", from
+ * step 1920 on, once the pause was a quarter of the run: the flat judge held the three steps'
+ * pause, but the leak said before was looked for only after a pause that four steady steps
+ * would hold. The same hold (mgc_flat_hold) opens both, and the leak said before stands. */
+static void test_three_steps_stand(void)
+{
+	recorded_prefixes("stair-three-r55.txt", 298, 151, 298, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A dataset cache filled linearly, 2.3 MiB per step, from step 0 to step 3611, then flat at
  * 38.4 GiB, under jitter with a slow wander (crosscheck_real.py seed 87, series 26): the wander
  * left short flat stretches inside the fill, and a rise with flat stretches inside had to pause
@@ -1579,6 +1590,7 @@ int main(int argc, char **argv)
 	test_wander_before_onset();
 	test_breath_in_rise();
 	test_small_step_no_jump();
+	test_three_steps_stand();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
