@@ -1235,8 +1235,8 @@ static void test_small_step_no_jump(void)
  * 18, every 10 steps), then flat until its next step at 2977: `leak` from step 1500 ("a late onset
  * ... paused for"), then `growing`, "its steps would plausibly pause this long: staircase", from
  * step 1920 on, once the pause was a quarter of the run: the flat judge held the three steps'
- * pause, but the leak said before was looked for only after a pause that four steady steps
- * would hold. The same hold (mgc_flat_hold) opens both, and the leak said before stands. */
+ * pause, but past a quarter of the run the leak said before was looked for only where four
+ * steady steps would hold the pause. One hold (mgc_flat_hold) serves both: the leak stands. */
 static void test_three_steps_stand(void)
 {
 	recorded_prefixes("stair-three-r55.txt", 298, 151, 298, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
