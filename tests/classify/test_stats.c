@@ -308,8 +308,9 @@ static void test_slow_leak_at_high_level(void)
 /* A step in an exact floor is many sigmas and may still mean nothing. The healthy torch run on a
  * loaded CI machine (RSS in pages, steps 1-120, below) sat at 395 MiB in a three-step cycle of
  * 0/2/4 MiB, with a 60 KiB step in its floor after step 64: that made it `growing` ("a new rise
- * or a level shift") and the process `retention`. A step is news when it is also a meaningful
- * rise (8 steps of what reaches the limit within the horizon); 64 MiB from step 101 still is. */
+ * or a level shift") and the process `retention`. A step is news only when it is also as large
+ * as the meaningful growth adds in the time any leak must rise (mgc_step_up: about 5 MiB under
+ * this 23.5 GiB limit); 64 MiB from step 101 still is. */
 static const int torch_ci_rss_pages[120] = {
 	101016, 102646, 103139, 101637, 102155, 101133, 101646, 102161, 101910, 101144,
 	101656, 102169, 101145, 101657, 102171, 101148, 101662, 102174, 101150, 101662,
