@@ -1535,18 +1535,31 @@ static double mgc_limit_rate(const struct mgc_cand *k)
 	return k->continuous ? k->rate : k->lo;
 }
 
-/* Staircase k (mgc_is_stair, MGC_HOLD_EVENTS rungs or more) spans the flat stretch
- * before segment s0 as one of its pauses: not longer than its other steps would plausibly pause
- * (mgc_poisson_pause of the rest of its climb), so the regime need not start after it (steps of
- * 80-800 MiB apart by pauses of 300-500 steps each looked like a run that had settled, and the
- * staircase read `plateau` between its steps). */
+/* Reads regime k's rungs and their spread again with the step into its pause, once two points
+ * stand on it (the middle of three): mgc_rung_gap reads them up to the pause's first point, so the
+ * step that ended the flat stretch a staircase must span was none of them (mgc_stair_spans). */
+static void mgc_rungs_to_pause(const struct mgc_ctx *c, struct mgc_cand *k)
+{
+	if (k->end + 2 <= c->n)
+		mgc_rung_gap(c, k->a0, k->end + 2, k->lvl_on, k);
+}
+
+/* Staircase k (mgc_is_stair, MGC_HOLD_EVENTS rungs or more, the step into its pause counted:
+ * mgc_rungs_to_pause) spans the flat stretch before segment s0 as one of its pauses: not longer
+ * than its other steps would plausibly pause (mgc_poisson_pause of the rest of its climb), so the
+ * regime need not start after it (steps of 80-800 MiB apart by pauses of 300-500 steps each looked
+ * like a run that had settled, and the staircase read `plateau` between its steps; steps at
+ * log-normal pauses, 190 steps after the one that ended an 850-step pause, read `growing`: three
+ * rungs before it, `test_stair_rungs_decide`). */
 static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, size_t s0)
 {
-	if (s0 == 0 || !c->seg[s0 - 1].flat || k->rungs < MGC_HOLD_EVENTS || !mgc_is_stair(k))
+	if (s0 == 0 || !c->seg[s0 - 1].flat || !mgc_is_stair(k))
 		return 0;
+	struct mgc_cand t = *k;
+	mgc_rungs_to_pause(c, &t);
 	/* steps spread over its time at a steady rate: not one or two jumps (a line through them
 	 * rises far less than they did), nor steps that thin out (pool doublings, running maxima) */
-	if (!mgc_steady_steps(k) || k->spread < MGC_SPREAD_MIN)
+	if (t.rungs < MGC_HOLD_EVENTS || !mgc_steady_steps(k) || t.spread < MGC_SPREAD_MIN)
 		return 0;
 	double len = mgc_seg_len(c, &c->seg[s0 - 1]);
 	return len <= mgc_poisson_pause(k->climb - len, k->events - 1);

@@ -1243,6 +1243,21 @@ static void test_three_steps_stand(void)
 	recorded_prefixes("stair-three-r55.txt", 298, 151, 298, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A staircase of 300-500 MiB steps at log-normal pauses (eval_train.c's stairlogn-400M-g250-dx10:
+ * steps at about 1060, 1250, 1360, 2210, 2950, ..., every 10 steps). At step 2410, 190 steps after
+ * its fourth step, it read `growing` between `leak`s: from step 1050 the 850-step pause before that
+ * step was as long as the flat before the staircase, so no late onset; from step 210 the pause had
+ * to be one of its own, which needs four rungs, and the step that ended the pause was no rung (they
+ * were read up to the pause's first point): three. Counted (mgc_rungs_to_pause): `leak` at every
+ * prefix from step 2190 to 3100, and at every third from 3170 on (44 of these 254 checks failed
+ * before). Steps 3110-3160 still read `plateau`: a saturating fit through its steps makes the
+ * staircase from the start slow down (Session 45 in CLASSIFIER.md). */
+static void test_stair_rungs_decide(void)
+{
+	recorded_prefixes("stair-logn-e400.txt", 800, 219, 310, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+	recorded_prefixes("stair-logn-e400.txt", 800, 317, 800, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A dataset cache filled linearly, 2.3 MiB per step, from step 0 to step 3611, then flat at
  * 38.4 GiB, under jitter with a slow wander (crosscheck_real.py seed 87, series 26): the wander
  * left short flat stretches inside the fill, and a rise with flat stretches inside had to pause
@@ -1592,6 +1607,7 @@ int main(int argc, char **argv)
 	test_breath_in_rise();
 	test_small_step_no_jump();
 	test_three_steps_stand();
+	test_stair_rungs_decide();
 	test_fast_under_gc_tail();
 	test_cache_top_ends_leak();
 	test_cache_steps_end_leak();
