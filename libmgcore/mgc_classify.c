@@ -1544,13 +1544,18 @@ static void mgc_rungs_to_pause(const struct mgc_ctx *c, struct mgc_cand *k)
 		mgc_rung_gap(c, k->a0, k->end + 2, k->lvl_on, k);
 }
 
+static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, size_t from, int want);
+
 /* Staircase k (mgc_is_stair, MGC_HOLD_EVENTS rungs or more, the step into its pause counted:
  * mgc_rungs_to_pause) spans the flat stretch before segment s0 as one of its pauses: not longer
  * than its other steps would plausibly pause (mgc_poisson_pause of the rest of its climb), so the
  * regime need not start after it (steps of 80-800 MiB apart by pauses of 300-500 steps each looked
  * like a run that had settled, and the staircase read `plateau` between its steps; steps at
  * log-normal pauses, 190 steps after the one that ended an 850-step pause, read `growing`: three
- * rungs before it, `test_stair_rungs_decide`). */
+ * rungs before it, `test_stair_rungs_decide`). Nor does a pool whose newest three steps double
+ * (mgc_pool_doubles, which asks four of a reading: a pool under gc noise of 100 MiB, doubling at
+ * steps 210-1820, read `leak` from the start once the rung into its pause counted,
+ * `test_pool_three_doublings`). */
 static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, size_t s0)
 {
 	if (s0 == 0 || !c->seg[s0 - 1].flat || !mgc_is_stair(k))
@@ -1560,6 +1565,9 @@ static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, si
 	/* steps spread over its time at a steady rate: not one or two jumps (a line through them
 	 * rises far less than they did), nor steps that thin out (pool doublings, running maxima) */
 	if (t.rungs < MGC_HOLD_EVENTS || !mgc_steady_steps(k) || t.spread < MGC_SPREAD_MIN)
+		return 0;
+	/* nor its newest three steps, the one it begins with too, a pool's doublings */
+	if (mgc_pool_doubles(c, k, k->a0 > 2 ? k->a0 + 1 : 3, MGC_MIN_EVENTS))
 		return 0;
 	double len = mgc_seg_len(c, &c->seg[s0 - 1]);
 	return len <= mgc_poisson_pause(k->climb - len, k->events - 1);
@@ -1660,25 +1668,26 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return !mgc_decelerates(c, g->a, c->n);
 }
 
-/* Regime k's newest MGC_POOL_STEPS steps each doubled the one before (within MGC_POOL_RATIO
- * of twice) and came ever further apart (each gap MGC_POOL_RATIO times the last at least), and
- * its steps carried it (MGC_STEP_SHARE of its rise, no slope between): an allocator pool that
- * doubles its newest region whenever demand outgrows it (JAX's BFC allocator with allow_growth,
- * arenas), demand rising ever more slowly. A warmup however long it lasts: a pool that doubled
- * six times over 3,300 steps read `leak` by the start horizon and held it 4,100 steps into its
- * flat top. A leak's steps keep their sizes. Steps are counted from MGC_POOL_SHARE of its rise
- * (the fourth newest of a pool's is a fifteenth of the four) and MGC_STEP_SIGMAS level sigmas. */
-static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k)
+/* Regime k's newest `want` steps from floor point `from` on (at most MGC_POOL_STEPS) each doubled
+ * the one before (within MGC_POOL_RATIO of twice) and came ever further apart (each gap
+ * MGC_POOL_RATIO times the last at least), and its steps carried it (MGC_STEP_SHARE of its rise,
+ * no slope between): an allocator pool that doubles its newest region whenever demand outgrows it
+ * (JAX's BFC allocator with allow_growth, arenas), demand rising ever more slowly. A warmup
+ * however long it lasts: a pool that doubled six times over 3,300 steps read `leak` by the start
+ * horizon and held it 4,100 steps into its flat top. A leak's steps keep their sizes. Steps are
+ * counted from MGC_POOL_SHARE of its rise (the fourth newest of a pool's is a fifteenth of the
+ * four) and MGC_STEP_SIGMAS level sigmas. */
+static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, size_t from, int want)
 {
 	double size[MGC_POOL_STEPS], at[MGC_POOL_STEPS], carried = 0, up = 0;
 	double jump = fmax(MGC_STEP_SIGMAS * c->sig_lvl, MGC_POOL_SHARE * k->rise);
 	int n = 0;
 	size_t e = 0;
-	for (size_t i = k->a0 + 3; (i = mgc_next_step(c, i, c->n, jump, &e, &up)) < c->n; i = e + 3) {
+	for (size_t i = from; (i = mgc_next_step(c, i, c->n, jump, &e, &up)) < c->n; i = e + 3) {
 		if (e - i >= 2 * MGC_STEP_WIDTH)
 			return 0; /* a slope (a step inside a bin reads a point or two wider) */
 		carried += up; /* a step not yet over: to the newest point */
-		if (n == MGC_POOL_STEPS) { /* keep the newest */
+		if (n == want) { /* keep the newest */
 			memmove(size, size + 1, (n - 1) * sizeof *size);
 			memmove(at, at + 1, (n - 1) * sizeof *at);
 			n--;
@@ -1686,9 +1695,9 @@ static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k)
 		size[n] = up;
 		at[n++] = c->x[i];
 	}
-	if (n < MGC_POOL_STEPS || carried < MGC_STEP_SHARE * k->rise)
+	if (n < want || carried < MGC_STEP_SHARE * k->rise)
 		return 0;
-	for (int j = 1; j < MGC_POOL_STEPS; j++) {
+	for (int j = 1; j < want; j++) {
 		double r = size[j] / size[j - 1];
 		if (r < 2 / MGC_POOL_RATIO || r > 2 * MGC_POOL_RATIO)
 			return 0;
@@ -1702,7 +1711,7 @@ static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k)
 static int mgc_cand_pool(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	if (k->pool < 0)
-		k->pool = mgc_pool_doubles(c, k);
+		k->pool = mgc_pool_doubles(c, k, k->a0 + 3, MGC_POOL_STEPS);
 	return k->pool;
 }
 
