@@ -1567,6 +1567,7 @@ static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, si
 	if (t.rungs < MGC_HOLD_EVENTS || !mgc_steady_steps(k) || t.spread < MGC_SPREAD_MIN)
 		return 0;
 	/* nor its newest three steps, the one it begins with too, a pool's doublings */
+	_Static_assert(MGC_MIN_EVENTS >= 2 && MGC_MIN_EVENTS <= MGC_POOL_STEPS, "mgc_pool_doubles keeps MGC_POOL_STEPS");
 	if (mgc_pool_doubles(c, k, k->a0 > 2 ? k->a0 + 1 : 3, MGC_MIN_EVENTS))
 		return 0;
 	double len = mgc_seg_len(c, &c->seg[s0 - 1]);
