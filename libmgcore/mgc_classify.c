@@ -3015,24 +3015,44 @@ static int sampled_live_flat(const double *live, size_t n, const struct mgc_clas
 	return fabs(tail - head) < 3 * sqrt(opts->sample_rate * (fabs(head) + fabs(tail)));
 }
 
-/* RSS that rose and levelled after live memory had already levelled: the rise is the allocator
- * keeping freed memory (a one-off retention), not a warmup of the program. Turns *fr into
- * `retention` and returns 1 when so. */
-static int mgc_retained_plateau(const double *x, const double *rss, const double *live, const double *free_kept,
-				size_t n, int x_is_steps, const struct mgc_fit *fl, struct mgc_fit *fr)
+/* The level RSS rose to, for a reading that is not growing now: a plateau's level, or the median
+ * of the newest points where RSS paused (`growing` with a recent slope whose interval holds 0) or
+ * reads `stable`; NAN for a reading still climbing. */
+static double mgc_rss_reached(const double *rss, size_t n, const struct mgc_fit *fr)
 {
-	double scratch[5];
-	if (fr->verdict != MGC_VERDICT_PLATEAU || n < 8 || !(fl->level > 0))
+	double head, tail;
+	if (fr->verdict == MGC_VERDICT_PLATEAU)
+		return fr->plateau_level;
+	if (fr->verdict == MGC_VERDICT_STABLE || (fr->verdict == MGC_VERDICT_GROWING && !(fr->slope_lo > 0))) {
+		series_ends(rss, n, &head, &tail);
+		return tail;
+	}
+	return NAN;
+}
+
+/* RSS that rose and stopped after live memory had already levelled: the rise is the allocator
+ * keeping freed memory (a one-off retention), not a warmup of the program, whether RSS has been
+ * flat long enough to read `plateau` or not (mgtrain's retention scenario steps up once, 60 MiB,
+ * and may be read `growing, flat since ...` for 130 steps after; test_process.c). Turns *fr into
+ * `retention` and returns 1 when so. */
+static int mgc_retained_rise(const double *x, const double *rss, const double *live, const double *free_kept,
+			     size_t n, int x_is_steps, const struct mgc_fit *fl, struct mgc_fit *fr)
+{
+	double scratch[5], reached = mgc_rss_reached(rss, n, fr);
+	if (!isfinite(reached) || n < 8 || !(fl->level > 0))
 		return 0;
 	/* from where live memory first reached 90% of its level: what did each gain since? */
 	size_t i0 = 0;
 	while (i0 + 1 < n && live[i0] < 0.9 * fl->level)
 		i0++;
 	size_t k = n - i0 < 5 ? n - i0 : 5;
-	double rss_gain = fr->plateau_level - mgc_median_copy(rss + i0, k, scratch);
+	double rss_gain = reached - mgc_median_copy(rss + i0, k, scratch);
 	double live_gain = fl->level - mgc_median_copy(live + i0, k, scratch);
 	double kept = free_kept ? ends_rise(free_kept + i0, n - i0) : NAN;
-	if (n - i0 < 8 || !(rss_gain > 4 * fr->noise) || !(rss_gain > 0.2 * fr->plateau_level) ||
+	/* the rise against point-to-point noise too: a reading's own noise holds the rise when RSS
+	 * stepped up and dipped back (the retention scenario's 60 MiB step read ~20 MiB of noise) */
+	double noise = fmin(fr->noise, mgc_noise_sigma(rss + i0, n - i0));
+	if (n - i0 < 8 || !(rss_gain > 4 * noise) || !(rss_gain > 0.2 * reached) ||
 	    !(live_gain < 0.25 * rss_gain) || kept < 0.25 * rss_gain)
 		return 0;
 	char b1[32], b2[32], b3[32];
@@ -3070,7 +3090,7 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		live_flat = 0;
 	if (!live_flat && sampled_live_flat(live, n, opts))
 		live_flat = 1;
-	if (live_flat && mgc_retained_plateau(x, rss, live, free_kept, n, mgc_x_is_steps(opts), &fl, &fr)) {
+	if (live_flat && mgc_retained_rise(x, rss, live, free_kept, n, mgc_x_is_steps(opts), &fl, &fr)) {
 		*out = fr;
 		return 0;
 	}
