@@ -4,9 +4,9 @@
  * RSS steps up while glibc keeps the freed memory, so both are `retention`. In the first, the last
  * step's snapshot read mallinfo2 in the middle of a burst (free bytes 12 MiB, not 70); in the
  * second, the live total's estimate wanders up 8 MiB, within its sampling band. The same wander in
- * an exact run would be live growth, and a rise well past the band is too. A third, exact, steps up
- * once and is trimmed back for a few steps; it is `retention` at every prefix once RSS has stepped
- * up, however RSS alone reads it. Reads only its data. */
+ * an exact run would be live growth, and a rise well past the band is too. Two exact runs step up
+ * once (one is trimmed back for a few steps): `retention` at every prefix once RSS has stepped up,
+ * however RSS alone reads it. Reads only its data. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
