@@ -1558,13 +1558,13 @@ static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, s
  * `test_pool_three_doublings`). */
 static int mgc_stair_spans(const struct mgc_ctx *c, const struct mgc_cand *k, size_t s0)
 {
-	if (s0 == 0 || !c->seg[s0 - 1].flat || !mgc_is_stair(k))
+	/* steps spread over its time at a steady rate: not one or two jumps (a line through them
+	 * rises far less than they did), nor steps that thin out (pool doublings, running maxima) */
+	if (s0 == 0 || !c->seg[s0 - 1].flat || !mgc_is_stair(k) || !mgc_steady_steps(k))
 		return 0;
 	struct mgc_cand t = *k;
 	mgc_rungs_to_pause(c, &t);
-	/* steps spread over its time at a steady rate: not one or two jumps (a line through them
-	 * rises far less than they did), nor steps that thin out (pool doublings, running maxima) */
-	if (t.rungs < MGC_HOLD_EVENTS || !mgc_steady_steps(k) || t.spread < MGC_SPREAD_MIN)
+	if (t.rungs < MGC_HOLD_EVENTS || t.spread < MGC_SPREAD_MIN)
 		return 0;
 	/* nor its newest three steps, the one it begins with too, a pool's doublings */
 	_Static_assert(MGC_MIN_EVENTS >= 2 && MGC_MIN_EVENTS <= MGC_POOL_STEPS, "mgc_pool_doubles keeps MGC_POOL_STEPS");
@@ -3015,6 +3015,12 @@ static int sampled_live_flat(const double *live, size_t n, const struct mgc_clas
 	return fabs(tail - head) < 3 * sqrt(opts->sample_rate * (fabs(head) + fabs(tail)));
 }
 
+/* RSS's reading climbs now: `growing` or `leak` with a recent slope whose interval is above 0. */
+static int mgc_rss_climbs(const struct mgc_fit *fr)
+{
+	return (fr->verdict == MGC_VERDICT_GROWING || fr->verdict == MGC_VERDICT_LEAK) && fr->slope_lo > 0;
+}
+
 /* The level RSS rose to, for a reading that is not growing now: a plateau's level, or the median
  * of the newest points where RSS paused (`growing` with a recent slope whose interval holds 0) or
  * reads `stable`; NAN for a reading still climbing. */
@@ -3023,7 +3029,7 @@ static double mgc_rss_reached(const double *rss, size_t n, const struct mgc_fit 
 	double head, tail;
 	if (fr->verdict == MGC_VERDICT_PLATEAU)
 		return fr->plateau_level;
-	if (fr->verdict == MGC_VERDICT_STABLE || (fr->verdict == MGC_VERDICT_GROWING && !(fr->slope_lo > 0))) {
+	if (fr->verdict == MGC_VERDICT_STABLE || (fr->verdict == MGC_VERDICT_GROWING && !mgc_rss_climbs(fr))) {
 		series_ends(rss, n, &head, &tail);
 		return tail;
 	}
@@ -3079,8 +3085,7 @@ int mgc_classify_process(const double *x, const double *rss, const double *live,
 		return rc;
 	char b1[32], b2[32];
 	const char *u = mgc_unit(mgc_x_is_steps(opts));
-	int rss_grows = (fr.verdict == MGC_VERDICT_GROWING || fr.verdict == MGC_VERDICT_LEAK) &&
-			fr.slope_lo > 0;
+	int rss_grows = mgc_rss_climbs(&fr);
 	/* live does not grow: flat verdict, or its growth explains under a quarter of RSS's */
 	int live_flat = !(fl.verdict == MGC_VERDICT_GROWING || fl.verdict == MGC_VERDICT_LEAK) ||
 			fl.slope < 0.25 * fr.slope;
