@@ -1092,24 +1092,63 @@ static void mgc_exp_fit(const struct mgc_ctx *c, size_t a, size_t b, struct mgc_
 		mgc_exp_profile(w->bx, w->by, k, s2fit, w->hx, e);
 }
 
+/* Where the regime that ends in the last segment began: after the last flat stretch that is long
+ * enough to have settled and longer than twice any flat stretch after it. */
+static size_t mgc_regime_start(const struct mgc_ctx *c, double *gap)
+{
+	size_t last = c->nseg - 1, s = last;
+	*gap = 0;
+	while (s > 0) {
+		double len = mgc_seg_len(c, &c->seg[s - 1]);
+		if (c->seg[s - 1].flat && len >= mgc_min_rise(c) && len >= 2 * *gap)
+			break;
+		if (c->seg[s - 1].flat)
+			*gap = fmax(*gap, len);
+		s--;
+	}
+	return s;
+}
+
 /* Does a saturating exponential describe points [a, b) clearly better than a line, with a time
- * constant within twice their span? */
-static int mgc_decelerates(const struct mgc_ctx *c, size_t a, size_t b)
+ * constant within twice their span? That time constant in *tau (unless NULL). */
+static int mgc_decelerates(const struct mgc_ctx *c, size_t a, size_t b, double *tau)
 {
 	if (b - a < 8)
 		return 0;
 	struct mgc_expfit e;
 	mgc_exp_fit(c, a, b, &e);
+	if (tau)
+		*tau = e.tau_hat;
 	return e.identified && e.tau_hat < 2 * (c->x[b - 1] - c->x[a]);
 }
 
-/* A rise after the run settled is no warmup; one from the start must not be slowing down (a
- * staircase's irregular steps can look like it, so late rises skip this test). Tested once, when
- * a rule needs it. */
+/* Is continuous regime k, a later piece of a rise from the start (no flat between), the tail of
+ * that rise slowing down? The whole rise since its regime began slows down (mgc_decelerates) and
+ * k's own points do not reject its time constant (their profile keeps it, their best fit bent
+ * too): an lru_cache filling 1 - exp(-t/tau) read `leak` "from the start" from its newest
+ * straight-looking piece, which alone could not show the bend (`test_cache_tail_slows`). A leak's
+ * straight tail after a faster warmup rejects that bend once it has lasted; till then it waits.
+ * (Keeping up to twice the whole's time constant took a leak on an arena creep under AR noise for
+ * such a tail, `growing` between `leak`s: docs/CLASSIFIER.md, session 47.) */
+static int mgc_tail_slows(const struct mgc_ctx *c, const struct mgc_cand *k)
+{
+	double gap, tau;
+	size_t from = c->seg[mgc_regime_start(c, &gap)].a;
+	if (from >= k->a0 || k->end - k->a0 < 8 || !mgc_decelerates(c, from, k->end, &tau))
+		return 0;
+	struct mgc_expfit t;
+	mgc_exp_fit(c, k->a0, k->end, &t);
+	return isfinite(t.tau_hat) && t.tau_lo <= tau;
+}
+
+/* A rise after the run settled is no warmup; one from the start must not be slowing down, nor be
+ * the tail of one that does (mgc_tail_slows; a staircase's irregular steps can look like it, so
+ * late rises skip this test). Tested once, when a rule needs it. */
 static int mgc_cand_decel(const struct mgc_ctx *c, struct mgc_cand *k)
 {
 	if (k->decel < 0)
-		k->decel = !k->late && mgc_decelerates(c, k->a0, k->end);
+		k->decel = !k->late &&
+			   (mgc_decelerates(c, k->a0, k->end, NULL) || (k->continuous && mgc_tail_slows(c, k)));
 	return k->decel;
 }
 
@@ -1666,7 +1705,7 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
 		return 0;
 	if (!(g->lo > c->delta) || g->slope * mgc_seg_len(c, g) < mgc_rise_needed(c, k))
 		return 0;
-	return !mgc_decelerates(c, g->a, c->n);
+	return !mgc_decelerates(c, g->a, c->n, NULL);
 }
 
 /* Regime k's newest `want` steps from floor point `from` on (at most MGC_POOL_STEPS) each doubled
@@ -1862,23 +1901,6 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 	if (now > k->rate)
 		mgc_why_add(out, "; rising at least %s per %s now, the limit projected at that",
 			    mgc_bytes(now, b1, sizeof b1), u);
-}
-
-/* Where the regime that ends in the last segment began: after the last flat stretch that is long
- * enough to have settled and longer than twice any flat stretch after it. */
-static size_t mgc_regime_start(const struct mgc_ctx *c, double *gap)
-{
-	size_t last = c->nseg - 1, s = last;
-	*gap = 0;
-	while (s > 0) {
-		double len = mgc_seg_len(c, &c->seg[s - 1]);
-		if (c->seg[s - 1].flat && len >= mgc_min_rise(c) && len >= 2 * *gap)
-			break;
-		if (c->seg[s - 1].flat)
-			*gap = fmax(*gap, len);
-		s--;
-	}
-	return s;
 }
 
 /* A later regime that began after the run had settled and is a leak by itself: its onset and rate

@@ -1220,6 +1220,17 @@ static void test_breath_in_rise(void)
 	recorded_prefixes("irr-breath-r83.txt", 401, 131, 401, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* An lru_cache filling 12.8 GiB on random sampling, 1 - exp(-t/tau) to its cap at step 1979, under
+ * a gc sawtooth of 3.6 MiB, logged every 10 steps (crosscheck_real.py seed 73, series 51): read
+ * from a later piece of its rise (no flat between), which alone could not show the bend, it was a
+ * steady rise that outlasted a faster warmup and read `leak` by the start horizon at 45 of its 236
+ * prefixes from 60 points on (between steps 1010 and 1740), while the rise from the start slowed
+ * down. That piece is the tail of a rise slowing down (mgc_tail_slows): `leak` at none of them. */
+static void test_cache_tail_slows(void)
+{
+	recorded_prefixes("cache-lru-r73.txt", 295, 60, 295, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+}
+
 /* A gc sawtooth climbing about 4 MiB between collections at 4.9 GiB, noise 0.5 MiB, before a
  * leak's onset at step 1916 (crosscheck_fresh.py seed 14, series 17): each climb stood 5 level
  * sigmas above the flat before it and read "a step of 3.9 MiB: a new rise or a level shift, too
@@ -1616,6 +1627,7 @@ int main(int argc, char **argv)
 	test_slow_under_saw();
 	test_wander_before_onset();
 	test_breath_in_rise();
+	test_cache_tail_slows();
 	test_small_step_no_jump();
 	test_three_steps_stand();
 	test_stair_rungs_decide();
