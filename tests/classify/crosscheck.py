@@ -206,6 +206,9 @@ class Score:
                     self.misses.append((label, step, "false leak"))
                 continue
             growing = d["stop"] is None or step < d["stop"]
+            if step < d["onset"]:
+                c["pre-onset"] += 1
+                c["pre-onset leak"] += v == "leak"
             if v == "leak" and oom is not None and d.get("oom_at", 0) > step >= d["onset"]:
                 self.oom_err.append(abs(oom - (d["oom_at"] - step)) / (d["oom_at"] - step))
             if growing and step >= k:
@@ -218,6 +221,9 @@ class Score:
                     self.misses.append((label, step, v))
             flipped |= growing and was_leak and v != "leak"
             was_leak |= v == "leak"
+        if d["leak"] and "bg" in d:
+            c["bare leak series"] += d["bg"] is None
+            c["bare leak then not"] += flipped and d["bg"] is None
         if flipped:
             c["leak then not"] += 1
             self.misses.append((label, None, "leak, then not leak"))
@@ -239,6 +245,9 @@ class Score:
         print(f"leak recall once knowable           {pct('recall', 'knowable')}")
         print(f"knowable leaks plateau or stable    {pct('flat', 'knowable')}")
         print(f"leak, then not leak while growing   {c['leak then not']} of {c['leak series']} leak series")
+        if c["bare leak series"]:
+            print(f"  ... of those on no allocator growth {c['bare leak then not']} of {c['bare leak series']}")
+        print(f"false leak before a leak's onset    {pct('pre-onset leak', 'pre-onset')}")
         print(f"finite steps_to_oom, settled non-leak {pct('settled oom', 'settled')}")
         print(f"decidable_at passed and decided     {pct('kept', 'promises')}")
         if self.oom_err:

@@ -489,13 +489,13 @@ def rate_of(leak, onset, stop, n):
 def draw(rng, fam):
     n = int(rng.integers(2500, 10001)) if fam != "fast" else 10000
     d = dict(fam=fam, leak=fam in LEAK, every=int(rng.choice([1, 10])), n=n, onset=None,
-             stop=None, steps=[], rate=None, settled=None)
+             stop=None, steps=[], rate=None, settled=None, bg=None)
     level, wend = warmup(rng, n)
     if d["leak"]:
         leak, sp, d["onset"], d["stop"], d["steps"] = LEAKS[fam](rng, n, wend)
         if rng.random() < 0.35:  # real leaks sit on top of ordinary allocator behaviour
-            level = level + SHAPES[rng.choice(["doubling", "pinned", "arena", "frag"])](
-                rng, n, wend)[0]
+            d["bg"] = str(rng.choice(["doubling", "pinned", "arena", "frag"]))
+            level = level + SHAPES[d["bg"]](rng, n, wend)[0]
     else:
         part, sp = SHAPES[fam](rng, n, wend)
         level, leak = level + part, np.zeros(n)
