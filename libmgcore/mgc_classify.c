@@ -1892,7 +1892,8 @@ static void mgc_say_leak(const struct mgc_ctx *c, const struct mgc_cand *k, cons
 	else if (!strcmp(rule, "epoch"))
 		mgc_why_add(out, ", on into the next epoch at the same rate: epoch, no cache filling");
 	else if (!strcmp(rule, "start horizon"))
-		mgc_why_add(out, " from the start, longer than any warmup: start horizon %g", c->in->start_horizon);
+		mgc_why_add(out, " from the start, longer than any warmup: start horizon %g (a cache filling a long "
+			    "first epoch looks alike: mark epochs)", c->in->start_horizon);
 	else
 		mgc_why_add(out, "; at this rate the limit comes in %.0f %ss, sooner than it has grown: limit horizon",
 			    out->x_to_oom, u);

@@ -61,7 +61,7 @@ struct mgc_fit {
 	double change_at;      /* x of the last change point; NAN if none */
 	double x_to_oom;       /* x units from the last point until `limit` is reached; INFINITY if never/unknown */
 	double decidable_at;   /* for growing: x by which the answer should be known; NAN if unknown */
-	char why[320];         /* one sentence of evidence, plain words */
+	char why[384];         /* one sentence of evidence, plain words */
 	/* Added fields (after the original contract; callers may ignore them): */
 	double projected_level; /* growing: level a saturating fit predicts, when one is identified; NAN otherwise */
 	double period;          /* x length of the longest spike (or sawtooth period) the verdict looked

@@ -425,7 +425,8 @@ static void test_sites_explain_late_climb(void)
 
 /* Epochs: growth from the first step is a cache filling epoch 1 until it goes on past the
  * boundary; it is a leak once it has, at the same rate. Without epochs it waits for the start
- * horizon (1000 steps). A cache that stopped at the boundary is a plateau. */
+ * horizon (1000 steps), and its `why` says that marked epochs would tell a cache filling a
+ * longer first epoch. A cache that stopped at the boundary is a plateau. */
 static void test_epochs(void)
 {
 	const double epochs[] = {800, 1600};
@@ -443,6 +444,7 @@ static void test_epochs(void)
 	f = run(&sh, 1050, &none);
 	MG_STR(mgc_verdict_name(f.verdict), "leak");
 	MG_TRUE(strstr(f.why, "start horizon") != NULL, "why: %s", f.why);
+	MG_TRUE(strstr(f.why, "mark epochs") != NULL, "why: %s", f.why); /* how to tell a cache */
 	struct shape cache = {.level = 10 * GIB, .fill = 8 * GIB, .fill_end = 800, .noise = 20 * MIB};
 	f = run(&cache, 1300, &o);
 	MG_STR(mgc_verdict_name(f.verdict), "plateau");
