@@ -459,41 +459,14 @@ static struct mgc_rec_devsite devsite_of(uint32_t site, int *found)
 	return r;
 }
 
-static void test_activity(void)
+/* The memory kind of most records below. */
+static const uint32_t DEVICE = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+
+/* The activity records of test_activity, after its first call and record joined. */
+static void activity_joins(struct mgp_cupti_stats s0, uint32_t site)
 {
-	const uint32_t DEVICE = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-	if (mgp_cupti_load() < 0) {
-		MG_FAIL("test_activity: libcupti does not load");
-		return;
-	}
-	mgp_cupti_set_joining(1);
 	int found;
-	struct mgp_cupti_stats s0 = stats();
-	/* Callback first, then its record (the usual order): stream and pool go to the site. */
-	cur_frame = 0x1700;
-	cur_corr = 101;
-	rt_malloc(4096, (void *)0x770000000000ull, 0);
-	uint32_t site = site_id(0x1700, MGC_KIND_DEVICE);
-	mem_record(101, 1, 0x770000000000ull, 4096, DEVICE, 7, 0, 0x76f000000000ull, 64u << 20);
-	deliver();
-	MG_EQ(stats().alloc_records - s0.alloc_records, 1);
-	MG_EQ(stats().joined_allocs - s0.joined_allocs, 1);
-	struct mgc_rec_devsite d = devsite_of(site, &found);
-	MG_EQ(found, 1);
-	MG_EQ(d.stream, 7);
-	MG_EQ(d.device, 0);
-	MG_EQ(d.mem_kind, DEVICE);
-	MG_EQ(d.flags, MGC_DEVSITE_ASYNC | MGC_DEVSITE_POOL);
-	MG_EQ(d.pool_type, CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL);
-	MG_EQ(d.pool_address, 0x76f000000000ull);
-	MG_EQ(d.records, 1);
-	devsite_of(site, &found);
-	MG_EQ(found, 0); /* taken once, until it changes */
-	struct mgc_devmem_cell cells[8];
-	MG_EQ(mgp_cupti_pool_cells(cells, 8), 1);
-	MG_EQ(cells[0].kind, mgc_kind_make(MGC_KIND_POOL, 0));
-	MG_EQ(cells[0].bytes, 64u << 20);
-	MG_EQ(cells[0].count, 1);
+	struct mgc_rec_devsite d;
 	/* The record first (delivered between the driver's work and the API exit), then the call. */
 	cur_corr = 202;
 	mem_record(202, 1, 0x770000100000ull, 8192, DEVICE, 9, 0, 0, 0);
@@ -542,6 +515,11 @@ static void test_activity(void)
 	struct mgp_cupti_stats s1 = stats();
 	MG_EQ(s1.callback_only, s0.callback_only);
 	MG_EQ(s1.record_only, s0.record_only);
+}
+
+/* Records lost either way: a call whose record never comes, a record no call saw. */
+static void activity_lost(struct mgp_cupti_stats s0)
+{
 	/* A dropped record: the call waits a few flushes, then is given up (it stays recorded). */
 	cur_corr = 601;
 	rt_malloc(64, (void *)0x770000400000ull, 0);
@@ -561,6 +539,12 @@ static void test_activity(void)
 	MG_EQ(stats().record_only_bytes - s0.record_only_bytes, 1u << 20);
 	MG_EQ(stats().static_bytes - s0.static_bytes, 4096);
 	MG_EQ(stats().live_bytes, live);
+}
+
+/* Pool records, then the final flush. */
+static void activity_pools(struct mgp_cupti_stats s0)
+{
+	struct mgc_devmem_cell cells[8];
 	/* Pools: created, grown (allocation records carry the pool's size), trimmed, destroyed. */
 	pool_record(CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED, 0x76e000000000ull, 32u << 20, 1);
 	deliver();
@@ -586,6 +570,47 @@ static void test_activity(void)
 		rt_free((void *)a);
 	MG_EQ(site_for(0x1700)->live_bytes, 0);
 	cur_corr = 0;
+}
+
+/* The activity records joined to their calls (CUPTI.md): the first call and record here, then
+ * the other orders, lost records and pool records. */
+static void test_activity(void)
+{
+	if (mgp_cupti_load() < 0) {
+		MG_FAIL("test_activity: libcupti does not load");
+		return;
+	}
+	mgp_cupti_set_joining(1);
+	int found;
+	struct mgp_cupti_stats s0 = stats();
+	/* Callback first, then its record (the usual order): stream and pool go to the site. */
+	cur_frame = 0x1700;
+	cur_corr = 101;
+	rt_malloc(4096, (void *)0x770000000000ull, 0);
+	uint32_t site = site_id(0x1700, MGC_KIND_DEVICE);
+	mem_record(101, 1, 0x770000000000ull, 4096, DEVICE, 7, 0, 0x76f000000000ull, 64u << 20);
+	deliver();
+	MG_EQ(stats().alloc_records - s0.alloc_records, 1);
+	MG_EQ(stats().joined_allocs - s0.joined_allocs, 1);
+	struct mgc_rec_devsite d = devsite_of(site, &found);
+	MG_EQ(found, 1);
+	MG_EQ(d.stream, 7);
+	MG_EQ(d.device, 0);
+	MG_EQ(d.mem_kind, DEVICE);
+	MG_EQ(d.flags, MGC_DEVSITE_ASYNC | MGC_DEVSITE_POOL);
+	MG_EQ(d.pool_type, CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL);
+	MG_EQ(d.pool_address, 0x76f000000000ull);
+	MG_EQ(d.records, 1);
+	devsite_of(site, &found);
+	MG_EQ(found, 0); /* taken once, until it changes */
+	struct mgc_devmem_cell cells[8];
+	MG_EQ(mgp_cupti_pool_cells(cells, 8), 1);
+	MG_EQ(cells[0].kind, mgc_kind_make(MGC_KIND_POOL, 0));
+	MG_EQ(cells[0].bytes, 64u << 20);
+	MG_EQ(cells[0].count, 1);
+	activity_joins(s0, site);
+	activity_lost(s0);
+	activity_pools(s0);
 }
 
 /* Thousands of calls pending at once (a crowded join table: entries move when others are
