@@ -1577,91 +1577,37 @@ static void test_speed(void)
 	free(y);
 }
 
+/* Every test, in the order they run. */
+static void (*const tests[])(void) = {
+	test_theil_sen_mann_kendall, test_mad_noise, test_contract, test_seed_run1, test_seed_run2,
+	test_floor_under_spikes, test_fresh_jump, test_slow_leak_at_high_level, test_epochs,
+	test_heavy_tails, test_fast_pieces, test_heavy_flat, test_stair_pauses, test_hole_no_spike,
+	test_hole_no_landing, test_dip_no_step, test_creep_no_plateau, test_creep_no_pause,
+	test_promise_reach, test_spike_no_pause, test_wander_no_pause, test_leak_said_before_spike,
+	test_pool_steps_kept, test_fast_late_leak, test_no_past_promise, test_leak_said_stands,
+	test_promise_kept, test_stall_ends_leak, test_three_steps_no_plateau, test_three_steps_promise,
+	test_growing_oom_within_reach, test_peaks_above_floor_line, test_oom_at_rate_now,
+	test_no_confident_rising_flat, test_step_between_flats_kept, test_onset_after_steep_warmup,
+	test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep, test_fast_under_spikes,
+	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
+	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
+	test_cache_tail_slows, test_small_step_no_jump, test_three_steps_stand, test_stair_rungs_decide,
+	test_pool_three_doublings, test_fast_under_gc_tail, test_cache_top_ends_leak,
+	test_cache_steps_end_leak, test_rise_taller_than_spikes, test_leak_on_warmup_line,
+	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
+	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
+	test_stall_few_blocks, test_stair_pause_holds_leak, test_held_steps_count,
+	test_slow_leak_in_pieces, test_start_peak_not_stable, test_cache_pieces_no_leak,
+	test_split_flat_still_late, test_joined_flats_both_ways, test_shifts_blips_no_stair,
+	test_shifts_wiggle_no_stair, test_seconds, test_sampled_floor, test_small_step_in_exact_floor,
+	test_sites_explain_stairs, test_sites_explain_late_climb, test_speed,
+};
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
 		data_dir = argv[1];
-	test_theil_sen_mann_kendall();
-	test_mad_noise();
-	test_contract();
-	test_seed_run1();
-	test_seed_run2();
-	test_floor_under_spikes();
-	test_fresh_jump();
-	test_slow_leak_at_high_level();
-	test_epochs();
-	test_heavy_tails();
-	test_fast_pieces();
-	test_heavy_flat();
-	test_stair_pauses();
-	test_hole_no_spike();
-	test_hole_no_landing();
-	test_dip_no_step();
-	test_creep_no_plateau();
-	test_creep_no_pause();
-	test_promise_reach();
-	test_spike_no_pause();
-	test_wander_no_pause();
-	test_leak_said_before_spike();
-	test_pool_steps_kept();
-	test_fast_late_leak();
-	test_no_past_promise();
-	test_leak_said_stands();
-	test_promise_kept();
-	test_stall_ends_leak();
-	test_three_steps_no_plateau();
-	test_three_steps_promise();
-	test_growing_oom_within_reach();
-	test_peaks_above_floor_line();
-	test_oom_at_rate_now();
-	test_no_confident_rising_flat();
-	test_step_between_flats_kept();
-	test_onset_after_steep_warmup();
-	test_shift_no_slope();
-	test_fast_late_pieces();
-	test_fast_after_creep();
-	test_fast_under_spikes();
-	test_shift_no_stair();
-	test_two_steps_no_leak();
-	test_ramp_one_event();
-	test_epoch_dip_no_spike();
-	test_dip_coarse_log();
-	test_slow_under_saw();
-	test_wander_before_onset();
-	test_breath_in_rise();
-	test_cache_tail_slows();
-	test_small_step_no_jump();
-	test_three_steps_stand();
-	test_stair_rungs_decide();
-	test_pool_three_doublings();
-	test_fast_under_gc_tail();
-	test_cache_top_ends_leak();
-	test_cache_steps_end_leak();
-	test_rise_taller_than_spikes();
-	test_leak_on_warmup_line();
-	test_fit_refuted_by_line();
-	test_stair_flat_share();
-	test_pool_doubling();
-	test_pool_flat_plateau();
-	test_creep_keeps_leak();
-	test_segment_noise();
-	test_epoch_dip_refill();
-	test_leak_pieces_wander();
-	test_stall_few_blocks();
-	test_stair_pause_holds_leak();
-	test_held_steps_count();
-	test_slow_leak_in_pieces();
-	test_start_peak_not_stable();
-	test_cache_pieces_no_leak();
-	test_split_flat_still_late();
-	test_joined_flats_both_ways();
-	test_shifts_blips_no_stair();
-	test_shifts_wiggle_no_stair();
-	test_seconds();
-	test_sampled_floor();
-	test_small_step_in_exact_floor();
-	test_sites_explain_stairs();
-	test_sites_explain_late_climb();
-	test_speed();
+	for (size_t i = 0; i < sizeof tests / sizeof *tests; i++)
+		tests[i]();
 	return mg_test_done("classify-stats");
 }
