@@ -99,10 +99,12 @@ static void check_found(const char *when)
 	MG_EQ(moved, 0, "%s: odd stacks whose id changed", when);
 }
 
-int main(void)
+/* The dirty sites a scan takes (the writer's buffer). */
+static uint32_t taken[N + 2];
+
+/* N stacks interned, each its own site, all found. */
+static void grow(void)
 {
-	MG_EQ(mgp_sites_init(1u << 20), 0);
-	mgp_tcache_init(); /* the thread's recent sites, as in the probe */
 	unsigned bad = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		ids[i] = intern(i);
@@ -113,10 +115,13 @@ int main(void)
 	check_found("after growing");
 	/* 200,001 sites at most half full: 524,288 slots of 4 bytes, and the table's header. */
 	MG_EQ(mgp_sites_index_bytes(), 16 + 524288u * 4, "the lookup table's bytes");
+}
 
+/* The even sites evicted, their lookup tables and lists given back, then interned again. */
+static void evict(void)
+{
 	for (uint32_t i = 0; i < N; i += 2)
 		churn(ids[i]);
-	static uint32_t taken[N + 2];
 	MG_EQ(mgp_sites_take_dirty(taken), N / 2, "sites changed");
 	for (uint32_t i = 0; i < N; i += 2)
 		mgp_sites_mark(ids[i], MGP_SITE_LIVE); /* the writer took them but left them for eviction */
@@ -137,7 +142,11 @@ int main(void)
 	MG_EQ(fresh, N / 2, "evicted stacks interned again, each found again");
 	check_found("after interning the evicted stacks again");
 	MG_EQ(mgp_sites_used(), N + 1, "sites in use before retiring");
+}
 
+/* Every site retired over three scans: its stack given back, its identity kept. */
+static void retire(void)
+{
 	for (uint32_t i = 0; i < N; i++) {
 		ids[i] = intern(i);
 		memcpy(&before[i], mgp_site_get(ids[i]), sizeof before[i]);
@@ -172,7 +181,11 @@ int main(void)
 	}
 	MG_EQ(stackless, N, "retired sites without a stack in memory");
 	MG_EQ(same, N, "identities left as they were by retirement");
+}
 
+/* Retired stacks interned again: the same id, the whole stack. */
+static void intern_retired(void)
+{
 	unsigned whole = 0;
 	for (uint32_t i = 0; i < N; i += 1000) {
 		uint64_t f[8];
@@ -181,6 +194,16 @@ int main(void)
 			 f[2] == 0x200000u;
 	}
 	MG_EQ(whole, N / 1000, "retired stacks interned again: the same id, the whole stack");
+}
+
+int main(void)
+{
+	MG_EQ(mgp_sites_init(1u << 20), 0);
+	mgp_tcache_init(); /* the thread's recent sites, as in the probe */
+	grow();
+	evict();
+	retire();
+	intern_retired();
 	check_compaction();
 	return mg_test_done("probe-unit-sites");
 }
