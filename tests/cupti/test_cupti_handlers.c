@@ -667,25 +667,19 @@ static void test_join_crowded(void)
 	cur_corr = 0;
 }
 
-/* The probe's trace writer and mgreport's reader: CUDA sites keep their kind and device, each
- * snapshot is followed by DEVMEM cells (a cell that went to zero stays, a pool's reserved bytes),
- * DEVSITE carries a joined site's details, and device_live_bytes is all CUDA kinds. */
-static void test_trace_roundtrip(void)
+/* A mebibyte, for the sizes below. */
+static const uint64_t MB = 1 << 20;
+
+/* test_trace_roundtrip's writer side: host, device, pinned and managed memory, a pool, a device
+ * allocation between two snapshots, then two snapshots. */
+static void roundtrip_write(const char *path)
 {
 	static const struct mgp_trace_cuda cuda = {mgp_cupti_pool_cells, mgp_cupti_take_devsites};
-	char path[] = "/tmp/mg-cupti-trace-XXXXXX";
-	int fd = mkstemp(path);
-	if (fd < 0 || mgp_trace_init(1) < 0) {
-		MG_FAIL("test_trace_roundtrip: setup failed");
-		return;
-	}
-	close(fd);
 	struct mgp_process info = {.pid = getpid(), .ppid = getppid(), .start_mono_ns = mgp_now_ns(),
 				   .interval_ms = 1000, .depth = 64, .rank = -1, .local_rank = -1};
 	MG_EQ(mgp_trace_open(path, 0, &info), 0);
 	mgp_trace_set_cuda(&cuda);
 	mgp_cupti_set_joining(1);
-	const uint64_t MB = 1 << 20;
 	cur_frame = 0x1900;
 	cur_corr = 900001;
 	rt_malloc(3 * MB, (void *)0x750000000000ull, 0);
@@ -712,14 +706,11 @@ static void test_trace_roundtrip(void)
 	mgp_trace_snapshot(&(struct mgc_rec_snapshot){.step = 2, .flags = MGC_SNAP_STEP});
 	MG_EQ(mgp_trace_flush(), 0);
 	mgp_trace_close();
+}
 
-	struct mgc_trace *t = NULL;
-	char err[256];
-	if (mgc_trace_load(path, &t, err, sizeof err) < 0) {
-		MG_FAIL("test_trace_roundtrip: %s", err);
-		unlink(path);
-		return;
-	}
+/* ... its DEVMEM cells, by kind, at both snapshots. */
+static void roundtrip_cells(const struct mgc_trace *t)
+{
 	MG_EQ(t->npoints, 2);
 	MG_EQ(t->last.device, 3 * MB + 2 * MB + 4 * MB);
 	MG_EQ(t->points[0].device, 3 * MB + 2 * MB + MB + 4 * MB);
@@ -742,6 +733,11 @@ static void test_trace_roundtrip(void)
 	MG_EQ(t->devcells[at[2]].count, 0);
 	MG_EQ(t->devcells[at[3]].count, 1);
 	MG_EQ(t->devcells[at[4]].count, 1);
+}
+
+/* ... its sites: kind, device, the DEVSITE details of a joined one. */
+static void roundtrip_sites(const struct mgc_trace *t)
+{
 	uint32_t dev_site = site_id(0x1900, MGC_KIND_DEVICE);
 	uint32_t d1_site = site_id(0x1900, mgc_kind_make(MGC_KIND_DEVICE, 1));
 	const struct mgc_site *ds = dev_site < t->nsites ? t->sites[dev_site] : NULL;
@@ -754,6 +750,31 @@ static void test_trace_roundtrip(void)
 	const struct mgc_site *tr = tr_site < t->nsites ? t->sites[tr_site] : NULL;
 	MG_EQ(tr && tr->nframes > 0 && tr->counters.allocs == 1 && tr->counters.frees == 1 &&
 		      tr->counters.live_bytes == 0, 1);
+}
+
+/* The probe's trace writer and mgreport's reader: CUDA sites keep their kind and device, each
+ * snapshot is followed by DEVMEM cells (a cell that went to zero stays, a pool's reserved bytes),
+ * DEVSITE carries a joined site's details, and device_live_bytes is all CUDA kinds. */
+static void test_trace_roundtrip(void)
+{
+	char path[] = "/tmp/mg-cupti-trace-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || mgp_trace_init(1) < 0) {
+		MG_FAIL("test_trace_roundtrip: setup failed");
+		return;
+	}
+	close(fd);
+	roundtrip_write(path);
+
+	struct mgc_trace *t = NULL;
+	char err[256];
+	if (mgc_trace_load(path, &t, err, sizeof err) < 0) {
+		MG_FAIL("test_trace_roundtrip: %s", err);
+		unlink(path);
+		return;
+	}
+	roundtrip_cells(t);
+	roundtrip_sites(t);
 	mgc_trace_free(t);
 	unlink(path);
 	mgp_cupti_set_joining(0);
