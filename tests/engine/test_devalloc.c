@@ -82,6 +82,42 @@ static void test_rounding(void)
 	MG_EQ(mge_devalloc_segment_bytes(12 * MiB + 1), 14 * MiB);
 }
 
+/* test_sequence's blocks b1..b7 (b[0]..b[6]) freed, the segments given back, the allocator destroyed. */
+static void sequence_release(struct mge_devalloc *a, struct capped *c, struct mge_devbuf *const b[7])
+{
+	struct mge_devalloc_stats st;
+	/* Free everything, in an order that needs merging both ways. */
+	mge_devalloc_free(a, b[1]);
+	mge_devalloc_free(a, b[0]);
+	mge_devalloc_free(a, b[4]);
+	mge_devalloc_free(a, b[3]);
+	mge_devalloc_free(a, b[6]);
+	mge_devalloc_free(a, b[2]);
+	mge_devalloc_free(a, b[5]);
+	st = stats(a);
+	MG_EQ(st.allocated_bytes, 0);
+	MG_EQ(st.active_blocks, 0);
+	MG_EQ(st.segments, 4);
+	MG_EQ(st.reserved_bytes, 36 * MiB);
+	MG_EQ(st.cached_blocks, 4); /* one block per segment: fully coalesced */
+	MG_EQ(st.segment_frees, 0);
+	/* A 20 MiB request now takes segment 3 whole: coalescing made it one block again. */
+	struct mge_devbuf *whole = get(a, 20 * MiB);
+	MG_TRUE(whole->ptr == b[3]->ptr, "the coalesced segment 3 serves 20 MiB");
+	MG_EQ(stats(a).segments, 4);
+	mge_devalloc_free(a, whole);
+	MG_EQ(mge_devalloc_empty_cache(a), 4);
+	st = stats(a);
+	MG_EQ(st.segments, 0);
+	MG_EQ(st.reserved_bytes, 0);
+	MG_EQ(st.cached_blocks, 0);
+	MG_EQ(st.segment_allocs, 4);
+	MG_EQ(st.segment_frees, 4);
+	MG_EQ(st.peak_reserved_bytes, 36 * MiB);
+	MG_EQ(c->live, 0);
+	mge_devalloc_destroy(a);
+}
+
 /* A fixed sequence, every number worked out by hand in the comments. */
 static void test_sequence(void)
 {
@@ -134,36 +170,7 @@ static void test_sequence(void)
 	MG_EQ(st.peak_allocated_bytes, st.allocated_bytes);
 	MG_EQ(st.active_blocks, 7);
 	MG_EQ(st.cached_blocks, 2);
-	/* Free everything, in an order that needs merging both ways. */
-	mge_devalloc_free(a, b2);
-	mge_devalloc_free(a, b1);
-	mge_devalloc_free(a, b5);
-	mge_devalloc_free(a, b4);
-	mge_devalloc_free(a, b7);
-	mge_devalloc_free(a, b3);
-	mge_devalloc_free(a, b6);
-	st = stats(a);
-	MG_EQ(st.allocated_bytes, 0);
-	MG_EQ(st.active_blocks, 0);
-	MG_EQ(st.segments, 4);
-	MG_EQ(st.reserved_bytes, 36 * MiB);
-	MG_EQ(st.cached_blocks, 4); /* one block per segment: fully coalesced */
-	MG_EQ(st.segment_frees, 0);
-	/* A 20 MiB request now takes segment 3 whole: coalescing made it one block again. */
-	b1 = get(a, 20 * MiB);
-	MG_TRUE(b1->ptr == b4->ptr, "the coalesced segment 3 serves 20 MiB");
-	MG_EQ(stats(a).segments, 4);
-	mge_devalloc_free(a, b1);
-	MG_EQ(mge_devalloc_empty_cache(a), 4);
-	st = stats(a);
-	MG_EQ(st.segments, 0);
-	MG_EQ(st.reserved_bytes, 0);
-	MG_EQ(st.cached_blocks, 0);
-	MG_EQ(st.segment_allocs, 4);
-	MG_EQ(st.segment_frees, 4);
-	MG_EQ(st.peak_reserved_bytes, 36 * MiB);
-	MG_EQ(c.live, 0);
-	mge_devalloc_destroy(a);
+	sequence_release(a, &c, (struct mge_devbuf *const[7]){b1, b2, b3, b4, b5, b6, b7});
 }
 
 /* The shape of one mgtrain step at batch 32 (--device cuda): the input and labels, the forward's
