@@ -82,8 +82,10 @@ static void test_rounding(void)
 	MG_EQ(mge_devalloc_segment_bytes(12 * MiB + 1), 14 * MiB);
 }
 
-/* test_sequence's blocks b1..b7 (b[0]..b[6]) freed, the segments given back, the allocator destroyed. */
-static void sequence_release(struct mge_devalloc *a, struct capped *c, struct mge_devbuf *const b[7])
+/* test_sequence's blocks b1..b7 (b[0]..b[6]) freed, the segments given back, the allocator
+ * destroyed. */
+static void sequence_release(struct mge_devalloc *a, struct capped *c,
+			     struct mge_devbuf *const b[7])
 {
 	struct mge_devalloc_stats st;
 	/* Free everything, in an order that needs merging both ways. */
