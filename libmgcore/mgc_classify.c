@@ -33,6 +33,7 @@ enum {
 	MGC_RAW_LAGS = 8,      /* ... at each lag up to this many points (a sawtooth cancels at its period) */
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
+	MGC_BETWEEN_CUTS = 4,  /* ... and, last, input points between the last segment's two cuts */
 	MGC_POOL_STEPS = 4,    /* steps that double in a row: an allocator pool */
 };
 static const double MGC_Z95 = 1.959964;
@@ -2001,6 +2002,21 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
 
 static double mgc_creep(const struct mgc_ctx *c, double *since);
 
+/* Cuts (input point counts) a + 1 .. b - 1, up to MGC_BETWEEN_CUTS of them spread evenly, after
+ * the nc in cuts (none twice): the new count. */
+static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
+{
+	size_t d = b > a ? (b - a + MGC_BETWEEN_CUTS) / (MGC_BETWEEN_CUTS + 1) : 0, had = nc;
+	for (size_t m = a + 1, k = 0; d && m < b && k < MGC_BETWEEN_CUTS; m += d, k++) {
+		size_t i = 0;
+		while (i < had && cuts[i] != m)
+			i++;
+		if (i == had)
+			cuts[nc++] = m;
+	}
+	return nc;
+}
+
 /* Where a leak said earlier is looked for, as prefixes of the input (each read as it was read
  * then: its own bins, floor under spikes and noise; read from the floor under the spikes seen
  * since, a reading that said `leak` was lost when a longer spike widened the floor's blocks): up
@@ -2023,25 +2039,29 @@ static double mgc_creep(const struct mgc_ctx *c, double *since);
  * of the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
  * warmup horizon (a wander back under that ends any leak; not above its first segment alone: a run
  * that starts high, its loading peak freed, would never look back; not above a later dip: AR noise
- * wanders). Cuts are input point counts. */
+ * wanders). Last, when no cut before is a leak, the input points between the last segment's start
+ * and its first point (mgc_cuts_between): under spikes a floor point stands for tens of input
+ * points, and the readings just after a step can lie between (a staircase at validations, its
+ * fourth step at step 2940 under a spike, read `leak` at steps 2950 and 2960 by itself, at 2970
+ * not, and `plateau` from 3080: `test_stair_cut_between`). Cuts are input point counts. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	size_t nc = 0, last = 0, n0 = c->in->n0, per = mgc_bin_size(n0);
+	size_t nc = 0, last = 0, n0 = c->in->n0, per = mgc_bin_size(n0), a = 0, b = 0;
 	double low = INFINITY; /* the floor's lowest in the warmup horizon: not a start-up peak */
 	for (size_t s = 0; s < c->nseg && (s == 0 || c->x[c->seg[s].a] <= c->in->x_first + c->in->horizon); s++)
 		low = fmin(low, fmin(mgc_seg_start(c, s), mgc_seg_end(c, s)));
 	if (!(c->level - low >= MGC_LADDER_SIGMAS * c->sig_lvl))
 		return 0;
 	if (c->nseg >= 2 && mgc_input_count(c, L->a) >= 2 * MGC_LMIN) {
-		cuts[nc++] = mgc_input_count(c, L->a);
+		a = cuts[nc++] = mgc_input_count(c, L->a);
 		if (L->a + 1 < c->n)
-			cuts[nc++] = mgc_input_count(c, L->a + 1);
+			b = cuts[nc++] = mgc_input_count(c, L->a + 1);
 	}
 	double since;
 	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first) &&
 				 !(mgc_flat_hold(c) > mgc_seg_len(c, L)) && !(mgc_creep(c, &since) > 0)))
-		return nc;
+		return mgc_cuts_between(a, b, cuts, nc);
 	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {
 		size_t j = (size_t)lround(d), cut = n0 - j * per;
@@ -2052,7 +2072,7 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 			cuts[nc++] = cut;
 		last = j;
 	}
-	return nc;
+	return mgc_cuts_between(a, b, cuts, nc);
 }
 
 /* Does the line through floor points [a, b) rise meaningfully (its interval above the meaningful
@@ -2164,7 +2184,7 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
  * change point near the end must not undo the evidence that had accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
-	size_t cuts[MGC_LADDER_CUTS], nc = mgc_leak_cuts(c, cuts), i = 0;
+	size_t cuts[MGC_LADDER_CUTS + MGC_BETWEEN_CUTS], nc = mgc_leak_cuts(c, cuts), i = 0;
 	struct mgc_prefix p;
 	struct mgc_cand k;
 	const char *rule;

@@ -1256,6 +1256,22 @@ static void test_three_steps_stand(void)
 	recorded_prefixes("stair-three-r55.txt", 298, 151, 298, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A staircase at validations (steps of about 580, 290, 190 and 290 MiB at steps 980, 1470, 2450
+ * and 2940 under validation spikes every 490 steps, crosscheck_real.py seed 67, series 43, every
+ * 10 steps) read `leak` by itself at steps 2950 and 2960, just after its fourth step, and at no
+ * prefix the look back tried later: the last segment's start (2940) comes before that step, its
+ * first floor point (2970) already reads it under a spike's block. `plateau` 0.8 from step 3080,
+ * 140 steps into a pause its four steps would plausibly make. The input points between those two
+ * cuts are looked at too (mgc_cuts_between): `leak` at every prefix from step 3060 to the end.
+ * (At step 3050 the last segment starts a floor point earlier, 2900, and the readings after the
+ * step lie beyond its first point: still `plateau`. Looking as far as its second point held
+ * that one too, and pool doublings' last steps into their flats: false `leak` 1,671 -> 1,711 on
+ * the ten sets.) */
+static void test_stair_cut_between(void)
+{
+	recorded_prefixes("stair-val-r67.txt", 329, 307, 329, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A staircase of 300-500 MiB steps at log-normal pauses (eval_train.c's stairlogn-400M-g250-dx10:
  * steps at about 1060, 1250, 1360, 2210, 2950, ..., every 10 steps). At step 2410, 190 steps after
  * its fourth step, it read `growing` between `leak`s: from step 1050 the 850-step pause before that
@@ -1591,8 +1607,8 @@ static void (*const tests[])(void) = {
 	test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep, test_fast_under_spikes,
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
-	test_cache_tail_slows, test_small_step_no_jump, test_three_steps_stand, test_stair_rungs_decide,
-	test_pool_three_doublings, test_fast_under_gc_tail, test_cache_top_ends_leak,
+	test_cache_tail_slows, test_small_step_no_jump, test_three_steps_stand, test_stair_cut_between,
+	test_stair_rungs_decide, test_pool_three_doublings, test_fast_under_gc_tail, test_cache_top_ends_leak,
 	test_cache_steps_end_leak, test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
