@@ -1272,6 +1272,17 @@ static void test_stair_cut_between(void)
 	recorded_prefixes("stair-val-r67.txt", 329, 307, 329, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A slow leak (0.29 MiB per step from step 232 under AR(1) noise, validation and checkpoint
+ * spikes, crosscheck_real.py seed 76, series 17, every 10 steps) read `growing` ("flat since
+ * 3930 ...") at steps 3980-4180 and 4280 between `leak`s: the look back's nearest readings
+ * (3930-3960) said `leak` at levels 320-360 MiB above the level now, so it "fell back", and the
+ * one at 2170 that still stands was not read. Past a reading the level fell back under, the
+ * next one further back decides: `leak` at every prefix from step 3940. */
+static void test_leak_fell_back_further(void)
+{
+	recorded_prefixes("slow-ar-r76.txt", 438, 395, 438, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A staircase of 300-500 MiB steps at log-normal pauses (eval_train.c's stairlogn-400M-g250-dx10:
  * steps at about 1060, 1250, 1360, 2210, 2950, ..., every 10 steps). At step 2410, 190 steps after
  * its fourth step, it read `growing` between `leak`s: from step 1050 the 850-step pause before that
@@ -1608,7 +1619,7 @@ static void (*const tests[])(void) = {
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
 	test_cache_tail_slows, test_small_step_no_jump, test_three_steps_stand, test_stair_cut_between,
-	test_stair_rungs_decide, test_pool_three_doublings, test_fast_under_gc_tail, test_cache_top_ends_leak,
+	test_leak_fell_back_further, test_stair_rungs_decide, test_pool_three_doublings, test_fast_under_gc_tail, test_cache_top_ends_leak,
 	test_cache_steps_end_leak, test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
