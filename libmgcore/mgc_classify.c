@@ -2039,11 +2039,12 @@ static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
  * of the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
  * warmup horizon (a wander back under that ends any leak; not above its first segment alone: a run
  * that starts high, its loading peak freed, would never look back; not above a later dip: AR noise
- * wanders). Last, when no cut before is a leak, the input points between the last segment's start
- * and its first point (mgc_cuts_between): under spikes a floor point stands for tens of input
- * points, and the readings just after a step can lie between (a staircase at validations, its
- * fourth step at step 2940 under a spike, read `leak` at steps 2950 and 2960 by itself, at 2970
- * not, and `plateau` from 3080: `test_stair_cut_between`). Cuts are input point counts. */
+ * wanders). Last, read only when no cut before decided, the input points between the last
+ * segment's start and its first point (mgc_cuts_between): under spikes a floor point stands for
+ * tens of input points, and the readings just after a step can lie between (a staircase at
+ * validations, its fourth step at step 2940 under a spike, read `leak` at steps 2950 and 2960 by
+ * itself, at 2970 not, and `plateau` from 3080: `test_stair_cut_between`). Cuts are input point
+ * counts. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
