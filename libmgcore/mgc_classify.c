@@ -2002,18 +2002,23 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
 
 static double mgc_creep(const struct mgc_ctx *c, double *since);
 
+/* Is `cut` among the first n of cuts? */
+static int mgc_has_cut(const size_t *cuts, size_t n, size_t cut)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cuts[i] == cut)
+			return 1;
+	return 0;
+}
+
 /* Cuts (input point counts) a + 1 .. b - 1, up to MGC_BETWEEN_CUTS of them spread evenly, after
  * the nc in cuts (none twice): the new count. */
 static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
 {
 	size_t d = b > a ? (b - a + MGC_BETWEEN_CUTS) / (MGC_BETWEEN_CUTS + 1) : 0, had = nc;
-	for (size_t m = a + 1, k = 0; d && m < b && k < MGC_BETWEEN_CUTS; m += d, k++) {
-		size_t i = 0;
-		while (i < had && cuts[i] != m)
-			i++;
-		if (i == had)
+	for (size_t m = a + 1, k = 0; d && m < b && k < MGC_BETWEEN_CUTS; m += d, k++)
+		if (!mgc_has_cut(cuts, had, m))
 			cuts[nc++] = m;
-	}
 	return nc;
 }
 
@@ -2066,10 +2071,7 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {
 		size_t j = (size_t)lround(d), cut = n0 - j * per;
-		int seen = j == last;
-		for (size_t i = 0; i < head; i++)
-			seen |= cuts[i] == cut;
-		if (!seen)
+		if (j != last && !mgc_has_cut(cuts, head, cut))
 			cuts[nc++] = cut;
 		last = j;
 	}
