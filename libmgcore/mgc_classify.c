@@ -1966,22 +1966,22 @@ static int mgc_find_leak(struct mgc_ctx *c, struct mgc_cand *k, const char **rul
 	return 0;
 }
 
-/* Was the input's first n0 points, read on their own, a leak? Reads them into *p (mgc_prefix_open,
- * its noise and segments) and its reading into *k: 1 a leak, 0 none (free p->mem after either),
- * or -1 too few points to read, with nothing to free. */
+/* Was the input's first n0 points, read on their own, a leak? Reads them into *p (mgc_prefix_open)
+ * and its reading into *k: 1 (free p->mem after), or 0 with nothing to free. */
 static int mgc_leak_at_cut(const struct mgc_core_in *in, size_t n0, struct mgc_prefix *p, struct mgc_cand *k,
 			   const char **rule)
 {
 	double eta;
 	if (n0 < 2 * MGC_LMIN || mgc_prefix_open(in, n0, p))
-		return -1;
-	if (p->c.n < 8) {
-		free(p->mem);
-		return -1;
+		return 0;
+	if (p->c.n >= 8) {
+		mgc_noise(&p->c);
+		mgc_segments(&p->c);
+		if (mgc_find_leak(&p->c, k, rule, &eta))
+			return 1;
 	}
-	mgc_noise(&p->c);
-	mgc_segments(&p->c);
-	return mgc_find_leak(&p->c, k, rule, &eta);
+	free(p->mem);
+	return 0;
 }
 
 /* The input points that the floor points before point m (0 < m < n) stand for: those up to
@@ -2001,7 +2001,6 @@ static size_t mgc_input_count(const struct mgc_ctx *c, size_t m)
 }
 
 static double mgc_creep(const struct mgc_ctx *c, double *since);
-static void mgc_fit_init(struct mgc_fit *f);
 
 /* Is `cut` among the first n of cuts? */
 static int mgc_has_cut(const size_t *cuts, size_t n, size_t cut)
@@ -2050,15 +2049,11 @@ static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
  * tens of input points, and the readings just after a step can lie between (a staircase at
  * validations, its fourth step at step 2940 under a spike, read `leak` at steps 2950 and 2960 by
  * itself, at 2970 not, and `plateau` from 3080: `test_stair_cut_between`). Cuts are input point
- * counts; where the ladder is read, the first *heads of them (the last segment's start and first
- * point) are read with their own look back too (mgc_leak_at), `nested`: that look back reads its
- * ladder however long its last segment had paused (whether a pause ended a reading is judged
- * now, by mgc_leak_stands). */
-static size_t mgc_leak_cuts(const struct mgc_ctx *c, int nested, size_t *cuts, size_t *heads)
+ * counts. */
+static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	size_t nc = 0, last = 0, n0 = c->in->n0, per = mgc_bin_size(n0), a = 0, b = 0;
-	*heads = 0;
 	double low = INFINITY; /* the floor's lowest in the warmup horizon: not a start-up peak */
 	for (size_t s = 0; s < c->nseg && (s == 0 || c->x[c->seg[s].a] <= c->in->x_first + c->in->horizon); s++)
 		low = fmin(low, fmin(mgc_seg_start(c, s), mgc_seg_end(c, s)));
@@ -2070,10 +2065,10 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, int nested, size_t *cuts, s
 			b = cuts[nc++] = mgc_input_count(c, L->a + 1);
 	}
 	double since;
-	if (!c->in->headroom || (!nested && L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first) &&
+	if (!c->in->headroom || (L->flat && mgc_seg_len(c, L) >= 0.25 * (c->in->x_last - c->in->x_first) &&
 				 !(mgc_flat_hold(c) > mgc_seg_len(c, L)) && !(mgc_creep(c, &since) > 0)))
 		return mgc_cuts_between(a, b, cuts, nc);
-	size_t head = *heads = nc;
+	size_t head = nc;
 	for (double d = 1; nc < MGC_LADDER_CUTS && n0 >= (2 * MGC_LMIN + (size_t)lround(d)) * per; d *= M_SQRT2) {
 		size_t j = (size_t)lround(d), cut = n0 - j * per;
 		if (j != last && !mgc_has_cut(cuts, head, cut))
@@ -2191,68 +2186,24 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
 	return 1;
 }
 
-/* A reading that earlier prefix e's own look back found (its cuts, each read by itself, its ladder
- * however long e had paused) and that stood then stands now, in c: 1, else 0. As in mgc_leak_before, the nearest that was a leak
- * decides unless it had fallen back, and a pause that had ended it ends them all. */
-static int mgc_leak_then_now(const struct mgc_ctx *e, const struct mgc_ctx *c, struct mgc_fit *out)
-{
-	size_t cuts[MGC_LADDER_CUTS + MGC_BETWEEN_CUTS], heads, nc = mgc_leak_cuts(e, 1, cuts, &heads);
-	struct mgc_prefix q;
-	struct mgc_cand k, was;
-	struct mgc_fit then;
-	const char *rule;
-	int said = 0, stood = 0;
-	for (size_t i = 0; i < nc && stood == 0; i++) {
-		int r = mgc_leak_at_cut(e->in, cuts[i], &q, &k, &rule);
-		if (r > 0) {
-			was = k;
-			mgc_fit_init(&then);
-			stood = mgc_leak_stands(e, &q.c, &was, rule, &then);
-			if (stood > 0 && (said = mgc_leak_stands(c, &q.c, &k, rule, out)) == 0)
-				stood = 0; /* fallen back since: the next one further back */
-		}
-		if (r >= 0)
-			free(q.mem);
-	}
-	return said > 0;
-}
-
-/* Did the prefix of `cut` input points say `leak` by itself (or, with `own`, by its own look back,
- * mgc_leak_then_now), and does that reading stand now? 1; -1 when a pause ended the reading it
- * said by itself; 0 otherwise. */
-static int mgc_leak_at(const struct mgc_ctx *c, size_t cut, int own, struct mgc_fit *out)
-{
-	struct mgc_prefix p;
-	struct mgc_cand k;
-	const char *rule;
-	int said = 0, r = mgc_leak_at_cut(c->in, cut, &p, &k, &rule);
-	if (r < 0)
-		return 0;
-	if (r > 0)
-		said = mgc_leak_stands(c, &p.c, &k, rule, out);
-	else if (own)
-		said = mgc_leak_then_now(&p.c, c, out);
-	free(p.mem);
-	return said;
-}
-
 /* Was an earlier prefix (mgc_leak_cuts) a leak that still stands? The nearest one that was decides,
  * unless the level fell back under its own: then the next one further back (a prefix's level can
  * be a wander or a sloped line's end above its data: a slow leak under AR noise and spikes read
  * `leak` at steps 3930-3960 at levels 320-360 MiB above the level at 3980, and `growing` there
  * and to 4190 between `leak`s, while its reading at 2170 still stood, `test_leak_fell_back_further`).
- * A pause that ended the nearest ends them all. The prefixes at the last segment's start and first
- * point count what their own look back said (mgc_leak_at): a staircase's steps read `leak` by
- * themselves at steps 720-940, later prefixes only by looking back, and once the ladder stepped
- * past those the pauses after steps 1271 and 1821 read `plateau`, `test_stair_head_looks_back`.
- * Not where the ladder is not read (a pause of a quarter of the run: a pool that doubled thrice
- * held `leak` through its flat top). (A new change point near the end must not undo the evidence
- * that had accumulated.) */
+ * A pause that ended the nearest ends them all. (A new change point near the end must not undo the
+ * evidence that had accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
-	size_t cuts[MGC_LADDER_CUTS + MGC_BETWEEN_CUTS], heads, nc = mgc_leak_cuts(c, 0, cuts, &heads);
+	size_t cuts[MGC_LADDER_CUTS + MGC_BETWEEN_CUTS], nc = mgc_leak_cuts(c, cuts);
+	struct mgc_prefix p;
+	struct mgc_cand k;
+	const char *rule;
 	for (size_t i = 0; i < nc; i++) {
-		int said = mgc_leak_at(c, cuts[i], i < heads, out);
+		if (!mgc_leak_at_cut(c->in, cuts[i], &p, &k, &rule))
+			continue;
+		int said = mgc_leak_stands(c, &p.c, &k, rule, out);
+		free(p.mem);
 		if (said != 0)
 			return said > 0;
 	}

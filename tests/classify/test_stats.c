@@ -1283,20 +1283,6 @@ static void test_leak_fell_back_further(void)
 	recorded_prefixes("slow-ar-r76.txt", 438, 395, 438, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
-/* An irregular staircase of 100-800 MiB steps under mixed noise (crosscheck_real.py seed 58,
- * series 18: steps at 284, 478, 539-543, 722-732, 1271, 1821, 2397, 2511, ..., every 10 steps).
- * Its steps from 280 were a late onset by themselves at steps 720-940; later prefixes read `leak`
- * only by looking back at them, and once the ladder of earlier prefixes stepped past them, the
- * pauses at steps 1271-1821 and 1821-2397 read `plateau` 0.8 ("levelled at step 1280"). The
- * prefix at the last segment's start said `leak` by its own look back; that reading, read now,
- * still stands. Most prefixes at steps 1710-1850 still read `plateau`: the pause since step 1271
- * is a quarter of the run there, where no earlier prefix but the last segment's two is read. */
-static void test_stair_head_looks_back(void)
-{
-	recorded_prefixes("stair-head-r58.txt", 393, 60, 171, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
-	recorded_prefixes("stair-head-r58.txt", 393, 187, 393, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
-}
-
 /* A staircase of 300-500 MiB steps at log-normal pauses (eval_train.c's stairlogn-400M-g250-dx10:
  * steps at about 1060, 1250, 1360, 2210, 2950, ..., every 10 steps). At step 2410, 190 steps after
  * its fourth step, it read `growing` between `leak`s: from step 1050 the 850-step pause before that
@@ -1633,7 +1619,7 @@ static void (*const tests[])(void) = {
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
 	test_cache_tail_slows, test_small_step_no_jump, test_three_steps_stand, test_stair_cut_between,
-	test_leak_fell_back_further, test_stair_head_looks_back, test_stair_rungs_decide, test_pool_three_doublings,
+	test_leak_fell_back_further, test_stair_rungs_decide, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak, test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
