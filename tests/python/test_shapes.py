@@ -257,6 +257,7 @@ def main():
     if mods and subprocess.run([py, "-c", "import " + ", ".join(mods)], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, timeout=300).returncode != 0:
         print(f"skip: {py} cannot import {', '.join(mods)}")
+        shutil.rmtree(tmp, ignore_errors=True)
         return SKIP
     t = Check()
     odir = os.path.join(tmp, "oracle")
