@@ -1245,6 +1245,17 @@ static void test_small_step_no_jump(void)
 	recorded_prefixes("gc-saw-f14.txt", 1450, 1001, 1450, 10, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_STABLE, 1);
 }
 
+/* A gradient-accumulation sawtooth (13 steps a tooth, 2.4 GiB over 49.4 GiB of device memory,
+ * crosscheck_fresh.py seed 20, series 8, every step): its teeth read as spikes of 11 points (the
+ * 3-point median cuts their ends), so the last 12 points left out every fourth tooth's foot and
+ * read "a step of 400 MiB: a new rise or a level shift, too recent to tell", `growing`, each
+ * promise broken by the next such step. With the whole tooth in the window: no prefix from step
+ * 1780 on is `growing` (1769-1770 read a rise after a flat stretch, another rule). */
+static void test_sawtooth_whole_tooth(void)
+{
+	recorded_prefixes("accum-saw-f20.txt", 2301, 1781, 2301, 4, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_GROWING, 0);
+}
+
 /* Three steps of a staircase leak (1.4 GiB at steps 964-1440, crosscheck_real.py seed 55, series
  * 18, every 10 steps), then flat until its next step at 2977: `leak` from step 1500 ("a late onset
  * ... paused for"), then `growing`, "its steps would plausibly pause this long: staircase", from
@@ -1618,8 +1629,8 @@ static void (*const tests[])(void) = {
 	test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep, test_fast_under_spikes,
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
-	test_cache_tail_slows, test_small_step_no_jump, test_three_steps_stand, test_stair_cut_between,
-	test_leak_fell_back_further, test_stair_rungs_decide, test_pool_three_doublings,
+	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth, test_three_steps_stand,
+	test_stair_cut_between, test_leak_fell_back_further, test_stair_rungs_decide, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
