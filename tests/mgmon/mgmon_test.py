@@ -37,6 +37,9 @@ def cleanup():
             p.kill()
             p.wait()
     subprocess.run(["tmux", "-L", SOCK, "kill-server"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    for path in (STATUS, f"{STATUS}.tmp") if STATUS else ():
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def probed(args, tmp, **env_extra):

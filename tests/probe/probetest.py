@@ -181,6 +181,12 @@ class Test:
         self.skipped.append(f"{part} ({why})")
         print(f"SKIP {self.name}: {part}: {why}", flush=True)
 
+    def skip_all(self, why):
+        """Nothing can run here (no GPU, say): prints why, removes the directory, exits 77."""
+        print(why)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        sys.exit(77)
+
     def done(self):
         """Exits: 1 when a check failed or none ran, 77 when a part was skipped, else 0."""
         if self.failures:
