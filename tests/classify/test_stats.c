@@ -1253,7 +1253,8 @@ static void test_small_step_no_jump(void)
  * 1780 on is `growing` (1769-1770 read a rise after a flat stretch, another rule). */
 static void test_sawtooth_whole_tooth(void)
 {
-	recorded_prefixes("accum-saw-f20.txt", 2301, 1781, 2301, 4, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_GROWING, 0);
+	recorded_prefixes("accum-saw-f20.txt", 2301, 1781, 2301, 4, MGC_PROCESS_MIN_GROWTH_STEP,
+			  MGC_VERDICT_GROWING, 0);
 }
 
 /* Three steps of a staircase leak (1.4 GiB at steps 964-1440, crosscheck_real.py seed 55, series
@@ -1629,8 +1630,9 @@ static void (*const tests[])(void) = {
 	test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep, test_fast_under_spikes,
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
-	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth, test_three_steps_stand,
-	test_stair_cut_between, test_leak_fell_back_further, test_stair_rungs_decide, test_pool_three_doublings,
+	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth,
+	test_three_steps_stand, test_stair_cut_between, test_leak_fell_back_further,
+	test_stair_rungs_decide, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
