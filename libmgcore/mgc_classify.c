@@ -57,7 +57,8 @@ static const double MGC_TAIL_FASTER = 2.0;    /* the input rising this much fast
 static const double MGC_SURE_SIGMAS = 10.0;   /* a rise known to within this many level sigmas */
 static const double MGC_RETRACT_ALPHA = 1e-3; /* a staircase that goes on pauses this long this rarely */
 static const double MGC_HOLD_ALPHA = 0.05;    /* ... one of three steps holds a plateau until one this rare */
-static const double MGC_PROMISE_REACH = 20.0; /* decidable_at, and a `growing` OOM, reach this many spans ahead */
+static const double MGC_PROMISE_REACH = 20.0; /* decidable_at reaches this many spans ahead */
+static const double MGC_GROWING_REACH = 3.0;  /* ... and a `growing` rise's OOM this many */
 static const double MGC_PROMISE_MARGIN = 1.2; /* decidable_at is this many times as far as the readings say */
 static const double MGC_SETTLED_SHARE = 0.1; /* a creep this much slower than a rise after it was settled */
 static const double MGC_CREPT_SHARE = 0.2;   /* ... and pieces whose line is, taken together */
@@ -1278,13 +1279,15 @@ static double mgc_to_oom(const struct mgc_ctx *c, double rate)
 	return mgc_level_oom(c->in->limit, c->peak, rate);
 }
 
-/* The limit at the rate of a `growing` rise, when it comes within MGC_PROMISE_REACH times the time
- * seen; else INFINITY (a pinned pool's rare blocks, `growing` 66 KiB per step at step 2500 and
- * 44 GiB, projected the limit at step 539,348: a guess, 200 times the time seen). */
+/* The limit at the rate of a `growing` rise, when it comes within MGC_GROWING_REACH times the time
+ * seen; else INFINITY: further ahead, the rate of a rise not yet told from a warmup is a guess (a
+ * pinned pool's rare blocks, `growing` 66 KiB per step at step 2500 and 44 GiB, projected the limit
+ * at step 539,348; a device's reserved memory, flat for 4,300 steps after a ramp and read `growing`
+ * on its floor, projected it 15,000-25,000 steps ahead, 4 times the time seen, at 18 prefixes). */
 static double mgc_growing_oom(const struct mgc_ctx *c, double rate)
 {
 	double t = mgc_to_oom(c, rate);
-	return t > MGC_PROMISE_REACH * (c->in->x_last - c->in->x_first) ? INFINITY : t;
+	return t > MGC_GROWING_REACH * (c->in->x_last - c->in->x_first) ? INFINITY : t;
 }
 
 /* The level's noise at the scale of a stretch that wandered `wander` (mgc_wander): its sigma, or
