@@ -1283,7 +1283,8 @@ static double mgc_to_oom(const struct mgc_ctx *c, double rate)
  * seen; else INFINITY: further ahead, the rate of a rise not yet told from a warmup is a guess (a
  * pinned pool's rare blocks, `growing` 66 KiB per step at step 2500 and 44 GiB, projected the limit
  * at step 539,348; a device's reserved memory, flat for 4,300 steps after a ramp and read `growing`
- * on its floor, projected it 15,000-25,000 steps ahead, 4 times the time seen, at 18 prefixes). */
+ * on its floor, projected it 15,000-27,000 steps ahead, about 4 times the time seen, at 18
+ * prefixes). */
 static double mgc_growing_oom(const struct mgc_ctx *c, double rate)
 {
 	double t = mgc_to_oom(c, rate);
