@@ -182,7 +182,7 @@ static void summary(const struct mgr_process *p, char *out, size_t cap)
 	}
 	if (n < cap && (f->verdict == MGC_VERDICT_LEAK || f->verdict == MGC_VERDICT_GROWING) &&
 	    isfinite(f->x_to_oom) && p->a.limit > 0)
-		n += (size_t)snprintf(out + n, cap - n, "; at this rate the %s limit is reached in %.0f %s",
+		n += (size_t)snprintf(out + n, cap - n, "; projected to reach the %s limit in %.0f %s",
 				      mgc_human_bytes(p->a.limit, c, sizeof c), f->x_to_oom,
 				      p->a.x_is_steps ? "steps" : "seconds");
 	if (n < cap && p->t)

@@ -306,6 +306,10 @@ def seeds():
     check(rc == 0 and s["verdict"] == "growing" and 60 < (s["steps_to_oom"] or 0) < 140,
           "seeds run 1: growing, 32 GiB reached in 60-140 more steps", "growing",
           (rc, s.get("verdict"), s.get("steps_to_oom"), err))
+    rc, out, err = mgreport(["--limit", "32G", "--series", os.path.join(samples, "seeds_run1.csv")])
+    want = "projected to reach the 32.0 GiB limit in %.0f steps." % (s.get("steps_to_oom") or 0)
+    check(rc == 0 and want in out, "seeds run 1 in text: the projection its JSON gives", want,
+          (rc, out[:400], err))
     rc, out, err = mgreport(["--json", "--limit", "32G", "--series",
                              os.path.join(samples, "seeds_run2.csv")])
     s = json.loads(out)["series"][0] if rc == 0 else {}
