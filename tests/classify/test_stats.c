@@ -850,10 +850,21 @@ static void test_stall_ends_leak(void)
 	MG_EQ(judge_prefixes(rec, NREC(rec), &o, says_leak, NULL), 0);
 }
 
+static int flat_verdict(const struct mgc_fit *f)
+{
+	return f->verdict == MGC_VERDICT_PLATEAU || f->verdict == MGC_VERDICT_STABLE;
+}
+
 static int says_flat(const struct prefix *p, char *say, size_t cap)
 {
 	snprintf(say, cap, "%s (%s)", mgc_verdict_name(p->f->verdict), p->f->why);
-	return p->f->verdict == MGC_VERDICT_PLATEAU || p->f->verdict == MGC_VERDICT_STABLE;
+	return flat_verdict(p->f);
+}
+
+static int says_not_flat(const struct prefix *p, char *say, size_t cap)
+{
+	snprintf(say, cap, "%s (%s)", mgc_verdict_name(p->f->verdict), p->f->why);
+	return !flat_verdict(p->f);
 }
 
 /* A staircase of three steps is no plateau before it paused 1.7 times as long as it took: steps
@@ -979,8 +990,7 @@ static void test_onset_after_steep_warmup(void)
 static int confident_flat(const struct prefix *p, char *say, size_t cap)
 {
 	snprintf(say, cap, "%s %.2f (%s)", mgc_verdict_name(p->f->verdict), p->f->confidence, p->f->why);
-	return (p->f->verdict == MGC_VERDICT_PLATEAU || p->f->verdict == MGC_VERDICT_STABLE) &&
-	       p->f->confidence >= 0.9;
+	return flat_verdict(p->f) && p->f->confidence >= 0.9;
 }
 
 static void test_no_confident_rising_flat(void)
@@ -1265,12 +1275,12 @@ static void test_small_step_no_jump(void)
  * rule). */
 static void test_sawtooth_whole_tooth(void)
 {
-	for (size_t use = 1781; use <= 2301; use += 4) {
-		const char *name = "accum-saw-f20.txt";
-		struct mgc_fit f = classify_recorded(name, 2301, use, MGC_PROCESS_MIN_GROWTH_STEP);
-		int flat = f.verdict == MGC_VERDICT_PLATEAU || f.verdict == MGC_VERDICT_STABLE;
-		MG_TRUE(flat, "%s, %zu points: %s", name, use, f.why);
-	}
+	static const struct prefixes rec = {"accum-saw-f20.txt", 2301, 1781, 2301, 4};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1,
+				      .min_growth = MGC_PROCESS_MIN_GROWTH_STEP};
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(&rec, 1, &o, says_not_flat, &judged), 0);
+	MG_EQ(judged, 131);
 }
 
 /* Three steps of a staircase leak (1.4 GiB at steps 964-1440, crosscheck_real.py seed 55, series
