@@ -5,7 +5,8 @@ written apart from eval_train.c (its own families, parameters and noise), every 
 50 prefixes, each prefix classified by the real `mgreport --series FILE --json --limit 80G` (or
 the limit a generator set for a run it cut at its OOM), and scored as issue 12 scores: false
 `leak` on non-leak prefixes, recall once knowable (onset + max(200 steps, 20 samples, the steps
-the rise takes to reach 5 noise sigmas); a staircase from its 4th step), knowable leaks called `plateau`/`stable`, leak series that said `leak` and later
+the rise takes to reach 5 noise sigmas); a staircase from its 4th step), knowable leaks called
+`plateau`/`stable` (and so at confidence 0.9 or more), leak series that said `leak` and later
 something else while still growing, finite steps_to_oom on settled non-leak prefixes,
 whether a `growing` prefix's decidable_at, once a later scored prefix passes it, finds it decided,
 and, on runs cut at their OOM, the error of steps_to_oom on `leak` verdicts after the onset.
@@ -164,7 +165,7 @@ def knowable(d):
 
 
 def classify(mgreport, d, tmp, name):
-    """(step, verdict, steps_to_oom, decidable_at) at each of PREFIXES cuts of series d."""
+    """(step, verdict, steps_to_oom, decidable_at, confidence) at each of PREFIXES cuts of series d."""
     rows = list(range(0, d["n"], d["every"]))
     out = []
     for c in sorted(set(int(k) for k in np.linspace(12, len(rows), PREFIXES))):
@@ -178,7 +179,7 @@ def classify(mgreport, d, tmp, name):
         if p.returncode != 0:
             sys.exit(f"crosscheck: mgreport failed on {name} at {c} rows: {p.stderr.strip()}")
         j = json.loads(p.stdout)["series"][0]
-        out.append((rows[c - 1], j["verdict"], j["steps_to_oom"], j["decidable_at"]))
+        out.append((rows[c - 1], j["verdict"], j["steps_to_oom"], j["decidable_at"], j["confidence"]))
     return out
 
 
@@ -195,7 +196,7 @@ class Score:
             k = knowable(d)
             c["leak series"] += 1
         self.honesty(said)
-        for step, v, oom, _ in said:
+        for step, v, oom, _, *conf in said:  # runs saved before the confidence have none
             if not d["leak"]:
                 c["non-leak prefixes"] += 1
                 c["false leak"] += v == "leak"
@@ -217,6 +218,8 @@ class Score:
                 self.fam[d["fam"]][0] += 1
                 self.fam[d["fam"]][1] += v == "leak"
                 c["flat"] += v in ("plateau", "stable")
+                c["with confidence"] += bool(conf)
+                c["sure flat"] += v in ("plateau", "stable") and bool(conf) and conf[0] >= 0.9
                 if v in ("plateau", "stable"):
                     self.misses.append((label, step, v))
             flipped |= growing and was_leak and v != "leak"
@@ -231,10 +234,10 @@ class Score:
     def honesty(self, said):
         """decidable_at: when a `growing` prefix's promise has passed (within the prefixes scored),
         is the first prefix at or after it decided?"""
-        for _, v, _, dec in said:
+        for _, v, _, dec, *_ in said:
             if v != "growing" or dec is None or dec > said[-1][0]:
                 continue
-            later = next(w for s, w, _, _ in said if s >= dec)
+            later = next(w for s, w, *_ in said if s >= dec)
             self.c["promises"] += 1
             self.c["kept"] += later != "growing"
 
@@ -244,6 +247,8 @@ class Score:
         print(f"false leak on non-leak prefixes     {pct('false leak', 'non-leak prefixes')}")
         print(f"leak recall once knowable           {pct('recall', 'knowable')}")
         print(f"knowable leaks plateau or stable    {pct('flat', 'knowable')}")
+        if c["with confidence"]:
+            print(f"  ... at confidence >= 0.9           {pct('sure flat', 'knowable')}")
         print(f"leak, then not leak while growing   {c['leak then not']} of {c['leak series']} leak series")
         if c["bare leak series"]:
             print(f"  ... of those on no allocator growth {c['bare leak then not']} of {c['bare leak series']}")
