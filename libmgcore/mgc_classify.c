@@ -2427,14 +2427,15 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	out->plateau_at = mgc_levelled_at(c);
 	out->plateau_level = level;
 	/* confident once flat for twice the climb and the warmup horizon, and three of its gaps (a
-	 * staircase pauses; a slow one may not be over), and its own line rises slower than the
-	 * meaningful growth (a 0.2 MiB per step leak under 100 MiB of noise is flat within its
-	 * interval for 1,000 steps, its line rising 160 KiB per step) */
+	 * staircase pauses; a slow one may not be over), and its own line's interval lies under the
+	 * meaningful growth, as `stable` asks (a 0.2 MiB per step leak under 100 MiB of noise is flat
+	 * within its interval for 1,000 steps, its line rising 160 KiB per step; a device's leak in
+	 * 2 MiB segments, 250 steps old, lifted the level sigma over the rise it makes at the end) */
 	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
 	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) &&
-			  L->slope < c->delta && flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
+			  L->hi < c->delta && flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);
