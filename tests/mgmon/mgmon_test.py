@@ -37,6 +37,9 @@ def cleanup():
             p.kill()
             p.wait()
     subprocess.run(["tmux", "-L", SOCK, "kill-server"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    sock = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), "tmux-%d" % os.getuid(), SOCK)
+    if os.path.exists(sock):  # kill-server leaves its socket behind (tmux 3.3a)
+        os.unlink(sock)
     for path in (STATUS, f"{STATUS}.tmp") if STATUS else ():
         if os.path.exists(path):
             os.unlink(path)

@@ -153,6 +153,9 @@ try:
                 t.true("curses: the escapes show as text", "\\x1b]0;PWNED" in screen, screen)
             finally:
                 subprocess.run(tmux + ["kill-server"], capture_output=True)
+                path = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", sock)
+                if os.path.exists(path):  # kill-server leaves its socket behind (tmux 3.3a)
+                    os.unlink(path)
         p.kill()
         p.wait()
 finally:
