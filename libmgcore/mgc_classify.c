@@ -2358,6 +2358,13 @@ static int mgc_rising_end(const struct mgc_ctx *c, const struct mgc_seg *L)
 	       c->w->py[pn - 1] - med > mgc_step_up(c);
 }
 
+/* Flat segment L is surely flat: its line's interval lies under the meaningful growth and nothing
+ * rises at its end (mgc_rising_end). What a confident `stable` or `plateau` asks of it. */
+static int mgc_surely_flat(const struct mgc_ctx *c, const struct mgc_seg *L)
+{
+	return L->hi < c->delta && !mgc_rising_end(c, L);
+}
+
 /* The x where the growth levelled: a linear-then-flat fit over the segment before and the last. */
 static double mgc_levelled_at(const struct mgc_ctx *c)
 {
@@ -2385,7 +2392,7 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	out->x_to_oom = INFINITY;
 	if (c->nseg == 1 || rise < fmax(3 * c->sig_lvl, mgc_meaningful_rise(c))) {
 		out->verdict = MGC_VERDICT_STABLE;
-		out->confidence = L->hi < c->delta && !mgc_rising_end(c, L) ? 0.95 : 0.8;
+		out->confidence = mgc_surely_flat(c, L) ? 0.95 : 0.8;
 		mgc_why(out, "no meaningful growth: %s per %s (interval %s .. %s) at %s", mgc_bytes(L->slope, b1, 16),
 			u, mgc_bytes(L->lo, b1 + 16, 16), mgc_bytes(L->hi, b2, 16), mgc_bytes(c->level, b2 + 16, 16));
 		return;
@@ -2427,15 +2434,15 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	out->plateau_at = mgc_levelled_at(c);
 	out->plateau_level = level;
 	/* confident once flat for twice the climb and the warmup horizon, and three of its gaps (a
-	 * staircase pauses; a slow one may not be over), and its own line's interval lies under the
-	 * meaningful growth, as `stable` asks (a 0.2 MiB per step leak under 100 MiB of noise is flat
-	 * within its interval for 1,000 steps, its line rising 160 KiB per step; a device's leak in
-	 * 2 MiB segments, 250 steps old, lifted the level sigma over the rise it makes at the end) */
+	 * staircase pauses; a slow one may not be over), and surely flat, as `stable` asks: its own
+	 * line's interval under the meaningful growth (a 0.2 MiB per step leak under 100 MiB of noise
+	 * is flat within its interval for 1,000 steps, its line rising 160 KiB per step; a device's
+	 * leak in 2 MiB segments, 250 steps old, lifted the level sigma over the rise it ends with) */
 	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
-	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && !mgc_rising_end(c, L) &&
-			  L->hi < c->delta && flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
+	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && mgc_surely_flat(c, L) &&
+			  flat_len >= mgc_stair_pause(c, MGC_MIN_EVENTS, 0) ? 0.95 : 0.8;
 	mgc_why(out, "warmup: grew %s, levelled at %s %g and flat at %s since (%s per %s)",
 		mgc_bytes(rise, b1, sizeof b1), u, out->plateau_at, mgc_bytes(level, b2, sizeof b2),
 		mgc_bytes(L->slope, b3, sizeof b3), u);
