@@ -4,7 +4,8 @@ against programs running under the probe, plus its plain-text and JSON frames an
 
 usage: mgmon_test.py CASE MGMON MGPROBE LIBMGPROBE TARGET [MGTRAIN [MGREPORT]]
 CASE: errors | noprobe | leak | healthy | exit | mgtrain | agree | sampled. Exit 0 pass, 1 fail, 77 skipped.
-Every process it starts is ended by its own pid; the tmux server is a private one (-L)."""
+Every process it starts is ended by its own pid; the tmux server is a private one on its own
+socket (-S), removed at the end."""
 import json
 import mmap
 import re
@@ -19,7 +20,7 @@ import time
 CASE, MGMON, MGPROBE, LIBPROBE, TARGET = sys.argv[1:6]
 MGTRAIN = sys.argv[6] if len(sys.argv) > 6 else ""
 MGREPORT = sys.argv[7] if len(sys.argv) > 7 else ""
-SOCK = "mgmon-test-%d" % os.getpid()
+SOCK = os.path.join(tempfile.gettempdir(), "mgmon-test-%d.tmux" % os.getpid())
 started = []
 
 
@@ -36,11 +37,9 @@ def cleanup():
         if p.poll() is None:
             p.kill()
             p.wait()
-    subprocess.run(["tmux", "-L", SOCK, "kill-server"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    sock = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), "tmux-%d" % os.getuid(), SOCK)
-    if os.path.exists(sock):  # kill-server leaves its socket behind (tmux 3.3a)
-        os.unlink(sock)
-    for path in (STATUS, f"{STATUS}.tmp") if STATUS else ():
+    subprocess.run(["tmux", "-S", SOCK, "kill-server"], stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    # kill-server leaves the socket behind (tmux 3.3a)
+    for path in (SOCK, STATUS, f"{STATUS}.tmp") if STATUS else (SOCK,):
         if os.path.exists(path):
             os.unlink(path)
 
@@ -64,7 +63,7 @@ def wait_segment(pid, timeout=10):
 
 
 def tmux(*args, check=True):
-    r = subprocess.run(["tmux", "-L", SOCK, "-f", "/dev/null"] + list(args), capture_output=True, text=True)
+    r = subprocess.run(["tmux", "-S", SOCK, "-f", "/dev/null"] + list(args), capture_output=True, text=True)
     if check and r.returncode != 0:
         fail("tmux %s: %s" % (" ".join(args), r.stderr.strip()))
     return r.stdout

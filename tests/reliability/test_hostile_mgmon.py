@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "probe"))
@@ -136,8 +137,8 @@ try:
         if not probe:
             # The curses view (its top line names the process) in a private tmux server: the
             # pane's title would become PWNED.
-            sock = f"mgmon-hostile-{os.getpid()}"
-            tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
+            sock = os.path.join(tempfile.gettempdir(), f"mgmon-hostile-{os.getpid()}.tmux")
+            tmux = ["tmux", "-S", sock, "-f", "/dev/null"]
             subprocess.run(tmux + ["new-session", "-d", "-x", "120", "-y", "30", "-s", "m",
                                    f"{mgmon} -d 0.3 {p.pid}; sleep 30"], check=True)
             try:
@@ -153,9 +154,8 @@ try:
                 t.true("curses: the escapes show as text", "\\x1b]0;PWNED" in screen, screen)
             finally:
                 subprocess.run(tmux + ["kill-server"], capture_output=True)
-                path = os.path.join(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", sock)
-                if os.path.exists(path):  # kill-server leaves its socket behind (tmux 3.3a)
-                    os.unlink(path)
+                if os.path.exists(sock):  # kill-server leaves it behind (tmux 3.3a)
+                    os.unlink(sock)
         p.kill()
         p.wait()
 finally:
