@@ -982,6 +982,20 @@ static void test_onset_after_steep_warmup(void)
 	MG_TRUE(failed <= 3, "slow-warm-r76.txt: %zu of %zu prefixes not a leak", failed, judged);
 }
 
+/* A spike the floor kept for a point or two is no step: under irregular spikes (crosscheck_real.py,
+ * seed 73, series 17) a 160 KiB per step leak from step 170 at 53 GiB made one rising segment from
+ * step 185, and three spikes of 120-260 MiB in it, up and back within 20 steps, read as its steps:
+ * "a few steps" after a faster warmup with no flat between, no staircase and no sustained rise,
+ * `growing` at most prefixes from step 1400 to 2700. Every 50th prefix from step 1500 on is a leak. */
+static void test_spike_no_step(void)
+{
+	static const struct prefixes rec[] = {{"slow-irr-r73.txt", 2701, 1501, 0, 50}};
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
+	size_t judged = 0;
+	MG_EQ(judge_prefixes(rec, NREC(rec), &o, still_leak, &judged), 0);
+	MG_EQ(judged, 25);
+}
+
 /* No confident plateau while its own line may rise as fast as the meaningful growth: a 0.21 MiB
  * per step leak from step 258 under 50 MiB of noise at 24 GiB (crosscheck_real.py, seed 75, series
  * 42) read `plateau` 0.95 at steps 431-851, "flat at 24.5 GiB since step 16 (161 KiB per step)",
@@ -1662,7 +1676,8 @@ static void (*const tests[])(void) = {
 	test_growing_oom_within_reach, test_growing_oom_flat_device,
 	test_peaks_above_floor_line, test_oom_at_rate_now,
 	test_no_confident_rising_flat, test_step_between_flats_kept, test_onset_after_steep_warmup,
-	test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep, test_fast_under_spikes,
+	test_spike_no_step, test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep,
+	test_fast_under_spikes,
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
 	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth,
