@@ -986,7 +986,8 @@ static void test_onset_after_steep_warmup(void)
  * seed 73, series 17) a 160 KiB per step leak from step 170 at 53 GiB made one rising segment from
  * step 185, and three spikes of 120-260 MiB in it, up and back within 20 steps, read as its steps:
  * "a few steps" after a faster warmup with no flat between, no staircase and no sustained rise,
- * `growing` at most prefixes from step 1400 to 2700. Every 50th prefix from step 1500 on is a leak. */
+ * `growing` at most prefixes from step 1400 to 2700. Every 50th prefix from step 1500 on is a
+ * leak. */
 static void test_spike_no_step(void)
 {
 	static const struct prefixes rec[] = {{"slow-irr-r73.txt", 2701, 1501, 0, 50}};
