@@ -822,7 +822,7 @@ struct mgc_cand {
 	int continuous;      /* one rising segment covers half the time */
 	int decel;           /* a saturating exponential fits the growth clearly better than a line;
 			      * -1: not yet tested (mgc_cand_decel) */
-	int pool;            /* its steps double, ever further apart; -1: not yet read (mgc_cand_pool) */
+	int pool;            /* its steps double, no closer together; -1: not yet read (mgc_cand_pool) */
 	size_t a0, end;      /* the floor points of the growth: from the last point before it to the pause */
 };
 
@@ -1729,14 +1729,17 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
 }
 
 /* Regime k's newest `want` steps from floor point `from` on (at most MGC_POOL_STEPS) each doubled
- * the one before (within MGC_POOL_RATIO of twice) and came ever further apart (each gap
- * MGC_POOL_RATIO times the last at least), and its steps carried it (MGC_STEP_SHARE of its rise,
- * no slope between): an allocator pool that doubles its newest region whenever demand outgrows it
- * (JAX's BFC allocator with allow_growth, arenas), demand rising ever more slowly. A warmup
- * however long it lasts: a pool that doubled six times over 3,300 steps read `leak` by the start
- * horizon and held it 4,100 steps into its flat top. A leak's steps keep their sizes. Steps are
- * counted from MGC_POOL_SHARE of its rise (the fourth newest of a pool's is a fifteenth of the
- * four) and MGC_STEP_SIGMAS level sigmas. */
+ * the one before (within MGC_POOL_RATIO of twice) and came no closer together (each gap at least
+ * the last over MGC_POOL_RATIO), and its steps carried it (MGC_STEP_SHARE of its rise, no slope
+ * between): an allocator pool that doubles its newest region whenever demand outgrows it (JAX's
+ * BFC allocator with allow_growth, arenas), demand rising ever more slowly. A warmup however long
+ * it lasts: a pool that doubled six times over 3,300 steps read `leak` by the start horizon and
+ * held it 4,100 steps into its flat top. Its times grow about geometrically, so its gaps mostly
+ * grow, but not each time: gaps of 720, 720 and 1,920 steps were no pool while each had to be
+ * 1.25 times the last, and a pool that doubled at steps 360-4080 read `leak` 4,000 steps into its
+ * flat top (`test_pool_even_gaps`). A leak's steps keep their sizes. Steps are counted from
+ * MGC_POOL_SHARE of its rise (the fourth newest of a pool's is a fifteenth of the four) and
+ * MGC_STEP_SIGMAS level sigmas. */
 static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, size_t from, int want)
 {
 	double size[MGC_POOL_STEPS], at[MGC_POOL_STEPS], carried = 0, up = 0;
@@ -1761,7 +1764,7 @@ static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, s
 		double r = size[j] / size[j - 1];
 		if (r < 2 / MGC_POOL_RATIO || r > 2 * MGC_POOL_RATIO)
 			return 0;
-		if (j >= 2 && at[j] - at[j - 1] < MGC_POOL_RATIO * (at[j - 1] - at[j - 2]))
+		if (j >= 2 && MGC_POOL_RATIO * (at[j] - at[j - 1]) < at[j - 1] - at[j - 2])
 			return 0;
 	}
 	return 1;
@@ -2608,7 +2611,7 @@ static void mgc_decide(struct mgc_ctx *c, struct mgc_fit *out)
 	if (!(out->decidable_at > c->in->x_last))
 		out->decidable_at = NAN;
 	if (c->pool && out->verdict != MGC_VERDICT_LEAK)
-		mgc_why_add(out, "; its steps double, ever further apart: an allocator pool, a leak only if the limit comes soon");
+		mgc_why_add(out, "; its steps double, no closer together: an allocator pool, a leak only if the limit comes soon");
 	if (c->fl.bins > 1)
 		mgc_why_add(out, "; judged on the floor under %zu spikes up to %.0f %ss long", c->fl.nexc,
 			    c->fl.spike_x, mgc_unit(c->in->x_is_steps));

@@ -1462,6 +1462,18 @@ static void test_pool_flat_plateau(void)
 	recorded_prefixes("pool-doubling-f14.txt", 5000, 2157, 3301, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 1);
 }
 
+/* A pool on device memory doubling five times, 168 MiB to 2.7 GiB, at steps 360, 720, 1440, 2160
+ * and 4080, then flat to step 8250, logged every 10 steps (crosscheck_fresh.py seed 50, series
+ * 0). Its newest four steps' gaps were 720, 720 and 1,920 steps: not each 1.25 times the last, so
+ * no pool, and it read `leak` "in steps" by the start horizon from step 2100 to its end. Steps that
+ * double and come no closer together are a pool: no prefix is a leak, and the why says so. */
+static void test_pool_even_gaps(void)
+{
+	recorded_prefixes("pool-gaps-f50.txt", 826, 12, 826, 6, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 0);
+	struct mgc_fit f = classify_recorded("pool-gaps-f50.txt", 826, 826, MGC_PROCESS_MIN_GROWTH_STEP);
+	MG_TRUE(strstr(f.why, "allocator pool") != NULL, "why: %s", f.why);
+}
+
 /* A slow leak of 157 KiB per step from step 164 under noise (crosscheck_real.py seed 63, series
  * 17): its level is flat pieces, each a little higher, and from step 1100 the last piece was a
  * quarter of the run long, so no earlier prefix was looked at (a pause that long ends a leak) and
@@ -1686,7 +1698,8 @@ static void (*const tests[])(void) = {
 	test_stair_rungs_decide, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
-	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_flat_plateau,
+	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_even_gaps,
+	test_pool_flat_plateau,
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
 	test_stall_few_blocks, test_stair_pause_holds_leak, test_held_steps_count,
 	test_slow_leak_in_pieces, test_start_peak_not_stable, test_cache_pieces_no_leak,
