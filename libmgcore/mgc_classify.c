@@ -868,15 +868,26 @@ static size_t mgc_next_step(const struct mgc_ctx *c, size_t i, size_t b, double 
 	return b;
 }
 
+/* Did the step mgc_next_step found at [i, e] keep its level: the three points after those after
+ * its end still stand `jump` above the three before it (a spike the floor kept for a point or
+ * two goes up and back)? Its height becomes what it kept. A step not yet seen that far is kept. */
+static int mgc_step_kept(const struct mgc_ctx *c, size_t i, size_t e, size_t b, double jump, double *up)
+{
+	if (e + 6 > b)
+		return 1;
+	double kept = mgc_mid3(c->y, e + 3, b) - mgc_mid3(c->y, i - 3, i);
+	*up = fmin(*up, kept);
+	return kept > jump;
+}
+
 /* A rising segment that is a few steps rather than a slope (steps of a few hundred MiB under
  * noise of as many merge into one rising segment): jumps where the three points after stand
- * MGC_STEP_SIGMAS above the three before, each over within MGC_STEP_WIDTH points and kept (the
- * three points after those still stand as far above: a spike the floor kept for a point or two
- * goes up and back, and three such under irregular spikes made a 160 KiB per step leak's 1,800
- * steps of slope "a few steps", a staircase with no flat before it, `growing` at most prefixes
- * from step 1400 to 2700: `test_spike_no_step`), carrying MGC_STEP_SHARE of its rise (what they
- * kept). Returns how many (0: a slope, or fewer than 2 jumps) and in *gap the longest stretch
- * between them (the segment's ends included). */
+ * MGC_STEP_SIGMAS above the three before, each over within MGC_STEP_WIDTH points and kept
+ * (mgc_step_kept: three spikes the floor kept under irregular spikes made a 160 KiB per step
+ * leak's 1,800 steps of slope "a few steps", a staircase with no flat before it, `growing` at
+ * most prefixes from step 1400 to 2700: `test_spike_no_step`), carrying MGC_STEP_SHARE of its
+ * rise (what they kept). Returns how many (0: a slope, or fewer than 2 jumps) and in *gap the
+ * longest stretch between them (the segment's ends included). */
 static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap)
 {
 	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
@@ -886,12 +897,8 @@ static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 	for (size_t i = g->a + 3; (i = mgc_next_step(c, i, g->b, jump, &e, &up)) < g->b; i = e + 3) {
 		if (e - i >= MGC_STEP_WIDTH || e + 3 > g->b)
 			return 0; /* a steep stretch (a slope, not a step), or one not seen to end */
-		if (e + 6 <= g->b) { /* seen after its end: kept, or up and back */
-			double kept = mgc_mid3(c->y, e + 3, g->b) - mgc_mid3(c->y, i - 3, i);
-			if (!(kept > jump))
-				continue;
-			up = fmin(up, kept);
-		}
+		if (!mgc_step_kept(c, i, e, g->b, jump, &up))
+			continue;
 		carried += up;
 		*gap = fmax(*gap, c->x[i - 1] - last);
 		last = c->x[e];
@@ -1739,7 +1746,8 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
  * 1.25 times the last, and a pool that doubled at steps 360-4080 read `leak` 4,000 steps into its
  * flat top (`test_pool_even_gaps`). A leak's steps keep their sizes. Steps are counted from
  * MGC_POOL_SHARE of its rise (the fourth newest of a pool's is a fifteenth of the four) and
- * MGC_STEP_SIGMAS level sigmas. */
+ * MGC_STEP_SIGMAS level sigmas, and only those the level kept (mgc_step_kept: a spike between
+ * two doublings is none). */
 static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, size_t from, int want)
 {
 	double size[MGC_POOL_STEPS], at[MGC_POOL_STEPS], carried = 0, up = 0;
@@ -1749,6 +1757,8 @@ static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, s
 	for (size_t i = from; (i = mgc_next_step(c, i, c->n, jump, &e, &up)) < c->n; i = e + 3) {
 		if (e - i >= 2 * MGC_STEP_WIDTH)
 			return 0; /* a slope (a step inside a bin reads a point or two wider) */
+		if (!mgc_step_kept(c, i, e, c->n, jump, &up))
+			continue; /* a spike, no doubling */
 		carried += up; /* a step not yet over: to the newest point */
 		if (n == want) { /* keep the newest */
 			memmove(size, size + 1, (n - 1) * sizeof *size);
