@@ -1550,6 +1550,18 @@ static void test_split_flat_still_late(void)
 	recorded_prefixes("fixed-flats-r98.txt", 1241, 441, 1241, 25, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A slow leak of 0.95 MiB per step from step 160 after a pinned pool of 12 GiB filled by step 42
+ * and flat from step 60, under spikes of up to 18 steps (crosscheck_real.py seed 58, series 67,
+ * every step). The floor's segment through the pool ran to step 88, so the flat stretch before the
+ * leak was 68 steps by the segments, under the 100 that say the run had settled: `growing`
+ * ("warmup or leak cannot be told yet") from step 364 to 999 but for three prefixes held by a
+ * `leak` said earlier. The pool's flat top belongs to the stretch: every prefix from step 380 to
+ * 700 (every 20th) is a leak. */
+static void test_flat_top_in_warmup_segment(void)
+{
+	recorded_prefixes("slow-pool-top-r58.txt", 701, 381, 701, 20, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A slow leak of 130 KiB per step from step 478 under t(2.9) noise of 17 MiB (crosscheck_real.py
  * seed 80, series 67, every step), after flat segments that, joined, say the run had settled. Read
  * as a late onset it needs a rise over the wander of that stretch, which it lacks: `growing`
@@ -1703,7 +1715,8 @@ static void (*const tests[])(void) = {
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
 	test_stall_few_blocks, test_stair_pause_holds_leak, test_held_steps_count,
 	test_slow_leak_in_pieces, test_start_peak_not_stable, test_cache_pieces_no_leak,
-	test_split_flat_still_late, test_joined_flats_both_ways, test_shifts_blips_no_stair,
+	test_split_flat_still_late, test_flat_top_in_warmup_segment,
+	test_joined_flats_both_ways, test_shifts_blips_no_stair,
 	test_shifts_wiggle_no_stair, test_seconds, test_sampled_floor, test_small_step_in_exact_floor,
 	test_sites_explain_stairs, test_sites_explain_late_climb, test_speed,
 };
