@@ -1373,8 +1373,8 @@ static double mgc_flat_start(const struct mgc_ctx *c, size_t f)
 /* Did segments [f, s) (mgc_flat_start: with the flat points at the end of the segment before)
  * last long enough to say the run had settled before segment s: the settle length and the
  * regime's longest gap? A leak of 0.95 MiB per step from step 160 after that pool read `growing`
- * ("warmup or leak cannot be told yet") at steps 364-999, its flat stretch 68 steps long by the
- * segments (`test_flat_top_in_warmup_segment`). */
+ * ("warmup or leak cannot be told yet") at 39 of 64 prefixes from step 364 to 994, its flat
+ * stretch 68 steps long by the segments (`test_flat_top_in_warmup_segment`). */
 static int mgc_settled_since(const struct mgc_ctx *c, size_t f, size_t s, double gap)
 {
 	double len = f < s ? c->x[c->seg[s - 1].b - 1] - mgc_flat_start(c, f) : 0;

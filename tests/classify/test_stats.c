@@ -1554,9 +1554,9 @@ static void test_split_flat_still_late(void)
  * and flat from step 60, under spikes of up to 18 steps (crosscheck_real.py seed 58, series 67,
  * every step). The floor's segment through the pool ran to step 88, so the flat stretch before the
  * leak was 68 steps by the segments, under the 100 that say the run had settled: `growing`
- * ("warmup or leak cannot be told yet") from step 364 to 999 but for three prefixes held by a
- * `leak` said earlier. The pool's flat top belongs to the stretch: every prefix from step 380 to
- * 700 (every 20th) is a leak. */
+ * ("warmup or leak cannot be told yet") at 39 of the 64 prefixes from step 364 to 994 (every
+ * 10th), `leak` only where the look back landed on a prefix that read it by itself. The pool's
+ * flat top belongs to the stretch: every prefix from step 380 to 700 (every 20th) is a leak. */
 static void test_flat_top_in_warmup_segment(void)
 {
 	recorded_prefixes("slow-pool-top-r58.txt", 701, 381, 701, 20, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
