@@ -2499,16 +2499,19 @@ static int mgc_saturates(const struct mgc_ctx *c, const struct mgc_seg *L, struc
 	return e->identified && isfinite(e->level_hat);
 }
 
-/* Do the last segment's points from three of the fit's time constants on (MGC_MIN_SAMPLES of them
- * at least) still rise, meaningfully (their line's interval) and by 2 level sigmas? Then the fit
- * levelled a warmup at the segment's start and left the line after it to the noise: a slow leak
- * (152 KiB per step from step 326, under heavy-tailed noise) read `plateau` 0.8 "levelling off"
- * with a time constant of 44 steps, 560 steps into it. */
+/* Do the last segment's points from three of the fit's time constants on (as many as a plateau
+ * needs, MGC_MIN_PLATEAU, at least) still rise, meaningfully (their line's interval) and by 2
+ * level sigmas? Then the fit levelled a warmup at the segment's start and left the line after it
+ * to the noise: a slow leak (152 KiB per step from step 326, under heavy-tailed noise) read
+ * `plateau` 0.8 "levelling off" with a time constant of 44 steps, 560 steps into it. Not 20
+ * points: under validation spikes a floor point stands for a block of 30-90 steps, and a leak of
+ * 674 KiB per step whose fit's tail rose with its interval above 700 KiB per step over 12 points
+ * read `plateau` at 12 prefixes from step 300 to 590 (`test_fit_tail_few_points`). */
 static int mgc_rises_after_fit(const struct mgc_ctx *c, const struct mgc_seg *L, const struct mgc_expfit *e)
 {
 	size_t a = mgc_point_from(c, L->a, c->x[L->a] + 3 * e->tau_hat);
 	struct mgc_trend tr;
-	return L->b - a >= MGC_MIN_SAMPLES && mgc_line_rises(c, a, L->b, c->x[L->b - 1], 2, &tr);
+	return L->b - a >= MGC_MIN_PLATEAU && mgc_line_rises(c, a, L->b, c->x[L->b - 1], 2, &tr);
 }
 
 /* The growth levels off: the saturating fit of the last segment leaves less than 2 level sigmas to

@@ -1428,6 +1428,17 @@ static void test_fit_refuted_by_line(void)
 	recorded_prefixes("slow-fit-r58.txt", 1111, 889, 1054, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
 }
 
+/* A slow leak of 674 KiB per step from step 131 under validation spikes and AR(0.75) noise, logged
+ * every 10 steps (crosscheck_real.py seed 57, series 17): one segment from the start, whose
+ * saturating fit took the start-up's rise (time constants of 14-28 steps); its points past three
+ * time constants rose (at step 530 their interval above 700 KiB per step) but were fewer than 20
+ * floor points (12 there), and it read `plateau` 0.8 ("warmup levelling off") at 12 of the 41
+ * prefixes from step 300 to 700 (to step 590). None of them is `plateau`. */
+static void test_fit_tail_few_points(void)
+{
+	recorded_prefixes("slow-val-tail-r57.txt", 71, 31, 71, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 0);
+}
+
 /* An irregular staircase, 0.8 MiB per step in 18 steps from step 986 (pauses up to 1,600
  * steps), under a sawtooth of 50 steps, logged every 10 (crosscheck_real.py seed 74, series 68):
  * the floor's segments slope about each step, so its readings were flat for 40-43% of their
@@ -1710,8 +1721,8 @@ static void (*const tests[])(void) = {
 	test_stair_rungs_decide, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
-	test_fit_refuted_by_line, test_stair_flat_share, test_pool_doubling, test_pool_even_gaps,
-	test_pool_flat_plateau,
+	test_fit_refuted_by_line, test_fit_tail_few_points, test_stair_flat_share, test_pool_doubling,
+	test_pool_even_gaps, test_pool_flat_plateau,
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
 	test_stall_few_blocks, test_stair_pause_holds_leak, test_held_steps_count,
 	test_slow_leak_in_pieces, test_start_peak_not_stable, test_cache_pieces_no_leak,
