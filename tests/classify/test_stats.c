@@ -1006,7 +1006,12 @@ static void test_spike_no_step(void)
  * reaching past the 42 KiB per step meaningful: the rise it ends with took the level sigma to 8.5
  * MiB, 5.8 times the noise's, and its last points stood under 3 of those above the flat. From
  * step 400 to 1000, and from step 760 to 1190, no prefix is a flat verdict at 0.9 or more (at
- * step 730 one still is: its line's interval tops out at 41.0 KiB per step, under the 42.3). */
+ * step 730 one still is: its line's interval tops out at 41.0 KiB per step, under the 42.3). Nor
+ * in a staircase's pause: steps of 490, 220 and 240 MiB at steps 420, 563 and 832-878 after a run
+ * settled for 400 steps, under checkpoint spikes (crosscheck_real.py, seed 79, series 68), then 850
+ * steps flat. The floor's blocks joined the first two steps into one rise and the regime began at
+ * the last, so the plateau was sure after twice no climb: `plateau` 0.95 at 17 of the prefixes from
+ * step 1100 to 1729 (every 10th); sure only after twice all the growth since the settled start. */
 static int confident_flat(const struct prefix *p, char *say, size_t cap)
 {
 	snprintf(say, cap, "%s %.2f (%s)", mgc_verdict_name(p->f->verdict), p->f->confidence, p->f->why);
@@ -1016,11 +1021,12 @@ static int confident_flat(const struct prefix *p, char *say, size_t cap)
 static void test_no_confident_rising_flat(void)
 {
 	static const struct prefixes rec[] = {{"slow-noisy-r75.txt", 1000, 400, 0, 10},
-					      {"slow-segments-f39.txt", 120, 77, 0, 1}};
+					      {"slow-segments-f39.txt", 120, 77, 0, 1},
+					      {"stair-ckpt-r79.txt", 1729, 1100, 0, 10}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
 	size_t judged = 0;
 	MG_EQ(judge_prefixes(rec, NREC(rec), &o, confident_flat, &judged), 0);
-	MG_EQ(judged, 61 + 44);
+	MG_EQ(judged, 61 + 44 + 63);
 }
 
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
