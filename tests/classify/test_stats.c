@@ -1008,7 +1008,7 @@ static void test_spike_no_step(void)
  * step 400 to 1000, and from step 760 to 1190, no prefix is a flat verdict at 0.9 or more (at
  * step 730 one still is: its line's interval tops out at 41.0 KiB per step, under the 42.3). Nor
  * in a staircase's pause: steps of 490, 220 and 240 MiB at steps 420, 563 and 832-878 after a run
- * settled for 400 steps, under checkpoint spikes (crosscheck_real.py, seed 79, series 68), then 850
+ * settled for 370 steps, under checkpoint spikes (crosscheck_real.py, seed 79, series 68), then 850
  * steps flat. The floor's blocks joined the first two steps into one rise and the regime began at
  * the last, so the plateau was sure after twice no climb: `plateau` 0.95 at 17 of the prefixes from
  * step 1100 to 1729 (every 10th); sure only after twice all the growth since the settled start. */
