@@ -2483,10 +2483,11 @@ static void mgc_judge_flat(const struct mgc_ctx *c, double eta, struct mgc_fit *
 	double sure = fmax(3 * gap, 2 * fmax(climb, mgc_min_rise(c)));
 	if (s0 > 0 && c->seg[s0 - 1].flat) /* the rise came after the run had settled: a leak's sign */
 		sure = fmax(sure, mgc_seg_len(c, &c->seg[s0 - 1]));
-	/* ... and so did all of it, from the run's settled start, in pieces the regime did not join (a
-	 * staircase's three steps under checkpoint spikes, the floor merging two, read `plateau`
-	 * 0.95 545 steps into a pause after steps 420-878: its regime began at the last;
-	 * `test_no_confident_rising_flat`) */
+	/* ... and so did all of it, from the run's start settled as mgc_regime_start asks (a flat
+	 * stretch of mgc_min_rise), in pieces the regime did not join (a staircase's three steps
+	 * under checkpoint spikes, the floor merging two, read `plateau` 0.95 545 steps into a pause
+	 * after steps 420-878: its regime began at the last; `test_no_confident_rising_flat`,
+	 * `test_sure_after_all_growth`) */
 	if (c->nseg > 2 && c->seg[0].flat && mgc_seg_len(c, &c->seg[0]) >= mgc_min_rise(c))
 		sure = fmax(sure, 2 * (c->x[L->a] - c->x[c->seg[1].a]));
 	out->confidence = m >= 2 * MGC_MIN_PLATEAU && flat_len >= sure && mgc_surely_flat(c, L) &&

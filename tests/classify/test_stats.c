@@ -1029,6 +1029,28 @@ static void test_no_confident_rising_flat(void)
 	MG_EQ(judged, 61 + 44 + 63);
 }
 
+/* ... and sure once flat for twice all of that growth: a run settled at 10 GiB to step 420, then two
+ * ramps of 500 MiB (steps 420-470 and 800-850) with a settled stretch between, which begins the
+ * regime. 0.95 came 400 steps into the flat top (twice the warmup horizon); now twice the 430
+ * steps since the first ramp, and it still comes. */
+static void test_sure_after_all_growth(void)
+{
+	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1};
+	unsigned s = 2024;
+	for (size_t i = 0; i < 2000; i++) {
+		double t = (double)(i + 1), a = fmin(fmax(t - 420, 0), 50), b = fmin(fmax(t - 800, 0), 50);
+		s = s * 1103515245u + 12345u;
+		bx[i] = t;
+		by[i] = 10 * GIB + 10 * MIB * (a + b) + ((double)(s >> 8) / 16777216.0 - 0.5) * 20 * MIB;
+	}
+	for (size_t n = 1300; n <= 2000; n += 100) {
+		struct mgc_fit f;
+		MG_EQ(mgc_classify(bx, by, n, &o, &f), 0);
+		MG_TRUE(f.verdict == MGC_VERDICT_PLATEAU && f.confidence == (n < 1710 ? 0.8 : 0.95),
+			"to step %zu: %s %.2f (%s)", n, mgc_verdict_name(f.verdict), f.confidence, f.why);
+	}
+}
+
 /* One jump is no continuous rise: under sawtooth spikes (crosscheck_real.py, seed 64, series 47)
  * the floor's blocks are 60-145 steps wide, and a level shift of 1.7 GiB at step 1600 with two
  * blocks after it made a last segment of five points whose line rose since step 1364: `leak`,
@@ -1717,7 +1739,8 @@ static void (*const tests[])(void) = {
 	test_promise_kept, test_stall_ends_leak, test_three_steps_no_plateau, test_three_steps_promise,
 	test_growing_oom_within_reach, test_growing_oom_flat_device,
 	test_peaks_above_floor_line, test_oom_at_rate_now,
-	test_no_confident_rising_flat, test_step_between_flats_kept, test_onset_after_steep_warmup,
+	test_no_confident_rising_flat, test_sure_after_all_growth, test_step_between_flats_kept,
+	test_onset_after_steep_warmup,
 	test_spike_no_step, test_shift_no_slope, test_fast_late_pieces, test_fast_after_creep,
 	test_fast_under_spikes,
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
