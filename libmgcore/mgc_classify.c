@@ -851,18 +851,19 @@ static double mgc_mid3(const double *y, size_t i, size_t b)
 	return mgc_median_copy(y + i, m, t);
 }
 
-/* The next step in floor points [i, b) (i >= 3): the first point from i on where the three
- * points after stand `jump` above the three before, its end in *e (it goes on while the points
- * after still stand a jump above) and its height in *up (to the newest point when it is not seen
- * to end: a step inside a bin leaves a point between). Returns b when there is none. */
-static size_t mgc_next_step(const struct mgc_ctx *c, size_t i, size_t b, double jump, size_t *e, double *up)
+/* The next step in points y[i, b) (i >= 3; the floor's or the input bins' minima): the first point
+ * from i on where the three points after stand `jump` above the three before, its end in *e (it
+ * goes on while the points after still stand a jump above) and its height in *up (to the newest
+ * point when it is not seen to end: a step inside a bin leaves a point between). Returns b when
+ * there is none. */
+static size_t mgc_next_step(const double *y, size_t i, size_t b, double jump, size_t *e, double *up)
 {
 	for (; i + 3 <= b; i++) {
-		if (!(mgc_mid3(c->y, i, b) - mgc_mid3(c->y, i - 3, i) > jump))
+		if (!(mgc_mid3(y, i, b) - mgc_mid3(y, i - 3, i) > jump))
 			continue;
-		for (*e = i; *e + 3 <= b && mgc_mid3(c->y, *e + 1, b) - mgc_mid3(c->y, *e - 2, *e + 1) > jump;)
+		for (*e = i; *e + 3 <= b && mgc_mid3(y, *e + 1, b) - mgc_mid3(y, *e - 2, *e + 1) > jump;)
 			++*e;
-		*up = (*e + 3 <= b ? mgc_mid3(c->y, *e, b) : c->y[b - 1]) - mgc_mid3(c->y, i - 3, i);
+		*up = (*e + 3 <= b ? mgc_mid3(y, *e, b) : y[b - 1]) - mgc_mid3(y, i - 3, i);
 		return i;
 	}
 	return b;
@@ -880,23 +881,73 @@ static int mgc_step_kept(const struct mgc_ctx *c, size_t i, size_t e, size_t b, 
 	return kept > jump;
 }
 
+/* The least input bin in [a, b): its index (a when the range is empty). */
+static size_t mgc_least_bin(const struct mgc_work *w, size_t a, size_t b)
+{
+	size_t least = a;
+	for (size_t i = a; i < b; i++)
+		least = w->pmin[i] < w->pmin[least] ? i : least;
+	return least;
+}
+
+/* Under spikes, the steps of rising floor segment g read on the input bins' minima (a floor point
+ * stands for a block as wide as the longest spike: two steps of 370 and 360 MiB 52 steps apart
+ * under 31-step checkpoint spikes made three floor points of slope, read as a late leak of 3.9 MiB
+ * per step that the pause after took back): jumps as mgc_next_step finds them from the segment's
+ * first point on (the three bins before it the level a step there rose from), each kept by the
+ * least bin after it to the segment's end (a spike goes back down, a step only adds), and together
+ * carrying MGC_STEP_SHARE of the bins' own rise. Returns and says as mgc_seg_steps does. */
+static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap, double *end)
+{
+	const struct mgc_work *w = c->w;
+	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
+	size_t a = 0, b, e = 0;
+	int steps = 0;
+	while (a < w->pn && w->px[a] < c->x[g->a])
+		a++;
+	for (b = a; b < w->pn && w->px[b] <= c->x[g->b - 1]; b++)
+		;
+	size_t from = a >= 3 ? a : 3;
+	*gap = 0;
+	for (size_t i = from; (i = mgc_next_step(w->pmin, i, b, jump, &e, &up)) < b; i = e + 3) {
+		if (e - i >= MGC_STEP_WIDTH || e + 3 > b)
+			return 0; /* a steep stretch, or one not seen to end */
+		double kept = w->pmin[mgc_least_bin(w, e + 1, b)] - mgc_mid3(w->pmin, i - 3, i);
+		if (!(kept > jump))
+			continue;
+		carried += fmin(up, kept);
+		*gap = fmax(*gap, w->px[i - 1] - last);
+		last = w->px[e];
+		steps++;
+	}
+	*gap = fmax(*gap, c->x[g->b - 1] - last);
+	if (steps < 2 || carried < MGC_STEP_SHARE * (mgc_mid3(w->pmin, b - 3, b) - mgc_mid3(w->pmin, from - 3, b)))
+		return 0;
+	if (end)
+		*end = last;
+	return steps;
+}
+
 /* A rising segment that is a few steps rather than a slope (steps of a few hundred MiB under
  * noise of as many merge into one rising segment): jumps where the three points after stand
  * MGC_STEP_SIGMAS above the three before, each over within MGC_STEP_WIDTH points and kept
  * (mgc_step_kept: three spikes the floor kept under irregular spikes made a 160 KiB per step
  * leak's 1,800 steps of slope "a few steps", a staircase with no flat before it, `growing` at
  * most prefixes from step 1400 to 2700: `test_spike_no_step`), carrying MGC_STEP_SHARE of its
- * rise (what they kept). Returns how many (0: a slope, or fewer than 2 jumps) and in *gap the
- * longest stretch between them (the segment's ends included). */
-static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap)
+ * rise (what they kept); under spikes, read on the input's bins when the floor shows none
+ * (mgc_bin_steps). Returns how many (0: a slope, or fewer than 2 jumps) and in *gap the longest
+ * stretch between them (the segment's ends included). */
+static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap, double *end)
 {
 	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
 	int steps = 0;
 	size_t e = 0;
 	*gap = 0;
-	for (size_t i = g->a + 3; (i = mgc_next_step(c, i, g->b, jump, &e, &up)) < g->b; i = e + 3) {
-		if (e - i >= MGC_STEP_WIDTH || e + 3 > g->b)
-			return 0; /* a steep stretch (a slope, not a step), or one not seen to end */
+	for (size_t i = g->a + 3; (i = mgc_next_step(c->y, i, g->b, jump, &e, &up)) < g->b; i = e + 3) {
+		if (e - i >= MGC_STEP_WIDTH || e + 3 > g->b) {
+			steps = 0; /* a steep stretch (a slope, not a step), or one not seen to end */
+			break;
+		}
 		if (!mgc_step_kept(c, i, e, g->b, jump, &up))
 			continue;
 		carried += up;
@@ -905,7 +956,12 @@ static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 		steps++;
 	}
 	*gap = fmax(*gap, c->x[g->b - 1] - last);
-	return steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g) ? steps : 0;
+	if (steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g)) {
+		if (end)
+			*end = last;
+		return steps;
+	}
+	return c->fl.bins > 1 ? mgc_bin_steps(c, g, gap, end) : 0;
 }
 
 /* Segment s's line at its first and at its last point. */
@@ -1036,7 +1092,7 @@ static int mgc_breath(const struct mgc_ctx *c, size_t s, size_t i)
 	double gap;
 	if (!g[i].flat || i <= s || i + 1 >= c->nseg || !(mgc_seg_len(c, &g[i]) < mgc_settle(c)))
 		return 0;
-	if (g[i - 1].flat || g[i + 1].flat || mgc_seg_steps(c, &g[i - 1], &gap) || mgc_seg_steps(c, &g[i + 1], &gap))
+	if (g[i - 1].flat || g[i + 1].flat || mgc_seg_steps(c, &g[i - 1], &gap, NULL) || mgc_seg_steps(c, &g[i + 1], &gap, NULL))
 		return 0;
 	double slower = fmin(g[i - 1].slope, g[i + 1].slope);
 	return slower > 0 && g[i].slope >= MGC_BREATH_SHARE * slower;
@@ -1069,7 +1125,7 @@ static void mgc_cand_shape(const struct mgc_ctx *c, struct mgc_cand *k)
 		double len = mgc_seg_len(c, g), gap;
 		double held = g->flat && i > 0 && c->seg[i - 1].flat ? MGC_HELD_SIGMAS : MGC_STEP_SIGMAS;
 		int ev = mgc_seg_jump(c, i) > fmax(least, held * c->sig_lvl);
-		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap);
+		int steps = g->flat ? 0 : mgc_seg_steps(c, g, &gap, NULL);
 		if ((!g->flat && !steps) || mgc_breath(c, k->s, i)) {
 			if (isnan(run_from))
 				run_from = c->x[g->a];
@@ -1602,13 +1658,17 @@ static double mgc_flat_hold(const struct mgc_ctx *c)
 /* How long regime k has grown: its climb, but for a staircase whose newest segment is a step of
  * fewer than MGC_MIN_SAMPLES points, only up to that step (the time after a step is no climb until
  * the next one; counted, a step just after the horizon reads as a leak for a prefix or two and
- * the pause that follows takes it back). A rise in sloped pieces is no staircase: a 60 MiB per
- * step leak under noise segments into many, and its newest piece is climb like the others. */
+ * the pause that follows takes it back), or, when that segment is steps (mgc_seg_steps), up to
+ * the last of them. A rise in sloped pieces is no staircase: a 60 MiB per step leak under noise
+ * segments into many, and its newest piece is climb like the others. */
 static double mgc_grown(const struct mgc_ctx *c, const struct mgc_cand *k)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
+	double gap, end;
 	if (k->continuous || !mgc_is_stair(k) || L->flat || L->a <= k->a0 || L->b - L->a >= MGC_MIN_SAMPLES)
 		return k->climb;
+	if (mgc_seg_steps(c, L, &gap, &end))
+		return end - k->x_on;
 	return c->x[L->a] - k->x_on;
 }
 
@@ -1754,6 +1814,59 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
 	return !mgc_decelerates(c, g->a, c->n, NULL);
 }
 
+/* The newest `want` steps of `jump` from floor point `from` on (at most MGC_POOL_STEPS): their
+ * sizes and times into size[] and at[], what all of them carried into *carried. Read on the
+ * floor's points, each kept as mgc_step_kept keeps it (a spike between two doublings is none), or
+ * (bins) on the input bins' minima from the same x, each kept as mgc_bin_steps keeps it (under
+ * spikes the floor's blocks merge doublings a block or two apart). Returns how many; -1 at a
+ * slope (a step inside a bin reads a point or two wider). */
+static int mgc_pool_steps(const struct mgc_ctx *c, int bins, size_t from, double jump, int want, double *size,
+			  double *at, double *carried)
+{
+	const struct mgc_work *w = c->w;
+	const double *y = bins ? w->pmin : c->y, *x = bins ? w->px : c->x;
+	size_t n = bins ? w->pn : c->n, e = 0, i = from;
+	if (bins) {
+		for (i = 0; i < n && x[i] < c->x[from - 3]; i++)
+			;
+		i += 3;
+	}
+	double up = 0;
+	int m = 0;
+	*carried = 0;
+	for (; (i = mgc_next_step(y, i, n, jump, &e, &up)) < n; i = e + 3) {
+		if (e - i >= 2 * MGC_STEP_WIDTH)
+			return -1;
+		if (bins && e + 1 < n)
+			up = fmin(up, w->pmin[mgc_least_bin(w, e + 1, n)] - mgc_mid3(y, i - 3, i));
+		if (bins ? !(up > jump) : !mgc_step_kept(c, i, e, n, jump, &up))
+			continue;
+		*carried += up; /* a step not yet over: to the newest point */
+		if (m == want) { /* keep the newest */
+			memmove(size, size + 1, (m - 1) * sizeof *size);
+			memmove(at, at + 1, (m - 1) * sizeof *at);
+			m--;
+		}
+		size[m] = up;
+		at[m++] = x[i];
+	}
+	return m;
+}
+
+/* Each of the `want` steps (sizes and times) doubled the one before (within MGC_POOL_RATIO of
+ * twice) and came no closer (each gap at least the last over MGC_POOL_RATIO). */
+static int mgc_doubled(const double *size, const double *at, int want)
+{
+	for (int j = 1; j < want; j++) {
+		double r = size[j] / size[j - 1];
+		if (r < 2 / MGC_POOL_RATIO || r > 2 * MGC_POOL_RATIO)
+			return 0;
+		if (j >= 2 && MGC_POOL_RATIO * (at[j] - at[j - 1]) < at[j - 1] - at[j - 2])
+			return 0;
+	}
+	return 1;
+}
+
 /* Regime k's newest `want` steps from floor point `from` on (at most MGC_POOL_STEPS) each doubled
  * the one before (within MGC_POOL_RATIO of twice) and came no closer together (each gap at least
  * the last over MGC_POOL_RATIO), and its steps carried it (MGC_STEP_SHARE of its rise, no slope
@@ -1765,38 +1878,18 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
  * 1.25 times the last, and a pool that doubled at steps 360-4080 read `leak` 4,000 steps into its
  * flat top (`test_pool_even_gaps`). A leak's steps keep their sizes. Steps are counted from
  * MGC_POOL_SHARE of its rise (the fourth newest of a pool's is a fifteenth of the four) and
- * MGC_STEP_SIGMAS level sigmas, and only those the level kept (mgc_step_kept: a spike between
- * two doublings is none). */
+ * MGC_STEP_SIGMAS level sigmas, and only those the level kept (mgc_pool_steps: on the floor's
+ * points, or under spikes on the input's bins). */
 static int mgc_pool_doubles(const struct mgc_ctx *c, const struct mgc_cand *k, size_t from, int want)
 {
-	double size[MGC_POOL_STEPS], at[MGC_POOL_STEPS], carried = 0, up = 0;
+	double size[MGC_POOL_STEPS], at[MGC_POOL_STEPS], carried;
 	double jump = fmax(MGC_STEP_SIGMAS * c->sig_lvl, MGC_POOL_SHARE * k->rise);
-	int n = 0;
-	size_t e = 0;
-	for (size_t i = from; (i = mgc_next_step(c, i, c->n, jump, &e, &up)) < c->n; i = e + 3) {
-		if (e - i >= 2 * MGC_STEP_WIDTH)
-			return 0; /* a slope (a step inside a bin reads a point or two wider) */
-		if (!mgc_step_kept(c, i, e, c->n, jump, &up))
-			continue; /* a spike, no doubling */
-		carried += up; /* a step not yet over: to the newest point */
-		if (n == want) { /* keep the newest */
-			memmove(size, size + 1, (n - 1) * sizeof *size);
-			memmove(at, at + 1, (n - 1) * sizeof *at);
-			n--;
-		}
-		size[n] = up;
-		at[n++] = c->x[i];
+	for (int bins = 0; bins <= (c->fl.bins > 1); bins++) {
+		int n = mgc_pool_steps(c, bins, from, jump, want, size, at, &carried);
+		if (n >= want && carried >= MGC_STEP_SHARE * k->rise && mgc_doubled(size, at, want))
+			return 1;
 	}
-	if (n < want || carried < MGC_STEP_SHARE * k->rise)
-		return 0;
-	for (int j = 1; j < want; j++) {
-		double r = size[j] / size[j - 1];
-		if (r < 2 / MGC_POOL_RATIO || r > 2 * MGC_POOL_RATIO)
-			return 0;
-		if (j >= 2 && MGC_POOL_RATIO * (at[j] - at[j - 1]) < at[j - 1] - at[j - 2])
-			return 0;
-	}
-	return 1;
+	return 0;
 }
 
 /* mgc_pool_doubles, read once per reading. */
@@ -1880,15 +1973,6 @@ static double mgc_leak_eta(const struct mgc_ctx *c, struct mgc_cand *k, size_t s
 }
 
 /* ---------------------------------------------------------------- step 6: the verdict */
-
-/* The least input bin in [a, b): its index (a when the range is empty). */
-static size_t mgc_least_bin(const struct mgc_work *w, size_t a, size_t b)
-{
-	size_t least = a;
-	for (size_t i = a; i < b; i++)
-		least = w->pmin[i] < w->pmin[least] ? i : least;
-	return least;
-}
 
 /* How fast the input's floor rises now, under spikes (0 without them, or with too few bins): the
  * least input bin in the last block as wide as the longest spike against the least in the block

@@ -1387,6 +1387,17 @@ static void test_stair_rungs_decide(void)
 	recorded_prefixes("stair-logn-e400.txt", 800, 317, 800, 3, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A staircase under irregular spikes of up to 40 steps (crosscheck_real.py seed 84, series 18:
+ * 14 steps of 100-800 MiB from step 379 to 5174, every 10 steps). The floor's blocks, as wide as
+ * the longest spike, made its last steps (4703, 4774, 4996, 5174) a sloped segment, a continuous
+ * rise whose pause took the `leak` back: `growing` from step 6800 on, 1,600 steps into the pause.
+ * Read on the input's bins (mgc_bin_steps) they are steps, a staircase that may pause longer:
+ * `leak` at every fifth prefix from step 5000 to the end. */
+static void test_bin_steps_hold(void)
+{
+	recorded_prefixes("stair-irr-r84.txt", 800, 500, 800, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* An allocator pool doubling under gc noise of 100 MiB (crosscheck_real.py seed 101, series 0:
  * steps of about 0.4, 0.6, 1.1 and 2.3 GiB at steps 210, 520, 910 and 1820, every 10 steps). Its
  * steps double too roughly for the four a reading's pool test asks; once the step into its pause
@@ -1499,6 +1510,17 @@ static void test_pool_doubling(void)
 static void test_pool_flat_plateau(void)
 {
 	recorded_prefixes("pool-doubling-f14.txt", 5000, 2157, 3301, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 1);
+}
+
+/* A device pool doubling at steps 60, 120, 270 and 525 (360 MiB to 2.8 GiB), then flat, its
+ * 2 MiB segments coming and going (crosscheck_fresh.py seed 48, series 24: 65 excursions read as
+ * spikes, up to 185 steps long). The floor's blocks are 185 steps wide and hold its doublings;
+ * read on the input's bins they are steps (mgc_bin_steps), a staircase that would plausibly pause,
+ * and it read `growing` through its flat top until the pool test read the bins too
+ * (mgc_pool_steps). Every 50th prefix from step 1800 to 3000 is `plateau`. */
+static void test_pool_in_bins(void)
+{
+	recorded_prefixes("pool-seg-f48.txt", 3001, 1800, 3000, 50, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_PLATEAU, 1);
 }
 
 /* A pool on device memory doubling five times, 168 MiB to 2.7 GiB, at steps 360, 720, 1440, 2160
@@ -1747,11 +1769,11 @@ static void (*const tests[])(void) = {
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
 	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth,
 	test_three_steps_stand, test_stair_cut_between, test_leak_fell_back_further,
-	test_stair_rungs_decide, test_pool_three_doublings,
+	test_stair_rungs_decide, test_bin_steps_hold, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_fit_tail_few_points, test_stair_flat_share, test_pool_doubling,
-	test_pool_even_gaps, test_pool_flat_plateau,
+	test_pool_even_gaps, test_pool_flat_plateau, test_pool_in_bins,
 	test_creep_keeps_leak, test_segment_noise, test_epoch_dip_refill, test_leak_pieces_wander,
 	test_stall_few_blocks, test_stair_pause_holds_leak, test_held_steps_count,
 	test_slow_leak_in_pieces, test_start_peak_not_stable, test_cache_pieces_no_leak,
