@@ -1390,7 +1390,7 @@ static void test_stair_rungs_decide(void)
 /* A staircase under irregular spikes of up to 40 steps (crosscheck_real.py seed 84, series 18:
  * 14 steps of 100-800 MiB from step 379 to 5174, every 10 steps). The floor's blocks, as wide as
  * the longest spike, made its last steps (4703, 4774, 4996, 5174) a sloped segment, a continuous
- * rise whose pause took the `leak` back: `growing` from step 6800 on, 1,600 steps into the pause.
+ * rise whose pause took the `leak` back: `growing` from step 6840 on, 1,670 steps into the pause.
  * Read on the input's bins (mgc_bin_steps) they are steps, a staircase that may pause longer:
  * `leak` at every fifth prefix from step 5000 to the end. */
 static void test_bin_steps_hold(void)
