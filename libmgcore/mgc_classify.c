@@ -890,21 +890,35 @@ static size_t mgc_least_bin(const struct mgc_work *w, size_t a, size_t b)
 	return least;
 }
 
+/* The first input bin at x or after it (the bins' count when none is). */
+static size_t mgc_bin_from(const struct mgc_work *w, double x)
+{
+	size_t i = 0;
+	while (i < w->pn && w->px[i] < x)
+		i++;
+	return i;
+}
+
+/* What a step the input bins' minima made at bins [i, e] kept: the least bin after it up to b
+ * over the three bins before it (a spike goes back down, a step only adds). */
+static double mgc_bin_kept(const struct mgc_work *w, size_t i, size_t e, size_t b)
+{
+	return w->pmin[mgc_least_bin(w, e + 1, b)] - mgc_mid3(w->pmin, i - 3, i);
+}
+
 /* Under spikes, the steps of rising floor segment g read on the input bins' minima (a floor point
  * stands for a block as wide as the longest spike: two steps of 370 and 360 MiB 52 steps apart
  * under 31-step checkpoint spikes made three floor points of slope, read as a late leak of 3.9 MiB
  * per step that the pause after took back): jumps as mgc_next_step finds them from the segment's
  * first point on (the three bins before it the level a step there rose from), each kept by the
- * least bin after it to the segment's end (a spike goes back down, a step only adds), and together
- * carrying MGC_STEP_SHARE of the bins' own rise. Returns and says as mgc_seg_steps does. */
+ * least bin after it to the segment's end (mgc_bin_kept), and together carrying MGC_STEP_SHARE of
+ * the bins' own rise. Returns and says as mgc_seg_steps does. */
 static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap, double *end)
 {
 	const struct mgc_work *w = c->w;
 	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
-	size_t a = 0, b, e = 0;
+	size_t a = mgc_bin_from(w, c->x[g->a]), b, e = 0;
 	int steps = 0;
-	while (a < w->pn && w->px[a] < c->x[g->a])
-		a++;
 	for (b = a; b < w->pn && w->px[b] <= c->x[g->b - 1]; b++)
 		;
 	size_t from = a >= 3 ? a : 3;
@@ -912,7 +926,7 @@ static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 	for (size_t i = from; (i = mgc_next_step(w->pmin, i, b, jump, &e, &up)) < b; i = e + 3) {
 		if (e - i >= MGC_STEP_WIDTH || e + 3 > b)
 			return 0; /* a steep stretch, or one not seen to end */
-		double kept = w->pmin[mgc_least_bin(w, e + 1, b)] - mgc_mid3(w->pmin, i - 3, i);
+		double kept = mgc_bin_kept(w, i, e, b);
 		if (!(kept > jump))
 			continue;
 		carried += fmin(up, kept);
@@ -921,7 +935,10 @@ static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 		steps++;
 	}
 	*gap = fmax(*gap, c->x[g->b - 1] - last);
-	if (steps < 2 || carried < MGC_STEP_SHARE * (mgc_mid3(w->pmin, b - 3, b) - mgc_mid3(w->pmin, from - 3, b)))
+	if (steps < 2)
+		return 0;
+	double rise = mgc_mid3(w->pmin, b - 3, b) - mgc_mid3(w->pmin, from - 3, b); /* the bins' own */
+	if (carried < MGC_STEP_SHARE * rise)
 		return 0;
 	if (end)
 		*end = last;
@@ -1092,7 +1109,8 @@ static int mgc_breath(const struct mgc_ctx *c, size_t s, size_t i)
 	double gap;
 	if (!g[i].flat || i <= s || i + 1 >= c->nseg || !(mgc_seg_len(c, &g[i]) < mgc_settle(c)))
 		return 0;
-	if (g[i - 1].flat || g[i + 1].flat || mgc_seg_steps(c, &g[i - 1], &gap, NULL) || mgc_seg_steps(c, &g[i + 1], &gap, NULL))
+	if (g[i - 1].flat || g[i + 1].flat || mgc_seg_steps(c, &g[i - 1], &gap, NULL) ||
+	    mgc_seg_steps(c, &g[i + 1], &gap, NULL))
 		return 0;
 	double slower = fmin(g[i - 1].slope, g[i + 1].slope);
 	return slower > 0 && g[i].slope >= MGC_BREATH_SHARE * slower;
@@ -1826,11 +1844,8 @@ static int mgc_pool_steps(const struct mgc_ctx *c, int bins, size_t from, double
 	const struct mgc_work *w = c->w;
 	const double *y = bins ? w->pmin : c->y, *x = bins ? w->px : c->x;
 	size_t n = bins ? w->pn : c->n, e = 0, i = from;
-	if (bins) {
-		for (i = 0; i < n && x[i] < c->x[from - 3]; i++)
-			;
-		i += 3;
-	}
+	if (bins)
+		i = mgc_bin_from(w, c->x[from - 3]) + 3;
 	double up = 0;
 	int m = 0;
 	*carried = 0;
@@ -1838,7 +1853,7 @@ static int mgc_pool_steps(const struct mgc_ctx *c, int bins, size_t from, double
 		if (e - i >= 2 * MGC_STEP_WIDTH)
 			return -1;
 		if (bins && e + 1 < n)
-			up = fmin(up, w->pmin[mgc_least_bin(w, e + 1, n)] - mgc_mid3(y, i - 3, i));
+			up = fmin(up, mgc_bin_kept(w, i, e, n));
 		if (bins ? !(up > jump) : !mgc_step_kept(c, i, e, n, jump, &up))
 			continue;
 		*carried += up; /* a step not yet over: to the newest point */
