@@ -385,84 +385,90 @@ def gpu_kinds(tmp):
           "gpu kinds: text breakdown by kind and device, site tags and details", None, out[:3000])
 
 
-def gpu(tmp):
-    """GPU memory (device sites, snapshots' device_live_bytes) is its own series: a caching pool's
-    warmup on the device is `plateau`, device buffers kept every step are `leak`; device sites are
-    listed with kind device; the host's verdict stays the host's (RSS does not hold GPU memory)."""
+def write_gpu_run(tmp, name, leak, steps=300):
+    """Writes tmp/name, mgtrain --device cuda: a pool's warmup, with leak a device cache's growth."""
     sys.path.insert(0, HERE)
     import gen_run
     import mgtrace
     MB = 1 << 20
     base = 0x400000
+    path = os.path.join(tmp, name)
+    with open(path, "wb") as f:
+        w = mgtrace.TraceWriter(f)
+        w.process(cmdline=b"mgtrain\0--device\0cuda")
+        w.module(1, 1, 0, base, base + 0x100000, b"/nonexistent/mg-golden/mgtrain")
+        host = gen_run.Site(1, [base + 0x1010, base + 0x100])
+        pool = gen_run.Site(2, [base + 0x2010, base + 0x200])   # caching allocator segments
+        cache = gen_run.Site(3, [base + 0x3010, base + 0x300])  # collator's device cache
+        w.stack(1, host.ips)
+        w.stack(2, pool.ips, kind=mgtrace.KIND_DEVICE)
+        w.stack(3, cache.ips, kind=mgtrace.KIND_DEVICE)
+        host.alloc(8 * MB, 0)
+        t = 0
+        for step in range(steps):
+            t += 500_000_000
+            # The pool reserves segments ever more rarely while the working set finds its size.
+            if step in (0, 1, 2, 4, 7, 12, 20, 33, 50):
+                pool.alloc(64 * MB, step)
+            # Host scratch freed every step.
+            host.alloc(MB, step)
+            host.free_oldest()
+            if leak:
+                cache.alloc(2 * MB, step)
+            sites = [s for s in (host, pool, cache) if s.dirty and s.allocs]
+            for s in (host, pool, cache):
+                s.dirty = False
+            w.step(t, step)
+            w.snapshot(t, step, 300 * MB + host.live + (step % 3) * 4096, host.live, host.count,
+                       sites=[s.entry() for s in sites], rss_file=50 * MB,
+                       flags=mgtrace.SNAP_STEP, device=pool.live + cache.live)
+        w.end(t + 1000)
+    return path
 
-    def write(name, leak, steps=300):
-        path = os.path.join(tmp, name)
-        with open(path, "wb") as f:
-            w = mgtrace.TraceWriter(f)
-            w.process(cmdline=b"mgtrain\0--device\0cuda")
-            w.module(1, 1, 0, base, base + 0x100000, b"/nonexistent/mg-golden/mgtrain")
-            host = gen_run.Site(1, [base + 0x1010, base + 0x100])
-            pool = gen_run.Site(2, [base + 0x2010, base + 0x200])   # caching allocator segments
-            cache = gen_run.Site(3, [base + 0x3010, base + 0x300])  # collator's device cache
-            w.stack(1, host.ips)
-            w.stack(2, pool.ips, kind=mgtrace.KIND_DEVICE)
-            w.stack(3, cache.ips, kind=mgtrace.KIND_DEVICE)
-            host.alloc(8 * MB, 0)
-            t = 0
-            for step in range(steps):
-                t += 500_000_000
-                # The pool reserves segments ever more rarely while the working set finds its size.
-                if step in (0, 1, 2, 4, 7, 12, 20, 33, 50):
-                    pool.alloc(64 * MB, step)
-                # Host scratch freed every step.
-                host.alloc(MB, step)
-                host.free_oldest()
-                if leak:
-                    cache.alloc(2 * MB, step)
-                sites = [s for s in (host, pool, cache) if s.dirty and s.allocs]
-                for s in (host, pool, cache):
-                    s.dirty = False
-                w.step(t, step)
-                w.snapshot(t, step, 300 * MB + host.live + (step % 3) * 4096, host.live, host.count,
-                           sites=[s.entry() for s in sites], rss_file=50 * MB,
-                           flags=mgtrace.SNAP_STEP, device=pool.live + cache.live)
-            w.end(t + 1000)
-        return path
 
+def check_gpu_run(path, name, leak, want):
+    """One GPU run's report: its device series, host verdict, sites, points, text and gate."""
+    MB = 1 << 20
+    rc, out, err = mgreport(["--json", "--top", "0", path])
+    doc = json.loads(out) if rc == 0 else {"series": [], "sites": [], "points": []}
+    series = {s["name"]: s for s in doc["series"]}
+    dev = series.get("device", {})
+    check(rc == 0 and [s["name"] for s in doc["series"]] == ["rss", "heap", "mmap", "free_kept", "device"]
+          and dev.get("verdict") == want,
+          "gpu %s: device series %s" % (name, want), want, (rc, dev.get("verdict"), dev.get("why"), err))
+    check(doc.get("verdict") in ("stable", "plateau"),
+          "gpu %s: the host verdict is the host's" % name, "stable", doc.get("verdict"))
+    kinds = {s["id"]: (s["kind"], s["verdict"]) for s in doc["sites"]}
+    check(kinds.get(2, ("",))[0] == "device" and kinds[2][1] != "leak"
+          and (kinds.get(3, ("", ""))[1] == "leak") == leak
+          and (not leak or kinds[3][0] == "device") and kinds.get(1, ("",))[0] == "heap",
+          "gpu %s: device sites listed with kind device (pool not leaking%s)"
+          % (name, ", cache leaking" if leak else ""), "device", kinds)
+    check({s.get("stack_role") for s in doc["sites"] if s["kind"] == "device"} == {"grew the cache"}
+          and all("stack_role" not in s for s in doc["sites"] if s["kind"] == "heap"),
+          "gpu %s: device sites' stacks are the ones that grew the cache" % name, "grew the cache",
+          [(s["kind"], s.get("stack_role")) for s in doc["sites"]])
+    check(doc["points"] and doc["points"][-1].get("device") == (9 * 64 + (600 if leak else 0)) * MB,
+          "gpu %s: points carry device bytes" % name, "device", doc["points"][-1:])
+    rc, out, err = mgreport(["--no-color", path])
+    check(rc == 0 and "live CUDA" in out and "[device]" in out
+          and "CUDA allocations at exit" in out and ("GPU leak" if leak else "GPU warmup") in out
+          and (not leak or "the top one grew the cache:" in out)
+          and "?? x2  [mgtrain]" in out  # two unnamed frames of one module: one line
+          and "     device\n" in out,
+          "gpu %s: text shows the device breakdown, series, column and sites" % name,
+          "live CUDA", out[:2000])
+    rc, _, _ = mgreport(["--fail-on", "leak", path])
+    check(rc == (3 if leak else 0), "gpu %s: --fail-on leak -> exit %d" % (name, 3 if leak else 0),
+          3 if leak else 0, rc)
+
+
+def gpu(tmp):
+    """GPU memory (device sites, snapshots' device_live_bytes) is its own series: a caching pool's
+    warmup on the device is `plateau`, device buffers kept every step are `leak`; device sites are
+    listed with kind device; the host's verdict stays the host's (RSS does not hold GPU memory)."""
     for name, leak, want in (("gpu_warmup.mgt", False, "plateau"), ("gpu_leak.mgt", True, "leak")):
-        path = write(name, leak)
-        rc, out, err = mgreport(["--json", "--top", "0", path])
-        doc = json.loads(out) if rc == 0 else {"series": [], "sites": [], "points": []}
-        series = {s["name"]: s for s in doc["series"]}
-        dev = series.get("device", {})
-        check(rc == 0 and [s["name"] for s in doc["series"]] == ["rss", "heap", "mmap", "free_kept", "device"]
-              and dev.get("verdict") == want,
-              "gpu %s: device series %s" % (name, want), want, (rc, dev.get("verdict"), dev.get("why"), err))
-        check(doc.get("verdict") in ("stable", "plateau"),
-              "gpu %s: the host verdict is the host's" % name, "stable", doc.get("verdict"))
-        kinds = {s["id"]: (s["kind"], s["verdict"]) for s in doc["sites"]}
-        check(kinds.get(2, ("",))[0] == "device" and kinds[2][1] != "leak"
-              and (kinds.get(3, ("", ""))[1] == "leak") == leak
-              and (not leak or kinds[3][0] == "device") and kinds.get(1, ("",))[0] == "heap",
-              "gpu %s: device sites listed with kind device (pool not leaking%s)"
-              % (name, ", cache leaking" if leak else ""), "device", kinds)
-        check({s.get("stack_role") for s in doc["sites"] if s["kind"] == "device"} == {"grew the cache"}
-              and all("stack_role" not in s for s in doc["sites"] if s["kind"] == "heap"),
-              "gpu %s: device sites' stacks are the ones that grew the cache" % name, "grew the cache",
-              [(s["kind"], s.get("stack_role")) for s in doc["sites"]])
-        check(doc["points"] and doc["points"][-1].get("device") == (9 * 64 + (600 if leak else 0)) * MB,
-              "gpu %s: points carry device bytes" % name, "device", doc["points"][-1:])
-        rc, out, err = mgreport(["--no-color", path])
-        check(rc == 0 and "live CUDA" in out and "[device]" in out
-              and "CUDA allocations at exit" in out and ("GPU leak" if leak else "GPU warmup") in out
-              and (not leak or "the top one grew the cache:" in out)
-              and "?? x2  [mgtrain]" in out  # two unnamed frames of one module: one line
-              and "     device\n" in out,
-              "gpu %s: text shows the device breakdown, series, column and sites" % name,
-              "live CUDA", out[:2000])
-        rc, _, _ = mgreport(["--fail-on", "leak", path])
-        check(rc == (3 if leak else 0), "gpu %s: --fail-on leak -> exit %d" % (name, 3 if leak else 0),
-              3 if leak else 0, rc)
+        check_gpu_run(write_gpu_run(tmp, name, leak), name, leak, want)
     # Host-only traces have no device series and no device field.
     rc, out, _ = mgreport(["--json", os.path.join(DATA, "leak.mgt")])
     doc = json.loads(out)

@@ -101,30 +101,23 @@ def unwind_checked(t, err, tmp):
     return 1 if t.failures else 0
 
 
-def main():
-    if len(sys.argv) != 6:
-        print(__doc__)
-        return 2
-    mode, mgprobe, mgreport, sample, py = sys.argv[1:]
-    sample = os.path.abspath(sample)
+def torch_importable(py):
+    """Whether the Python py imports torch and torchvision."""
     try:
-        ok = subprocess.run([py, "-c", "import torch, torchvision"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, timeout=120).returncode == 0
+        return subprocess.run([py, "-c", "import torch, torchvision"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=120).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
-        ok = False
-    if not ok:
-        print(f"skip: {py} cannot import torch and torchvision (apt-get install python3-torch python3-torchvision)")
-        return SKIP
+        return False
 
-    t = Check()
-    tmp = tempfile.mkdtemp(prefix=f"mg-torch-{mode}-")
+
+def run_both(t, mode, mgprobe, sample, py, tmp, trace):
+    """The sample's run for mode plainly and under the probe, each checked to exit 0: their outputs."""
     args = {"healthy": ["--steps", "120"],
             "leak": ["--steps", "120", "--leak", "--leak-bytes", str(LEAK_BYTES)],
             "leak-sampled": ["--steps", "300", "--leak", "--leak-bytes", str(LEAK_BYTES)],
             "workers": ["--steps", "100", "--workers", "2"],
             "unwind-check": ["--steps", "20", "--workers", "2"]}[mode]
     cmd = [py, sample, "--seed", "3", *args]
-    trace = os.path.join(tmp, f"{mode}.mgt")
 
     rc0, out0, err0 = run(cmd, tmp)
     t.true("plain run exits 0", rc0 == 0, f"exit {rc0}: {err0[-2000:]}" if rc0 else "")
@@ -135,6 +128,85 @@ def main():
         env = ["env", "MGPROBE_SAMPLE_SEED=" + SAMPLE_SEED]
     rc1, out1, err1 = run([*env, mgprobe, "run", "-o", trace, *opts, "--", *cmd], tmp)
     t.true("run under the probe exits 0", rc1 == 0, f"exit {rc1}: {err1[-2000:]}" if rc1 else "")
+    return out0, out1, err1
+
+
+def check_quiet(t, main_proc, pv, leaking):
+    """healthy and workers: the main process neither leaks nor has a leaking site."""
+    t.true("main process: verdict plateau or stable", pv["verdict"] in ("plateau", "stable"),
+           pv["verdict"])
+    t.true("main process: no leaking site", not leaking,
+           "; ".join(frames_text(s) for s in leaking[:3]))
+    t.true("main process: heap not called a leak", series(main_proc, "heap").get("verdict") != "leak",
+           series(main_proc, "heap").get("verdict"))
+
+
+def check_leaking_site(t, main_proc, s, sampled):
+    """The top leaking site: reached through ctypes, growing by the bytes leaked per step."""
+    print(f"top leaking site: {s['growth_per_x']} B/step, {s['live_bytes_last_x']} B live; "
+          f"{frames_text(s)}")
+    mods = " ".join(os.path.basename(f.get("module") or "") for f in s["frames"])
+    t.true("its stack reaches the allocating call through libffi and ctypes",
+           "libffi" in mods and "_ctypes" in mods, mods)
+    # Sampled: each 1 MiB block is recorded with p = 1 - e^-2 and counts 1/p, so the
+    # sum has a standard deviation of ~2.3% at 300 steps; the growth per step is the
+    # survivors per step born in steps 64-255 (session 40, MGPROBE_SAMPLE_SEED 1-16:
+    # 0.96-1.05 of the truth; the live series' slope read before spread 0.67-1.16).
+    per, tol = s["growth_per_x"] or 0, 0.10 if sampled else 0.05
+    t.true(f"its growth per step is the bytes leaked per step (within {tol:.0%})",
+           abs(per - LEAK_BYTES) <= tol * LEAK_BYTES, f"{per} vs {LEAK_BYTES}")
+    steps, tol = main_proc["process"]["steps"], 0.10 if sampled else 0.05
+    t.true(f"its live bytes at the last step = steps x bytes per step (within {tol:.0%})",
+           abs(s["live_bytes_last_x"] - steps * LEAK_BYTES) <= tol * steps * LEAK_BYTES,
+           f"{s['live_bytes_last_x']} vs {steps} x {LEAK_BYTES}")
+    if sampled:
+        t.true("its live bytes carry a +- band", (s.get("live_bytes_band") or 0) > 0,
+               s.get("live_bytes_band"))
+    # RSS from step 10 to the last step (not the classifier's recent-segment slope).
+    pts = [p for p in main_proc["points"] if p.get("step", 0) >= 10]
+    rise = ((pts[-1]["rss"] - pts[0]["rss"]) / max(pts[-1]["step"] - pts[0]["step"], 1)
+            if len(pts) >= 2 else 0)
+    t.true("RSS rises by the bytes leaked per step (within 25%)",
+           abs(rise - LEAK_BYTES) <= 0.25 * LEAK_BYTES, f"{rise:.0f}")
+
+
+def check_workers(t, rep, main_proc, files):
+    """workers: one trace per worker, each a child of the parent, none leaking."""
+    children = main_proc["process"].get("children") or []
+    t.true("the parent's trace lists 2 children", len(children) == 2, children)
+    t.true("one trace per worker", len(files) == 3, files)
+    t.true("mgreport reports every process", len(rep["processes"]) == len(files),
+           len(rep["processes"]))
+    pids = sorted(p["process"]["pid"] for p in rep["processes"][1:])
+    t.true("the reported workers are the parent's children", pids == sorted(children),
+           f"{pids} vs {children}")
+    for p in rep["processes"][1:]:
+        pid = p["process"]["pid"]
+        t.true(f"worker {pid}: a child of the parent", p["process"]["ppid"] == main_proc["process"]["pid"])
+        t.true(f"worker {pid}: recorded to its end", p["process"]["ended"], p["process"]["ended"])
+        v = p["process_verdict"]["verdict"]
+        hv = series(p, "heap").get("verdict")
+        print(f"worker {pid}: process {v} ({p['process_verdict'].get('why')}); heap {hv}")
+        t.true(f"worker {pid}: not called a leak", v != "leak", v)
+        t.true(f"worker {pid}: heap not called a leak", hv != "leak", hv)
+        wl = [s for s in p["sites"] if s["verdict"] == "leak"]
+        t.true(f"worker {pid}: no leaking site", not wl, "; ".join(frames_text(s) for s in wl[:3]))
+
+
+def main():
+    if len(sys.argv) != 6:
+        print(__doc__)
+        return 2
+    mode, mgprobe, mgreport, sample, py = sys.argv[1:]
+    sample = os.path.abspath(sample)
+    if not torch_importable(py):
+        print(f"skip: {py} cannot import torch and torchvision (apt-get install python3-torch python3-torchvision)")
+        return SKIP
+
+    t = Check()
+    tmp = tempfile.mkdtemp(prefix=f"mg-torch-{mode}-")
+    trace = os.path.join(tmp, f"{mode}.mgt")
+    out0, out1, err1 = run_both(t, mode, mgprobe, sample, py, tmp, trace)
     if mode == "unwind-check":
         return unwind_checked(t, err1, tmp)
     l0, l1 = losses(out0), losses(out1)
@@ -159,62 +231,14 @@ def main():
     print(f"process verdict {pv['verdict']}: {pv.get('why')}")
 
     if mode in ("healthy", "workers"):
-        t.true("main process: verdict plateau or stable", pv["verdict"] in ("plateau", "stable"),
-               pv["verdict"])
-        t.true("main process: no leaking site", not leaking,
-               "; ".join(frames_text(s) for s in leaking[:3]))
-        t.true("main process: heap not called a leak", series(main_proc, "heap").get("verdict") != "leak",
-               series(main_proc, "heap").get("verdict"))
+        check_quiet(t, main_proc, pv, leaking)
     if mode in ("leak", "leak-sampled"):
         t.true("process verdict leak", pv["verdict"] == "leak", pv["verdict"])
         t.true("a leaking site", bool(leaking))
         if leaking:
-            s = leaking[0]
-            print(f"top leaking site: {s['growth_per_x']} B/step, {s['live_bytes_last_x']} B live; "
-                  f"{frames_text(s)}")
-            mods = " ".join(os.path.basename(f.get("module") or "") for f in s["frames"])
-            t.true("its stack reaches the allocating call through libffi and ctypes",
-                   "libffi" in mods and "_ctypes" in mods, mods)
-            # Sampled: each 1 MiB block is recorded with p = 1 - e^-2 and counts 1/p, so the
-            # sum has a standard deviation of ~2.3% at 300 steps; the growth per step is the
-            # survivors per step born in steps 64-255 (session 40, MGPROBE_SAMPLE_SEED 1-16:
-            # 0.96-1.05 of the truth; the live series' slope read before spread 0.67-1.16).
-            per, tol = s["growth_per_x"] or 0, 0.10 if sampled else 0.05
-            t.true(f"its growth per step is the bytes leaked per step (within {tol:.0%})",
-                   abs(per - LEAK_BYTES) <= tol * LEAK_BYTES, f"{per} vs {LEAK_BYTES}")
-            steps, tol = main_proc["process"]["steps"], 0.10 if sampled else 0.05
-            t.true(f"its live bytes at the last step = steps x bytes per step (within {tol:.0%})",
-                   abs(s["live_bytes_last_x"] - steps * LEAK_BYTES) <= tol * steps * LEAK_BYTES,
-                   f"{s['live_bytes_last_x']} vs {steps} x {LEAK_BYTES}")
-            if sampled:
-                t.true("its live bytes carry a +- band", (s.get("live_bytes_band") or 0) > 0,
-                       s.get("live_bytes_band"))
-            # RSS from step 10 to the last step (not the classifier's recent-segment slope).
-            pts = [p for p in main_proc["points"] if p.get("step", 0) >= 10]
-            rise = ((pts[-1]["rss"] - pts[0]["rss"]) / max(pts[-1]["step"] - pts[0]["step"], 1)
-                    if len(pts) >= 2 else 0)
-            t.true("RSS rises by the bytes leaked per step (within 25%)",
-                   abs(rise - LEAK_BYTES) <= 0.25 * LEAK_BYTES, f"{rise:.0f}")
+            check_leaking_site(t, main_proc, leaking[0], mode == "leak-sampled")
     if mode == "workers":
-        children = main_proc["process"].get("children") or []
-        t.true("the parent's trace lists 2 children", len(children) == 2, children)
-        t.true("one trace per worker", len(files) == 3, files)
-        t.true("mgreport reports every process", len(rep["processes"]) == len(files),
-               len(rep["processes"]))
-        pids = sorted(p["process"]["pid"] for p in rep["processes"][1:])
-        t.true("the reported workers are the parent's children", pids == sorted(children),
-               f"{pids} vs {children}")
-        for p in rep["processes"][1:]:
-            pid = p["process"]["pid"]
-            t.true(f"worker {pid}: a child of the parent", p["process"]["ppid"] == main_proc["process"]["pid"])
-            t.true(f"worker {pid}: recorded to its end", p["process"]["ended"], p["process"]["ended"])
-            v = p["process_verdict"]["verdict"]
-            hv = series(p, "heap").get("verdict")
-            print(f"worker {pid}: process {v} ({p['process_verdict'].get('why')}); heap {hv}")
-            t.true(f"worker {pid}: not called a leak", v != "leak", v)
-            t.true(f"worker {pid}: heap not called a leak", hv != "leak", hv)
-            wl = [s for s in p["sites"] if s["verdict"] == "leak"]
-            t.true(f"worker {pid}: no leaking site", not wl, "; ".join(frames_text(s) for s in wl[:3]))
+        check_workers(t, rep, main_proc, files)
 
     if t.failures == 0:
         shutil.rmtree(tmp, ignore_errors=True)
