@@ -906,34 +906,62 @@ static double mgc_bin_kept(const struct mgc_work *w, size_t i, size_t e, size_t 
 	return w->pmin[mgc_least_bin(w, e + 1, b)] - mgc_mid3(w->pmin, i - 3, i);
 }
 
+/* Did the step mgc_next_step found at [i, e] in points [.., b) keep its level: on the floor's
+ * points as mgc_step_kept says, on the input bins' minima (bins) by the least bin after it
+ * (mgc_bin_kept; a step at the last bin is not yet seen to end: kept)? Its height becomes what
+ * it kept. */
+static int mgc_step_held(const struct mgc_ctx *c, int bins, size_t i, size_t e, size_t b, double jump,
+			 double *up)
+{
+	if (!bins)
+		return mgc_step_kept(c, i, e, b, jump, up);
+	if (e + 1 >= b)
+		return 1;
+	double kept = mgc_bin_kept(c->w, i, e, b);
+	*up = fmin(*up, kept);
+	return kept > jump;
+}
+
+/* The steps of MGC_STEP_SIGMAS in points [i, b) (from i >= 3), on the floor's points or (bins) on
+ * the input bins' minima, each over within MGC_STEP_WIDTH points and kept (mgc_step_held): how
+ * many (0 at a steep stretch, a slope, or one not seen to end), what they carried in *carried, the
+ * longest stretch between them from x0 on in *gap and the x of the last one's end in *last. */
+static int mgc_steps_in(const struct mgc_ctx *c, int bins, size_t i, size_t b, double x0, double *carried,
+			double *gap, double *last)
+{
+	const double *y = bins ? c->w->pmin : c->y, *x = bins ? c->w->px : c->x;
+	double jump = MGC_STEP_SIGMAS * c->sig_lvl, up = 0;
+	size_t e = 0;
+	int steps = 0;
+	*carried = 0, *gap = 0, *last = x0;
+	for (; (i = mgc_next_step(y, i, b, jump, &e, &up)) < b; i = e + 3) {
+		if (e - i >= MGC_STEP_WIDTH || e + 3 > b)
+			return 0; /* a steep stretch (a slope, not a step), or one not seen to end */
+		if (!mgc_step_held(c, bins, i, e, b, jump, &up))
+			continue;
+		*carried += up;
+		*gap = fmax(*gap, x[i - 1] - *last);
+		*last = x[e];
+		steps++;
+	}
+	return steps;
+}
+
 /* Under spikes, the steps of rising floor segment g read on the input bins' minima (a floor point
  * stands for a block as wide as the longest spike: two steps of 370 and 360 MiB 52 steps apart
  * under 31-step checkpoint spikes made three floor points of slope, read as a late leak of 3.9 MiB
- * per step that the pause after took back): jumps as mgc_next_step finds them from the segment's
- * first point on (the three bins before it the level a step there rose from), each kept by the
- * least bin after it to the segment's end (mgc_bin_kept), and together carrying MGC_STEP_SHARE of
- * the bins' own rise. Returns and says as mgc_seg_steps does. */
+ * per step that the pause after took back): from the segment's first point on (the three bins
+ * before it the level a step there rose from) to its end, together carrying MGC_STEP_SHARE of the
+ * bins' own rise. Returns and says as mgc_seg_steps does. */
 static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap, double *end)
 {
 	const struct mgc_work *w = c->w;
-	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
-	size_t a = mgc_bin_from(w, c->x[g->a]), b, e = 0;
-	int steps = 0;
-	for (b = a; b < w->pn && w->px[b] <= c->x[g->b - 1]; b++)
-		;
+	size_t a = mgc_bin_from(w, c->x[g->a]), b = a;
+	while (b < w->pn && w->px[b] <= c->x[g->b - 1])
+		b++;
 	size_t from = a >= 3 ? a : 3;
-	*gap = 0;
-	for (size_t i = from; (i = mgc_next_step(w->pmin, i, b, jump, &e, &up)) < b; i = e + 3) {
-		if (e - i >= MGC_STEP_WIDTH || e + 3 > b)
-			return 0; /* a steep stretch, or one not seen to end */
-		double kept = mgc_bin_kept(w, i, e, b);
-		if (!(kept > jump))
-			continue;
-		carried += fmin(up, kept);
-		*gap = fmax(*gap, w->px[i - 1] - last);
-		last = w->px[e];
-		steps++;
-	}
+	double carried, last;
+	int steps = mgc_steps_in(c, 1, from, b, c->x[g->a], &carried, gap, &last);
 	*gap = fmax(*gap, c->x[g->b - 1] - last);
 	if (steps < 2)
 		return 0;
@@ -956,22 +984,8 @@ static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
  * stretch between them (the segment's ends included). */
 static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap, double *end)
 {
-	double jump = MGC_STEP_SIGMAS * c->sig_lvl, carried = 0, last = c->x[g->a], up = 0;
-	int steps = 0;
-	size_t e = 0;
-	*gap = 0;
-	for (size_t i = g->a + 3; (i = mgc_next_step(c->y, i, g->b, jump, &e, &up)) < g->b; i = e + 3) {
-		if (e - i >= MGC_STEP_WIDTH || e + 3 > g->b) {
-			steps = 0; /* a steep stretch (a slope, not a step), or one not seen to end */
-			break;
-		}
-		if (!mgc_step_kept(c, i, e, g->b, jump, &up))
-			continue;
-		carried += up;
-		*gap = fmax(*gap, c->x[i - 1] - last);
-		last = c->x[e];
-		steps++;
-	}
+	double carried, last;
+	int steps = mgc_steps_in(c, 0, g->a + 3, g->b, c->x[g->a], &carried, gap, &last);
 	*gap = fmax(*gap, c->x[g->b - 1] - last);
 	if (steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g)) {
 		if (end)
@@ -1834,10 +1848,10 @@ static int mgc_line_steady(const struct mgc_ctx *c, const struct mgc_cand *k)
 
 /* The newest `want` steps of `jump` from floor point `from` on (at most MGC_POOL_STEPS): their
  * sizes and times into size[] and at[], what all of them carried into *carried. Read on the
- * floor's points, each kept as mgc_step_kept keeps it (a spike between two doublings is none), or
- * (bins) on the input bins' minima from the same x, each kept as mgc_bin_steps keeps it (under
- * spikes the floor's blocks merge doublings a block or two apart). Returns how many; -1 at a
- * slope (a step inside a bin reads a point or two wider). */
+ * floor's points or (bins) on the input bins' minima from the same x (under spikes the floor's
+ * blocks merge doublings a block or two apart), each kept as mgc_step_held says (a spike between
+ * two doublings is none). Returns how many; -1 at a slope (a step inside a bin reads a point or
+ * two wider). */
 static int mgc_pool_steps(const struct mgc_ctx *c, int bins, size_t from, double jump, int want, double *size,
 			  double *at, double *carried)
 {
@@ -1852,9 +1866,7 @@ static int mgc_pool_steps(const struct mgc_ctx *c, int bins, size_t from, double
 	for (; (i = mgc_next_step(y, i, n, jump, &e, &up)) < n; i = e + 3) {
 		if (e - i >= 2 * MGC_STEP_WIDTH)
 			return -1;
-		if (bins && e + 1 < n)
-			up = fmin(up, mgc_bin_kept(w, i, e, n));
-		if (bins ? !(up > jump) : !mgc_step_kept(c, i, e, n, jump, &up))
+		if (!mgc_step_held(c, bins, i, e, n, jump, &up))
 			continue;
 		*carried += up; /* a step not yet over: to the newest point */
 		if (m == want) { /* keep the newest */
