@@ -1398,6 +1398,17 @@ static void test_bin_steps_hold(void)
 	recorded_prefixes("stair-irr-r84.txt", 800, 500, 800, 5, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A staircase on arena growth under validation and checkpoint spikes and gc noise
+ * (crosscheck_real.py seed 91, series 18, every 10 steps: steps at 4611, 4829, 5280 and 5401,
+ * then 6474). Its reading at step 5440, whose newest segment is its last steps, still stands
+ * through the pause: it has grown up to the last of those steps (mgc_grown), not only to the
+ * segment's start. Grown only to the segment's start, the pause ended it: `growing` from step
+ * 6390 to 6670 (16 of these 48 checks). `leak` at every second prefix from step 6000. */
+static void test_grown_to_last_step(void)
+{
+	recorded_prefixes("stair-grown-r91.txt", 696, 601, 695, 2, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* An allocator pool doubling under gc noise of 100 MiB (crosscheck_real.py seed 101, series 0:
  * steps of about 0.4, 0.6, 1.1 and 2.3 GiB at steps 210, 520, 910 and 1820, every 10 steps). Its
  * steps double too roughly for the four a reading's pool test asks; once the step into its pause
@@ -1769,7 +1780,7 @@ static void (*const tests[])(void) = {
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
 	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth,
 	test_three_steps_stand, test_stair_cut_between, test_leak_fell_back_further,
-	test_stair_rungs_decide, test_bin_steps_hold, test_pool_three_doublings,
+	test_stair_rungs_decide, test_bin_steps_hold, test_grown_to_last_step, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
 	test_fit_refuted_by_line, test_fit_tail_few_points, test_stair_flat_share, test_pool_doubling,
