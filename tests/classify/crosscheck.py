@@ -165,7 +165,8 @@ def knowable(d):
 
 
 def classify(mgreport, d, tmp, name):
-    """(step, verdict, steps_to_oom, decidable_at, confidence) at each of PREFIXES cuts of series d."""
+    """(step, verdict, steps_to_oom, decidable_at, confidence, why) at each of PREFIXES cuts of
+    series d."""
     rows = list(range(0, d["n"], d["every"]))
     out = []
     for c in sorted(set(int(k) for k in np.linspace(12, len(rows), PREFIXES))):
@@ -179,8 +180,19 @@ def classify(mgreport, d, tmp, name):
         if p.returncode != 0:
             sys.exit(f"crosscheck: mgreport failed on {name} at {c} rows: {p.stderr.strip()}")
         j = json.loads(p.stdout)["series"][0]
-        out.append((rows[c - 1], j["verdict"], j["steps_to_oom"], j["decidable_at"], j["confidence"]))
+        out.append((rows[c - 1], j["verdict"], j["steps_to_oom"], j["decidable_at"], j["confidence"],
+                    j["why"]))
     return out
+
+
+def promises(said):
+    """decidable_at: each `growing` prefix whose promise has passed (within the prefixes scored),
+    and whether the first prefix at or after it is decided: (prefix, kept)."""
+    for p in said:
+        if p[1] != "growing" or p[3] is None or p[3] > said[-1][0]:
+            continue
+        later = next(w for s, w, *_ in said if s >= p[3])
+        yield p, later != "growing"
 
 
 class Score:
@@ -196,7 +208,7 @@ class Score:
             k = knowable(d)
             c["leak series"] += 1
         self.honesty(said)
-        for step, v, oom, _, *conf in said:  # runs saved before the confidence have none
+        for step, v, oom, _, *conf in said:  # runs saved before the confidence have none (nor the why)
             if not d["leak"]:
                 c["non-leak prefixes"] += 1
                 c["false leak"] += v == "leak"
@@ -232,14 +244,9 @@ class Score:
             self.misses.append((label, None, "leak, then not leak"))
 
     def honesty(self, said):
-        """decidable_at: when a `growing` prefix's promise has passed (within the prefixes scored),
-        is the first prefix at or after it decided?"""
-        for _, v, _, dec, *_ in said:
-            if v != "growing" or dec is None or dec > said[-1][0]:
-                continue
-            later = next(w for s, w, *_ in said if s >= dec)
+        for _, kept in promises(said):
             self.c["promises"] += 1
-            self.c["kept"] += later != "growing"
+            self.c["kept"] += kept
 
     def report(self):
         c = self.c

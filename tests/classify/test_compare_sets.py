@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 """compare_sets.py against the generator's own command line: `run` on one seed scores exactly as
 crosscheck_warm.py does (the same series drawn, the same verdicts), `score` of the saved run
-prints that score again, and `diff` of a run against itself finds no change. The generators need
+prints that score again, `diff` of a run against itself finds no change, and `why` counts as many
+false `leak`s and as many passed promises, as many kept, as the score does. The generators need
 numpy: run under this interpreter if it has it, else Debian's (python3-numpy comes with the
 README's python3-torch); skipped (77) when neither has it.
 
 usage: test_compare_sets.py MGREPORT"""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,17 @@ def out(*cmd):
     return p.stdout
 
 
+def counts(score, why):
+    """(false leaks, promises, kept) as the score prints them, and as `why` does."""
+    f = re.search(r"false leak on non-leak prefixes .*\((\d+) of", score)
+    p = re.search(r"decidable_at passed and decided .*\((\d+) of (\d+)\)", score)
+    wf = re.search(r"by the rule that decided: (\d+)", why)
+    wp = re.search(r"by the reading that promised: (\d+), kept (\d+)", why)
+    if not (f and p and wf and wp):
+        return None, None
+    return (f[1], p[2], p[1]), (wf[1], wp[1], wp[2])
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -46,6 +59,7 @@ def main():
         ran = out(tool, "run", "crosscheck_warm", mgreport, pkl, *ARGS)
         scored = out(tool, "score", pkl)
         same = out(tool, "diff", pkl, pkl)
+        told = out(tool, "why", pkl)
     fails = []
     if "false leak on non-leak prefixes" not in own:
         fails.append("crosscheck_warm.py printed no score")
@@ -55,9 +69,13 @@ def main():
         fails.append(f"score of the saved run differs:\n{scored}")
     if same:
         fails.append(f"diff of a run against itself found changes:\n{same}")
+    scored_counts, why_counts = counts(own, told)
+    if scored_counts is None or scored_counts != why_counts or scored_counts[1] == "0":
+        fails.append(f"why counted otherwise than the score ({scored_counts} / {why_counts}):\n{told}")
     for f in fails:
         print("FAIL:", f)
-    print(f"compare_sets: {4 - len(fails)} of 4 checks passed")
+    print(told, end="")
+    print(f"compare_sets: {5 - len(fails)} of 5 checks passed")
     return 1 if fails else 0
 
 
