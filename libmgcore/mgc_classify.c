@@ -2670,11 +2670,14 @@ static void mgc_judge_rising(const struct mgc_ctx *c, double eta, struct mgc_fit
 	}
 	out->verdict = MGC_VERDICT_GROWING;
 	out->confidence = L->lo > 0 ? 0.9 : 0.7;
-	if (sat) { /* it slows down: known when the fit has less than a level sigma left to rise */
+	/* it slows down: known when the fit has less than a level sigma left to rise, should the fit
+	 * hold, and by the leak rules' time should it not (none, no promise: a leak under checkpoint
+	 * spikes whose floor bent promised steps 580-902 and still rose then, `test_promise_kept`) */
+	if (sat) {
 		double fit = c->x[L->a] + e.tau_hat * log(fmax(1.0, (e.level_hat - mgc_seg_start(c, c->nseg - 1)) /
 								   c->sig_lvl));
 		if (fit > xl) /* else that time has passed and it still rises: the fit says nothing */
-			eta = fit;
+			eta = fmax(eta, fit);
 	}
 	double seg_rise = L->slope * (xl - c->x[L->a]);
 	double noise = mgc_wander_noise(c, mgc_wander(c, 0, L->a, xl - c->x[L->a]));

@@ -1086,7 +1086,11 @@ static void test_shift_no_slope(void)
  * (MGC_PROMISE_MARGIN); a flat run under validation spikes and a gc sawtooth of up to 270 MiB
  * (seed 93, series 7, every step) read each ramp of the sawtooth as a rise and promised a time by
  * which the next ramp still rose (all 9 prefixes from step 1625 to 1825, every 25th): a rise not
- * yet three times the level's noise and wander promises nothing. Every finite decidable_at within the
+ * yet three times the level's noise and wander promises nothing; a 3.6 MiB per step leak from step
+ * 112 under checkpoint spikes and gc noise (crosscheck_fresh.py seed 52, series 65, every step)
+ * read a saturating fit of its floor and promised the fit's time, steps 580-902, still rising then
+ * (prefixes 565, 665 and 816): a fit that may not hold promises no sooner than the leak rules'
+ * time, and nothing when they give none. Every finite decidable_at within the
  * recording is decided when it comes (the prefix up to the first point at or after it); at least
  * 40 are checked. */
 static int promise_broken(const struct prefix *p, char *say, size_t cap)
@@ -1111,7 +1115,8 @@ static void test_promise_kept(void)
 					      {"fixed-val-r58.txt", 890, 146, 176, 1},
 					      {"stair-step-r75.txt", 200, 110, 160, 1},
 					      {"shift-val-r98.txt", 3330, 200, 2000, 10},
-					      {"val-gcsaw-r93.txt", 3501, 1625, 1825, 25}};
+					      {"val-gcsaw-r93.txt", 3501, 1625, 1825, 25},
+					      {"spiky-sat-f52.txt", 1000, 560, 900, 2}};
 	struct mgc_classify_opts o = {.limit = 80 * GIB, .x_is_steps = 1, .min_growth = 0}; /* as mgreport --series */
 	size_t checked = 0, broken = judge_prefixes(rec, NREC(rec), &o, promise_broken, &checked);
 	printf("promises kept: %zu of %zu checked\n", checked - broken, checked);
