@@ -925,9 +925,10 @@ static int mgc_step_held(const struct mgc_ctx *c, int bins, size_t i, size_t e, 
 /* The steps of MGC_STEP_SIGMAS in points [i, b) (from i >= 3), on the floor's points or (bins) on
  * the input bins' minima, each over within MGC_STEP_WIDTH points and kept (mgc_step_held): how
  * many (0 at a steep stretch, a slope, or one not seen to end), what they carried in *carried, the
- * longest stretch between them from x0 on in *gap and the x of the last one's end in *last. */
-static int mgc_steps_in(const struct mgc_ctx *c, int bins, size_t i, size_t b, double x0, double *carried,
-			double *gap, double *last)
+ * longest stretch between them from x0 to x1 (the ends included) in *gap and the x of the last
+ * one's end in *last. */
+static int mgc_steps_in(const struct mgc_ctx *c, int bins, size_t i, size_t b, double x0, double x1,
+			double *carried, double *gap, double *last)
 {
 	const double *y = bins ? c->w->pmin : c->y, *x = bins ? c->w->px : c->x;
 	double jump = MGC_STEP_SIGMAS * c->sig_lvl, up = 0;
@@ -935,8 +936,10 @@ static int mgc_steps_in(const struct mgc_ctx *c, int bins, size_t i, size_t b, d
 	int steps = 0;
 	*carried = 0, *gap = 0, *last = x0;
 	for (; (i = mgc_next_step(y, i, b, jump, &e, &up)) < b; i = e + 3) {
-		if (e - i >= MGC_STEP_WIDTH || e + 3 > b)
-			return 0; /* a steep stretch (a slope, not a step), or one not seen to end */
+		if (e - i >= MGC_STEP_WIDTH || e + 3 > b) {
+			steps = 0; /* a steep stretch (a slope, not a step), or one not seen to end */
+			break;
+		}
 		if (!mgc_step_held(c, bins, i, e, b, jump, &up))
 			continue;
 		*carried += up;
@@ -944,6 +947,7 @@ static int mgc_steps_in(const struct mgc_ctx *c, int bins, size_t i, size_t b, d
 		*last = x[e];
 		steps++;
 	}
+	*gap = fmax(*gap, x1 - *last);
 	return steps;
 }
 
@@ -961,8 +965,7 @@ static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 		b++;
 	size_t from = a >= 3 ? a : 3;
 	double carried, last;
-	int steps = mgc_steps_in(c, 1, from, b, c->x[g->a], &carried, gap, &last);
-	*gap = fmax(*gap, c->x[g->b - 1] - last);
+	int steps = mgc_steps_in(c, 1, from, b, c->x[g->a], c->x[g->b - 1], &carried, gap, &last);
 	if (steps < 2)
 		return 0;
 	double rise = mgc_mid3(w->pmin, b - 3, b) - mgc_mid3(w->pmin, from - 3, b); /* the bins' own */
@@ -985,8 +988,7 @@ static int mgc_bin_steps(const struct mgc_ctx *c, const struct mgc_seg *g, doubl
 static int mgc_seg_steps(const struct mgc_ctx *c, const struct mgc_seg *g, double *gap, double *end)
 {
 	double carried, last;
-	int steps = mgc_steps_in(c, 0, g->a + 3, g->b, c->x[g->a], &carried, gap, &last);
-	*gap = fmax(*gap, c->x[g->b - 1] - last);
+	int steps = mgc_steps_in(c, 0, g->a + 3, g->b, c->x[g->a], c->x[g->b - 1], &carried, gap, &last);
 	if (steps >= 2 && carried >= MGC_STEP_SHARE * g->slope * mgc_seg_len(c, g)) {
 		if (end)
 			*end = last;
