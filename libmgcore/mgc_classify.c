@@ -2324,8 +2324,14 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
 			   const char *rule, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
-	/* flat since: the pause goes back to where that leak had paused, or the last segment began */
+	/* flat since: the pause goes back to where that leak had paused, or the last segment began;
+	 * the last segment's, when it begins a step above where that leak paused (a new step ends a
+	 * pause: a staircase that paused 1,600 steps, then stepped twice, read `plateau` 1,000 steps
+	 * later, its pause counted from the old one, `test_new_step_ends_pause`) */
 	double paused_at = k->pause > 0 ? k->x_on + k->climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
+	if (c->x[L->a] > paused_at &&
+	    mgc_seg_start(c, c->nseg - 1) - mgc_level_at(c, paused_at) >= MGC_JUMP_SIGMAS * c->sig_lvl)
+		from = c->x[L->a];
 	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(e, k), since;
 	double still = pause < retract ? mgc_stalled(c, k->rate) : 0;
 	if (still >= retract) /* stood still at the end within a sloped segment */

@@ -1366,6 +1366,18 @@ static void test_stair_cut_between(void)
 	recorded_prefixes("stair-val-r67.txt", 329, 307, 329, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
 }
 
+/* A staircase on a fragmentation creep under a sawtooth (steps of 100-800 MiB from step 986,
+ * crosscheck_real.py seed 74, series 68, every 10 steps) paused from step 4790 to 6419, stepped
+ * at 6419 and 6708, then paused again until 7891. Its reading after the new steps was held with
+ * its pause counted from 4790, where the reading it stood for had paused: over 2,900 steps at
+ * 7700, longer than ends it; `growing`, then `plateau` ("levelled at step 6440") to the next step.
+ * A step up since that pause ends it: `leak` ("said since step 6400", paused for 1,260-1,450
+ * steps) at every prefix from step 7700 to 7890. */
+static void test_new_step_ends_pause(void)
+{
+	recorded_prefixes("stair-restep-r74.txt", 790, 771, 790, 1, MGC_PROCESS_MIN_GROWTH_STEP, MGC_VERDICT_LEAK, 1);
+}
+
 /* A slow leak (0.29 MiB per step from step 232 under AR(1) noise, validation and checkpoint
  * spikes, crosscheck_real.py seed 76, series 17, every 10 steps) read `growing` ("flat since
  * 3930 ...") at steps 3980-4180 and 4280 between `leak`s: the look back's nearest readings
@@ -1784,7 +1796,8 @@ static void (*const tests[])(void) = {
 	test_shift_no_stair, test_two_steps_no_leak, test_ramp_one_event, test_epoch_dip_no_spike,
 	test_dip_coarse_log, test_slow_under_saw, test_wander_before_onset, test_breath_in_rise,
 	test_cache_tail_slows, test_small_step_no_jump, test_sawtooth_whole_tooth,
-	test_three_steps_stand, test_stair_cut_between, test_leak_fell_back_further,
+	test_three_steps_stand, test_stair_cut_between, test_new_step_ends_pause,
+	test_leak_fell_back_further,
 	test_stair_rungs_decide, test_bin_steps_hold, test_grown_to_last_step, test_pool_three_doublings,
 	test_fast_under_gc_tail, test_cache_top_ends_leak, test_cache_steps_end_leak,
 	test_rise_taller_than_spikes, test_leak_on_warmup_line,
