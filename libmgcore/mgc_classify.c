@@ -34,6 +34,8 @@ enum {
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
 	MGC_BETWEEN_CUTS = 4,  /* ... and, last, input points between the last segment's two cuts */
+	MGC_STEP_SEGS = 3,     /* ... and points 2-4 of the newest flat segments before the last */
+	MGC_STEP_CUTS = 3 * MGC_STEP_SEGS, /* ... three points each */
 	MGC_POOL_STEPS = 4,    /* steps that double in a row: an allocator pool */
 };
 static const double MGC_Z95 = 1.959964;
@@ -2186,6 +2188,31 @@ static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
 	return nc;
 }
 
+/* Floor points 2-4 of each of the MGC_STEP_SEGS newest flat segments before the last (not the
+ * first segment), as cuts after the nc in cuts (none twice): where a staircase's reading of the
+ * step into that segment is complete (its first point, the step's top, is still too recent). The
+ * new count. */
+static size_t mgc_step_cuts(const struct mgc_ctx *c, size_t *cuts, size_t nc)
+{
+	for (size_t j = c->nseg - 1, segs = 0; j-- > 1 && segs < MGC_STEP_SEGS;) {
+		if (!c->seg[j].flat)
+			continue;
+		segs++;
+		for (size_t m = 2; m <= 4 && c->seg[j].a + m < c->seg[j].b; m++) {
+			size_t cut = mgc_input_count(c, c->seg[j].a + m);
+			if (cut >= 2 * MGC_LMIN && !mgc_has_cut(cuts, nc, cut))
+				cuts[nc++] = cut;
+		}
+	}
+	return nc;
+}
+
+static int mgc_cmp_later(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return (x < y) - (x > y);
+}
+
 /* Where a leak said earlier is looked for, as prefixes of the input (each read as it was read
  * then: its own bins, floor under spikes and noise; read from the floor under the spikes seen
  * since, a reading that said `leak` was lost when a longer spike widened the floor's blocks): up
@@ -2193,27 +2220,32 @@ static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
  * spike makes blocks of 90 steps), and its first point (the top of the last step, where a
  * staircase's reading is complete however long it has paused since or however the pause and a new
  * step are segmented), then bins back at distances growing by sqrt 2 (1, 2, 3, 4, 6, 8, 11, ...)
- * as far as the series goes, the nearest first: a reading that held for a while is found however
- * far back it lies (a doubling ladder skips stretches of a quarter of its reach; a short one loses
- * a leak read before a long pause). The ladder costs up to 20 classifications, tried only when no
- * reading of the data is a leak by itself: only for a process's memory (sites have their cohorts,
- * and mgmon classifies many of them each frame), and not after a pause of a quarter of the run
- * (the last segment's first point still speaks) unless a staircase would plausibly pause longer
- * (mgc_flat_hold, as mgc_judge_flat holds it: four steps then flat for the rest of the run read
- * `leak`, then `growing` once the pause passed a quarter of the run, and so did three, steady and
- * not slowing down, `test_three_steps_stand`; a pool that doubled thrice reads as such three and
- * is held `leak` while their hold lasts, where their Poisson pause held it through 4,600 steps of
- * flat), or its flat pieces still creep up together (mgc_creep: no pause, as mgc_leak_stands reads
- * them; a slow leak under noise read `growing` between `leak`s once its last piece was a quarter
- * of the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas above its lowest within the
- * warmup horizon (a wander back under that ends any leak; not above its first segment alone: a run
- * that starts high, its loading peak freed, would never look back; not above a later dip: AR noise
- * wanders). Last, read only when no cut before decided, the input points between the last
- * segment's start and its first point (mgc_cuts_between): under spikes a floor point stands for
- * tens of input points, and the readings just after a step can lie between (a staircase at
- * validations, its fourth step at step 2940 under a spike, read `leak` at steps 2950 and 2960 by
- * itself, at 2970 not, and `plateau` from 3080: `test_stair_cut_between`). Cuts are input point
- * counts. */
+ * as far as the series goes, and just after the newest earlier steps (mgc_step_cuts), all these
+ * the nearest first: a reading that held for a while is found however far back it lies (a
+ * doubling ladder skips stretches of a quarter of its reach; a short one loses a leak read before
+ * a long pause), and one read after a step the ladder passes by (a staircase at log-normal gaps
+ * read `leak` by itself at steps 2230-2240 and 2260-2460, after a step at 2220, and `plateau` at
+ * 3110-3160, 160-210 steps after its next step: the ladder's cuts fell at 2200 and 2470, and at
+ * 3160 its cut at 1350, a reading of the first steps whose pause had ended, ended them all;
+ * `stairlogn-400M-g250-dx10` in `eval_classify`). The ladder costs up to 20 classifications, the
+ * steps' up to 9, tried only when no reading of the data is a leak by itself: only for a process's
+ * memory (sites have their cohorts, and mgmon classifies many of them each frame), and not after a
+ * pause of a quarter of the run (the last segment's first point still speaks) unless a staircase
+ * would plausibly pause longer (mgc_flat_hold, as mgc_judge_flat holds it: four steps then flat for
+ * the rest of the run read `leak`, then `growing` once the pause passed a quarter of the run, and
+ * so did three, steady and not slowing down, `test_three_steps_stand`; a pool that doubled thrice
+ * reads as such three and is held `leak` while their hold lasts, where their Poisson pause held it
+ * through 4,600 steps of flat), or its flat pieces still creep up together (mgc_creep: no pause, as
+ * mgc_leak_stands reads them; a slow leak under noise read `growing` between `leak`s once its last
+ * piece was a quarter of the run long). Only when the floor rose MGC_LADDER_SIGMAS level sigmas
+ * above its lowest within the warmup horizon (a wander back under that ends any leak; not above its
+ * first segment alone: a run that starts high, its loading peak freed, would never look back; not
+ * above a later dip: AR noise wanders). Last, read only when no cut before decided, the input
+ * points between the last segment's start and its first point (mgc_cuts_between): under spikes a
+ * floor point stands for tens of input points, and the readings just after a step can lie between
+ * (a staircase at validations, its fourth step at step 2940 under a spike, read `leak` at steps
+ * 2950 and 2960 by itself, at 2970 not, and `plateau` from 3080: `test_stair_cut_between`). Cuts
+ * are input point counts. */
 static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
@@ -2239,6 +2271,8 @@ static size_t mgc_leak_cuts(const struct mgc_ctx *c, size_t *cuts)
 			cuts[nc++] = cut;
 		last = j;
 	}
+	nc = mgc_step_cuts(c, cuts, nc);
+	qsort(cuts + head, nc - head, sizeof(*cuts), mgc_cmp_later); /* the nearest first */
 	return mgc_cuts_between(a, b, cuts, nc);
 }
 
@@ -2365,7 +2399,7 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
  * evidence that had accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
-	size_t cuts[MGC_LADDER_CUTS + MGC_BETWEEN_CUTS], nc = mgc_leak_cuts(c, cuts);
+	size_t cuts[MGC_LADDER_CUTS + MGC_STEP_CUTS + MGC_BETWEEN_CUTS], nc = mgc_leak_cuts(c, cuts);
 	struct mgc_prefix p;
 	struct mgc_cand k;
 	const char *rule;
