@@ -34,8 +34,8 @@ enum {
 	MGC_EXP_CAP = 128,     /* a saturating exponential is fitted to at most this many (binned) points */
 	MGC_LADDER_CUTS = 24,  /* prefixes looked at for a leak said earlier: 2 + a ladder of up to 20 */
 	MGC_BETWEEN_CUTS = 4,  /* ... and, last, input points between the last segment's two cuts */
-	MGC_STEP_SEGS = 3,     /* ... and points 2-4 of the newest flat segments before the last */
-	MGC_STEP_CUTS = 3 * MGC_STEP_SEGS, /* ... three points each */
+	MGC_STEP_SEGS = 3,     /* ... and, sorted in, points of the newest flat segments before the last */
+	MGC_STEP_POINTS = 3,   /* ... this many each, from its second */
 	MGC_POOL_STEPS = 4,    /* steps that double in a row: an allocator pool */
 };
 static const double MGC_Z95 = 1.959964;
@@ -2188,17 +2188,17 @@ static size_t mgc_cuts_between(size_t a, size_t b, size_t *cuts, size_t nc)
 	return nc;
 }
 
-/* Floor points 2-4 of each of the MGC_STEP_SEGS newest flat segments before the last (not the
- * first segment), as cuts after the nc in cuts (none twice): where a staircase's reading of the
- * step into that segment is complete (its first point, the step's top, is still too recent). The
- * new count. */
+/* MGC_STEP_POINTS floor points from the second of each of the MGC_STEP_SEGS newest flat segments
+ * before the last (not the first segment), as cuts after the nc in cuts (none twice): where a
+ * staircase's reading of the step into that segment is complete (its first point, the step's top,
+ * is still too recent). The new count. */
 static size_t mgc_step_cuts(const struct mgc_ctx *c, size_t *cuts, size_t nc)
 {
 	for (size_t j = c->nseg - 1, segs = 0; j-- > 1 && segs < MGC_STEP_SEGS;) {
 		if (!c->seg[j].flat)
 			continue;
 		segs++;
-		for (size_t m = 2; m <= 4 && c->seg[j].a + m < c->seg[j].b; m++) {
+		for (size_t m = 2; m < 2 + MGC_STEP_POINTS && c->seg[j].a + m < c->seg[j].b; m++) {
 			size_t cut = mgc_input_count(c, c->seg[j].a + m);
 			if (cut >= 2 * MGC_LMIN && !mgc_has_cut(cuts, nc, cut))
 				cuts[nc++] = cut;
@@ -2207,6 +2207,7 @@ static size_t mgc_step_cuts(const struct mgc_ctx *c, size_t *cuts, size_t nc)
 	return nc;
 }
 
+/* qsort's order for cuts: the later (more input points) first. */
 static int mgc_cmp_later(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -2399,7 +2400,8 @@ static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, str
  * evidence that had accumulated.) */
 static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 {
-	size_t cuts[MGC_LADDER_CUTS + MGC_STEP_CUTS + MGC_BETWEEN_CUTS], nc = mgc_leak_cuts(c, cuts);
+	size_t cuts[MGC_LADDER_CUTS + MGC_STEP_SEGS * MGC_STEP_POINTS + MGC_BETWEEN_CUTS];
+	size_t nc = mgc_leak_cuts(c, cuts);
 	struct mgc_prefix p;
 	struct mgc_cand k;
 	const char *rule;
