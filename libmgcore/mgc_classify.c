@@ -2355,17 +2355,19 @@ static double mgc_stalled(const struct mgc_ctx *c, double rate)
  * spike under 6 sigmas at its start tilts its line down; a wander that lifted its start above the
  * leak's line leaves its end under it). Says it in *out: 1; -1 when a pause ended it, 0 when it
  * fell back. */
+static double mgc_step_up(const struct mgc_ctx *c);
+
 static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, struct mgc_cand *k,
 			   const char *rule, struct mgc_fit *out)
 {
 	const struct mgc_seg *L = &c->seg[c->nseg - 1];
 	/* flat since: the pause goes back to where that leak had paused, or the last segment began;
-	 * the last segment's, when it begins a step above where that leak paused (a new step ends a
-	 * pause: a staircase that paused 1,600 steps, then stepped twice, read `plateau` 1,000 steps
-	 * later, its pause counted from the old one, `test_new_step_ends_pause`) */
+	 * the last segment's, when it begins a step up (mgc_step_up) above where that leak paused (a
+	 * new step ends a pause: a staircase that paused 1,600 steps, then stepped twice, read
+	 * `plateau` 1,000 steps later, its pause counted from the old one, `test_new_step_ends_pause`) */
 	double paused_at = k->pause > 0 ? k->x_on + k->climb : c->x[L->a], from = fmin(paused_at, c->x[L->a]);
-	if (c->x[L->a] > paused_at &&
-	    mgc_seg_start(c, c->nseg - 1) - mgc_level_at(c, paused_at) >= MGC_JUMP_SIGMAS * c->sig_lvl)
+	double stepped = mgc_seg_start(c, c->nseg - 1) - mgc_level_at(c, paused_at);
+	if (c->x[L->a] > paused_at && stepped >= mgc_step_up(c))
 		from = c->x[L->a];
 	double pause = L->flat ? c->in->x_last - from : 0, retract = mgc_retract(e, k), since;
 	double still = pause < retract ? mgc_stalled(c, k->rate) : 0;
