@@ -2345,6 +2345,17 @@ static double mgc_stalled(const struct mgc_ctx *c, double rate)
 	return still;
 }
 
+/* A step up that is new growth: MGC_JUMP_SIGMAS level sigmas, and as much as the meaningful
+ * growth adds in the time any leak must rise (mgc_min_rise; more than a meaningful rise): a step
+ * smaller is no growth that matters, however clear of the noise (a gc sawtooth's 4 MiB climbs at
+ * 4.9 GiB, noise 0.5 MiB, read "a step of 3.9 MiB: a new rise or a level shift, too recent to
+ * tell", `growing`, at 17 of 45 prefixes, each promising a verdict it then broke, as did a
+ * device's single 2 MiB segments; `test_small_step_no_jump`). */
+static double mgc_step_up(const struct mgc_ctx *c)
+{
+	return fmax(MGC_JUMP_SIGMAS * c->sig_lvl, c->delta * mgc_min_rise(c));
+}
+
 /* A leak said on an earlier prefix (its context e, its reading k) stands while nothing since has
  * ended it: the growth has not paused for as long as ends that leak (mgc_retract), at the end (a
  * flat last segment, or the floor standing still in a sloped one: mgc_stalled) or before a new
@@ -2355,8 +2366,6 @@ static double mgc_stalled(const struct mgc_ctx *c, double rate)
  * spike under 6 sigmas at its start tilts its line down; a wander that lifted its start above the
  * leak's line leaves its end under it). Says it in *out: 1; -1 when a pause ended it, 0 when it
  * fell back. */
-static double mgc_step_up(const struct mgc_ctx *c);
-
 static int mgc_leak_stands(const struct mgc_ctx *c, const struct mgc_ctx *e, struct mgc_cand *k,
 			   const char *rule, struct mgc_fit *out)
 {
@@ -2423,17 +2432,6 @@ static int mgc_leak_before(const struct mgc_ctx *c, struct mgc_fit *out)
 static double mgc_meaningful_rise(const struct mgc_ctx *c)
 {
 	return 8 * c->delta * c->in->dx;
-}
-
-/* A step up that is new growth: MGC_JUMP_SIGMAS level sigmas, and as much as the meaningful
- * growth adds in the time any leak must rise (mgc_min_rise; more than a meaningful rise): a step
- * smaller is no growth that matters, however clear of the noise (a gc sawtooth's 4 MiB climbs at
- * 4.9 GiB, noise 0.5 MiB, read "a step of 3.9 MiB: a new rise or a level shift, too recent to
- * tell", `growing`, at 17 of 45 prefixes, each promising a verdict it then broke, as did a
- * device's single 2 MiB segments; `test_small_step_no_jump`). */
-static double mgc_step_up(const struct mgc_ctx *c)
-{
-	return fmax(MGC_JUMP_SIGMAS * c->sig_lvl, c->delta * mgc_min_rise(c));
 }
 
 /* The last j points of flat segment L all stand a step up (mgc_step_up) above the rest of it:
